@@ -1,0 +1,102 @@
+"""Sign-up and profile forms, and the admin's user forms for the custom user."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth import forms as auth_forms
+
+from accounts.models import User
+from ladder.models import Membership
+
+
+class UniqueEmailMixin:
+    """Email addresses are unique regardless of case (Bob@x.org is bob@x.org)."""
+
+    cleaned_data: dict[str, Any]
+    instance: User
+
+    def clean_email(self) -> str:
+        email = User.objects.normalize_email(self.cleaned_data.get("email") or "")
+        taken = User.objects.filter(email__iexact=email)
+        if self.instance.pk:
+            taken = taken.exclude(pk=self.instance.pk)
+        if taken.exists():
+            raise forms.ValidationError(
+                "An account with this email address already exists. "
+                "If it is yours, log in or reset your password.",
+                code="email_taken",
+            )
+        return email
+
+
+class SignUpForm(UniqueEmailMixin, auth_forms.UserCreationForm):
+    """Username, email and a password that passes Django's validators."""
+
+    error_messages = {
+        **auth_forms.UserCreationForm.error_messages,
+        "password_mismatch": "The two passwords do not match.",
+    }
+
+    class Meta(auth_forms.UserCreationForm.Meta):
+        model = User
+        fields = ("username", "email")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["email"].required = True
+        self.fields["email"].help_text = "For password resets and match notifications."
+
+
+class ProfileForm(forms.ModelForm):
+    """Your display name and which of your ladders you appear on publicly."""
+
+    public_memberships = forms.ModelMultipleChoiceField(
+        queryset=Membership.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Show me publicly on",
+        help_text="Unticked: you stay a member and can play, but only you and moderators "
+        "see you on that ladder.",
+    )
+
+    class Meta:
+        model = User
+        fields = ("display_name",)
+        help_texts = {
+            "display_name": "Shown on ladders and match pages instead of your username. "
+            "Leave blank to use your username."
+        }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        memberships = Membership.objects.filter(user=self.instance).select_related("ladder")
+        field = self.fields["public_memberships"]
+        field.queryset = memberships.order_by("ladder__name")
+        field.label_from_instance = lambda membership: membership.ladder.name
+        field.initial = [m.pk for m in memberships if m.is_public]
+        if not memberships:
+            del self.fields["public_memberships"]
+
+    def save(self, commit: bool = True) -> User:
+        user = super().save(commit=commit)
+        if commit and "public_memberships" in self.fields:
+            chosen = {m.pk for m in self.cleaned_data["public_memberships"]}
+            for membership in self.fields["public_memberships"].queryset:
+                wanted = membership.pk in chosen
+                if membership.is_public != wanted:
+                    membership.is_public = wanted
+                    membership.save(update_fields=["is_public"])
+        return user
+
+
+class AdminUserCreationForm(UniqueEmailMixin, auth_forms.AdminUserCreationForm):
+    class Meta(auth_forms.AdminUserCreationForm.Meta):
+        model = User
+        fields = ("username", "email", "display_name")
+
+
+class AdminUserChangeForm(UniqueEmailMixin, auth_forms.UserChangeForm):
+    class Meta(auth_forms.UserChangeForm.Meta):
+        model = User

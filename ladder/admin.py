@@ -1,0 +1,127 @@
+"""Moderators manage ladders and their members here (see ladder/moderators.py for who may)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.forms import BaseInlineFormSet
+from django.http import HttpRequest
+
+from ladder.models import Ladder, Membership
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+    fields = [
+        "user",
+        "is_public",
+        "self_level",
+        "self_certainty",
+        "initial_rating",
+        "initial_rd",
+        "joined_at",
+    ]
+    # The starting rating follows from the self-assessment (RATINGS.md §4); set on save.
+    readonly_fields = ["initial_rating", "initial_rd", "joined_at"]
+
+
+@admin.register(Ladder)
+class LadderAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "slug",
+        "is_public",
+        "team_size",
+        "scoring_format",
+        "team_method",
+        "member_count",
+    ]
+    list_filter = ["is_public", "scoring_format", "team_method", "team_size"]
+    search_fields = ["name", "slug", "description"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [MembershipInline]
+    fieldsets = [
+        ("Basics", {"fields": ["name", "slug", "description", "is_public"]}),
+        (
+            "Scoring",
+            {
+                "fields": ["team_size", "scoring_format", "best_of", "points_per_game"],
+                "description": "Badminton formats set best of and points per game themselves; "
+                "the generic format needs both.",
+            },
+        ),
+        (
+            "Rating method and parameters",
+            {
+                "fields": [
+                    "team_method",
+                    "composite_rd",
+                    "method_options",
+                    ("initial_rating", "initial_rd", "initial_volatility"),
+                    ("tau", "scale_factor"),
+                    ("match_win_bonus", "margin_weight", "margin_clamp"),
+                    ("repetition_alpha", "diversity_threshold"),
+                    ("lookback_days", "rating_period_days"),
+                    ("rating_center", "rating_min", "rating_max", "rd_max"),
+                ],
+                "description": "RATINGS.md §2 and §5. The defaults suit most clubs; changing "
+                "them later only affects matches rated afterwards until ratings are recomputed.",
+            },
+        ),
+        (
+            "Match policy",
+            {
+                "fields": [
+                    "max_report_age_days",
+                    "confirm_within_hours",
+                    "max_pending_reports",
+                    "reports_per_hour",
+                ]
+            },
+        ),
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Ladder]:
+        return super().get_queryset(request).with_member_count()
+
+    @admin.display(description="members", ordering="member_count")
+    def member_count(self, ladder: Ladder) -> int:
+        return ladder.member_count  # type: ignore[attr-defined]
+
+    def save_formset(
+        self, request: HttpRequest, form: Any, formset: BaseInlineFormSet, change: bool
+    ) -> None:
+        if formset.model is not Membership:
+            super().save_formset(request, form, formset, change)
+            return
+        memberships = formset.save(commit=False)
+        for membership in memberships:
+            assessment = {"self_level", "self_certainty"}
+            changed = membership.pk is None or assessment & set(
+                next(f.changed_data for f in formset.forms if f.instance is membership)
+            )
+            if changed:
+                membership.apply_self_assessment(membership.self_level, membership.self_certainty)
+            membership.save()
+        for membership in formset.deleted_objects:
+            membership.delete()
+        formset.save_m2m()
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "ladder", "is_public", "self_level", "self_certainty", "joined_at"]
+    list_filter = ["ladder", "is_public", "self_certainty"]
+    search_fields = ["user__username", "user__display_name", "user__email", "ladder__name"]
+    list_select_related = ["user", "ladder"]
+    autocomplete_fields = ["user", "ladder"]
+    readonly_fields = ["initial_rating", "initial_rd"]
+
+    def save_model(self, request: HttpRequest, obj: Membership, form: Any, change: bool) -> None:
+        if not change or {"ladder", "self_level", "self_certainty"} & set(form.changed_data):
+            obj.apply_self_assessment(obj.self_level, obj.self_certainty)
+        super().save_model(request, obj, form, change)

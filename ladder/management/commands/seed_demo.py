@@ -1,0 +1,61 @@
+"""`manage.py seed_demo [--if-empty]`: a demo club to try the site with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from ladder.demo import DEMO_PASSWORD, seed_club
+from ladder.models import Ladder
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a demo club: ladders Singles, Doubles and 5v5 League, a moderator, a "
+        "superuser and 16 members. Idempotent; existing data is left alone."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--if-empty",
+            action="store_true",
+            help="Do nothing when any ladder exists (so `make run` can call it every time).",
+        )
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="Run even with DEBUG off. The demo accounts share a published password.",
+        )
+
+    def handle(
+        self, *args: Any, if_empty: bool = False, force: bool = False, **options: Any
+    ) -> None:
+        if if_empty and Ladder.objects.exists():
+            self.stdout.write("Ladders exist already; no demo data added.")
+            return
+        if not settings.DEBUG and not force:
+            raise CommandError(
+                "seed_demo creates accounts with a published password; with DEBUG off it "
+                "needs --force."
+            )
+        club = seed_club()
+        if not club.created:
+            self.stdout.write("The demo club is complete already; nothing added.")
+            return
+        self.stdout.write(
+            self.style.SUCCESS(f"Demo club ready ({len(club.created)} things added).")
+        )
+        self.stdout.write(
+            "Ladders: "
+            + ", ".join(
+                f"{ladder.name} (/ladders/{slug}/)" for slug, ladder in club.ladders.items()
+            )
+        )
+        self.stdout.write(
+            f"Log in with password {DEMO_PASSWORD!r} as:\n"
+            "  mod    - moderator (ladder admin at /admin/)\n"
+            "  admin  - superuser\n"
+            f"  {', '.join(sorted(club.members))} - members"
+        )

@@ -1,0 +1,512 @@
+"""Ladders and who plays on them.
+
+A ladder holds its scoring format, its rating method and every rating parameter of
+RATINGS.md §2 and §5 (``Ladder.params()`` is the one place that turns them into the
+engine's ``Params``), and its match policy. A membership holds a member's
+self-assessment and the starting rating and RD it gave (RATINGS.md §4).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from types import MappingProxyType
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Count, Exists, OuterRef, Q
+from django.urls import reverse
+from django.utils import timezone
+
+from ratings.engine.formats import (
+    FORMAT_CHOICES,
+    GENERIC,
+    GENERIC_BEST_OF,
+    ScoringFormat,
+    get_format,
+)
+from ratings.engine.initial import CERTAINTY_CHOICES, LEVEL_CHOICES, default_state, initial_state
+from ratings.engine.scales import display
+from ratings.engine.types import (
+    COMPOSITE_RD_CHOICES,
+    TEAM_METHODS,
+    EngineError,
+    Params,
+    PlayerState,
+)
+
+DEFAULTS = Params()
+
+MAX_TEAM_SIZE = 5
+
+GENERIC_FORMAT = GENERIC
+
+TEAM_METHOD_LABELS = {
+    "composite_opponent": "Composite opponent",
+    "individual": "Each opponent counted",
+    "composite_team": "Composite teams",
+    "performance_weighted": "Performance weighted",
+    "glicko1_team": "Glicko-1 teams",
+}
+COMPOSITE_RD_LABELS = {
+    "mean": "Mean of the opponents' RDs",
+    "rms_of_mean": "RMS of the mean (√Σφ² / n)",
+    "rms": "Root mean square (√(Σφ² / n))",
+}
+
+# The explicit per-ladder parameter fields (RATINGS.md §2), named as in the engine's Params.
+PARAM_FIELDS = (
+    "tau",
+    "scale_factor",
+    "repetition_alpha",
+    "diversity_threshold",
+    "match_win_bonus",
+    "margin_weight",
+    "margin_clamp",
+    "rating_center",
+    "rating_min",
+    "rating_max",
+    "rd_max",
+    "initial_rating",
+    "initial_rd",
+    "initial_volatility",
+    "lookback_days",
+    "rating_period_days",
+    "team_method",
+    "composite_rd",
+)
+
+# RATINGS.md §5 method settings kept in Ladder.method_options, with the type each must have.
+_NUMBER = (int, float)
+METHOD_OPTIONS: dict[str, str] = {
+    "stat_weights": "an object of stat name → number",
+    "perf_alpha": "a number",
+    "perf_weight_min": "a number",
+    "perf_weight_max": "a number",
+    "delta_max": "a positive number, or null for no clamp",
+    "g1_scale": "a positive number",
+    "g1_rd_max": "a positive number",
+    "g1_initial_rd": "a positive number",
+    "g1_boost": "true or false",
+}
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, _NUMBER) and not isinstance(value, bool)
+
+
+def _option_ok(name: str, value: object) -> bool:
+    if name == "stat_weights":
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and k and _is_number(v) for k, v in value.items()
+        )
+    if name == "g1_boost":
+        return isinstance(value, bool)
+    if name == "delta_max":
+        return value is None or (_is_number(value) and value > 0)  # type: ignore[operator]
+    if name in ("perf_alpha", "perf_weight_min", "perf_weight_max"):
+        return _is_number(value)
+    return _is_number(value) and value > 0  # type: ignore[operator]
+
+
+def method_option_errors(options: object) -> list[str]:
+    """Readable problems with a ladder's method_options (empty when they are fine)."""
+    if not isinstance(options, dict):
+        return ['Method options must be a JSON object, e.g. {"stat_weights": {"kills": 1}}.']
+    errors = []
+    for name, value in options.items():
+        if name not in METHOD_OPTIONS:
+            allowed = ", ".join(METHOD_OPTIONS)
+            errors.append(f"Unknown method option {name!r}; allowed: {allowed}.")
+        elif not _option_ok(name, value):
+            errors.append(f"Method option {name!r} must be {METHOD_OPTIONS[name]}.")
+    if not errors:
+        low = options.get("perf_weight_min", DEFAULTS.perf_weight_min)
+        high = options.get("perf_weight_max", DEFAULTS.perf_weight_max)
+        if not 0 < low <= 1 <= high:
+            errors.append("Performance weights need 0 < perf_weight_min ≤ 1 ≤ perf_weight_max.")
+    return errors
+
+
+def format_rating(value: float | None) -> str:
+    """A rating in points as the ladder shows it: 4500 → "4.50" (RATINGS.md §1)."""
+    return "–" if value is None else display(value)
+
+
+class LadderQuerySet(models.QuerySet["Ladder"]):
+    def visible_to(self, user: Any) -> LadderQuerySet:
+        """Public ladders for everyone; private ones for their members and for moderators."""
+        if user is not None and user.is_authenticated:
+            if user.is_moderator:
+                return self.all()
+            return self.filter(Q(is_public=True) | Q(memberships__user=user)).distinct()
+        return self.filter(is_public=True)
+
+    def with_member_count(self) -> LadderQuerySet:
+        return self.annotate(member_count=Count("memberships", distinct=True))
+
+    def with_is_member(self, user: Any) -> LadderQuerySet:
+        """Annotate ``is_member`` for ``user`` (False for visitors)."""
+        if user is None or not user.is_authenticated:
+            return self.annotate(is_member=models.Value(False, output_field=models.BooleanField()))
+        return self.annotate(
+            is_member=Exists(Membership.objects.filter(ladder=OuterRef("pk"), user=user))
+        )
+
+
+class Ladder(models.Model):
+    # Basics
+    name = models.CharField(max_length=80)
+    slug = models.SlugField(
+        max_length=80, unique=True, help_text="Used in the address: /ladders/<slug>/."
+    )
+    description = models.TextField(blank=True)
+    is_public = models.BooleanField(
+        "public",
+        default=True,
+        help_text="Public ladders are listed for everyone and anyone signed in may join. "
+        "Private ones are seen only by their members and moderators; a moderator adds members.",
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    # Scoring
+    team_size = models.PositiveSmallIntegerField(
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_TEAM_SIZE)],
+        help_text="Players per side: 1 singles, 2 doubles, up to 5.",
+    )
+    scoring_format = models.CharField(max_length=20, choices=FORMAT_CHOICES, default="badminton_21")
+    best_of = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Generic format only: games in a match, odd, 1–7. Badminton formats set it themselves.",
+    )
+    points_per_game = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Generic format only: the usual points to win a game, used to weigh the margin. "
+        "Badminton formats set it themselves.",
+    )
+
+    # Rating method and parameters (RATINGS.md §2, §5)
+    team_method = models.CharField(
+        max_length=24,
+        choices=[(m, TEAM_METHOD_LABELS.get(m, m)) for m in TEAM_METHODS],
+        default=DEFAULTS.team_method,
+    )
+    composite_rd = models.CharField(
+        "composite RD",
+        max_length=16,
+        choices=[(c, COMPOSITE_RD_LABELS.get(c, c)) for c in COMPOSITE_RD_CHOICES],
+        default=DEFAULTS.composite_rd,
+        help_text="How the opposing side's RD is combined (team methods).",
+    )
+    tau = models.FloatField(
+        default=DEFAULTS.tau,
+        validators=[MinValueValidator(0.01)],
+        help_text="Volatility change rate; 0.3–0.8 is sensible.",
+    )
+    scale_factor = models.FloatField(
+        default=DEFAULTS.scale_factor,
+        validators=[MinValueValidator(1)],
+        help_text="Slope of the expected score; 400 is standard Glicko-2.",
+    )
+    repetition_alpha = models.FloatField(
+        default=DEFAULTS.repetition_alpha,
+        validators=[MinValueValidator(0)],
+        help_text="Damping of repeat opponents: weight = 1 / (1 + alpha × earlier meetings).",
+    )
+    diversity_threshold = models.FloatField(
+        default=DEFAULTS.diversity_threshold,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="Minimum share of distinct opponents for a player's RD to shrink.",
+    )
+    match_win_bonus = models.FloatField(
+        default=DEFAULTS.match_win_bonus,
+        validators=[MinValueValidator(0), MaxValueValidator(0.5)],
+        help_text="Winner's outcome above 0.5 before the margin.",
+    )
+    margin_weight = models.FloatField(
+        default=DEFAULTS.margin_weight,
+        validators=[MinValueValidator(0)],
+        help_text="Weight of the score margin in the outcome.",
+    )
+    margin_clamp = models.FloatField(
+        default=DEFAULTS.margin_clamp,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="Bound of the margin ratio.",
+    )
+    rating_center = models.FloatField(default=DEFAULTS.rating_center)
+    rating_min = models.FloatField(default=DEFAULTS.rating_min)
+    rating_max = models.FloatField(default=DEFAULTS.rating_max)
+    rd_max = models.FloatField("RD max", default=DEFAULTS.rd_max, validators=[MinValueValidator(1)])
+    initial_rating = models.FloatField(
+        default=DEFAULTS.initial_rating, help_text="Starting rating without a self-assessment."
+    )
+    initial_rd = models.FloatField(
+        "initial RD",
+        default=DEFAULTS.initial_rd,
+        validators=[MinValueValidator(1)],
+        help_text="Starting RD without a self-assessment.",
+    )
+    initial_volatility = models.FloatField(
+        default=DEFAULTS.initial_volatility, validators=[MinValueValidator(0.0001)]
+    )
+    lookback_days = models.PositiveIntegerField(
+        default=DEFAULTS.lookback_days,
+        validators=[MinValueValidator(1)],
+        help_text="Window for repetition and diversity counts, and for being active.",
+    )
+    rating_period_days = models.PositiveIntegerField(
+        default=DEFAULTS.rating_period_days,
+        validators=[MinValueValidator(1)],
+        help_text="RD grows once per whole period without a match.",
+    )
+    method_options = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Method settings of RATINGS.md §5, e.g. "
+        '{"stat_weights": {"kills": 1.0, "deaths": -0.7}, "perf_alpha": 0.2, "delta_max": 150}. '
+        "Allowed keys: " + ", ".join(METHOD_OPTIONS) + ".",
+    )
+
+    # Match policy
+    max_report_age_days = models.PositiveIntegerField(
+        default=14,
+        validators=[MinValueValidator(1)],
+        help_text="A match may be reported up to this many days after it was played.",
+    )
+    confirm_within_hours = models.PositiveIntegerField(
+        default=168,
+        validators=[MinValueValidator(1)],
+        help_text="A pending report expires (and is never rated) after this many hours.",
+    )
+    max_pending_reports = models.PositiveIntegerField(
+        default=10,
+        validators=[MinValueValidator(1)],
+        help_text="Reports a member may have waiting for confirmation at once.",
+    )
+    reports_per_hour = models.PositiveIntegerField(
+        default=20,
+        validators=[MinValueValidator(1)],
+        help_text="Reports a member may file in any hour (rate limit). 20 is more than a "
+        "busy club night needs and still stops a runaway script.",
+    )
+
+    objects = LadderQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("ladder:detail", args=[self.slug])
+
+    # ---- engine mapping -------------------------------------------------------------------
+
+    def params(self) -> Params:
+        """This ladder's rating parameters as the engine's Params (the only mapping)."""
+        values: dict[str, Any] = {name: getattr(self, name) for name in PARAM_FIELDS}
+        for name in ("lookback_days", "rating_period_days"):
+            values[name] = int(values[name])
+        for name, value in (self.method_options or {}).items():
+            if name == "stat_weights":
+                value = MappingProxyType({k: float(v) for k, v in value.items()})
+            elif name != "g1_boost" and value is not None:
+                value = float(value)
+            values[name] = value
+        return DEFAULTS.with_overrides(**values)
+
+    def scoring(self) -> ScoringFormat:
+        """The engine's scoring format for this ladder."""
+        if self.scoring_format == GENERIC_FORMAT:
+            return get_format(
+                GENERIC_FORMAT, best_of=self.best_of, points_per_game=self.points_per_game
+            )
+        return get_format(self.scoring_format)
+
+    # ---- validation -----------------------------------------------------------------------
+
+    def clean(self) -> None:
+        errors: dict[str, list[str]] = {}
+
+        def add(field: str, message: str) -> None:
+            errors.setdefault(field, []).append(message)
+
+        if self.scoring_format == GENERIC_FORMAT:
+            if self.best_of is None:
+                add("best_of", "The generic format needs the number of games (odd, 1–7).")
+            elif self.best_of not in GENERIC_BEST_OF:
+                add("best_of", "Best of must be odd, from 1 to 7, so a match always has a winner.")
+            if self.points_per_game is None:
+                add("points_per_game", "The generic format needs the usual points per game.")
+        elif self.scoring_format in dict(FORMAT_CHOICES):
+            fmt = self.scoring()
+            derived = {"best_of": fmt.best_of, "points_per_game": fmt.points_per_game}
+            for field, value in derived.items():
+                given = getattr(self, field)
+                if given is not None and given != value:
+                    add(
+                        field,
+                        f"{self.scoring_format} always uses {value}; leave this blank "
+                        "and it is set from the format.",
+                    )
+                else:
+                    setattr(self, field, value)
+
+        bounds = (self.rating_min, self.rating_max, self.rating_center, self.initial_rating)
+        if any(value is None for value in bounds):
+            pass  # clean_fields() reports the missing value
+        elif self.rating_min >= self.rating_max:
+            add("rating_max", "The maximum rating must be above the minimum.")
+        else:
+            for field in ("rating_center", "initial_rating"):
+                if not self.rating_min <= getattr(self, field) <= self.rating_max:
+                    add(field, "Must lie between the minimum and maximum rating.")
+        if (
+            self.initial_rd is not None
+            and self.rd_max is not None
+            and self.initial_rd > self.rd_max
+        ):
+            add("initial_rd", "The initial RD cannot exceed the RD maximum.")
+
+        option_errors = method_option_errors(self.method_options)
+        for message in option_errors:
+            add("method_options", message)
+        if not errors:
+            try:
+                self.params()
+            except (EngineError, TypeError, ValueError) as exc:
+                add("method_options", f"The rating engine refused these settings: {exc}")
+        if errors:
+            raise ValidationError(errors)
+
+    # ---- display --------------------------------------------------------------------------
+
+    @property
+    def team_label(self) -> str:
+        return {1: "Singles", 2: "Doubles"}.get(self.team_size, f"{self.team_size} a side")
+
+    @property
+    def format_label(self) -> str:
+        """Short, for cards: "Badminton to 21, best of 3" or "1 game (16 points)"."""
+        if self.scoring_format != GENERIC_FORMAT:
+            return f"Badminton to {self.points_per_game}, best of {self.best_of}"
+        games = "1 game" if self.best_of == 1 else f"Best of {self.best_of} games"
+        return f"{games} ({self.points_per_game} points)"
+
+    @property
+    def format_description(self) -> str:
+        """In full, from the engine: "Best of 3 games to 21, win by 2, capped at 30"."""
+        text = self.scoring().description
+        return text[:1].upper() + text[1:]
+
+    @property
+    def method_label(self) -> str:
+        return TEAM_METHOD_LABELS.get(self.team_method, self.team_method)
+
+    @property
+    def stat_names(self) -> list[str]:
+        """The per-player stats this ladder's method uses (performance weighting)."""
+        if self.team_method != "performance_weighted":
+            return []
+        return sorted((self.method_options or {}).get("stat_weights", {}))
+
+    def default_start(self) -> PlayerState:
+        """Where a member without a self-assessment starts."""
+        return default_state(self.params())
+
+    @property
+    def confirm_within_label(self) -> str:
+        hours = self.confirm_within_hours
+        if hours % 24 == 0:
+            days = hours // 24
+            return "1 day" if days == 1 else f"{days} days"
+        return "1 hour" if hours == 1 else f"{hours} hours"
+
+
+LEVELS = frozenset(Decimal(value) for value, _label in LEVEL_CHOICES)
+
+
+def validate_level(value: Decimal) -> None:
+    if value not in LEVELS:
+        raise ValidationError("Pick a level from 2.0 to 6.0 in steps of 0.5.")
+
+
+# Short forms of the certainty answers, for tables.
+CERTAINTY_SHORT = {"rated": "league-rated", "regular": "plays regularly", "unsure": "not sure"}
+
+
+class MembershipQuerySet(models.QuerySet["Membership"]):
+    def listed_for(self, user: Any) -> MembershipQuerySet:
+        """Memberships ``user`` may see on a ladder page: public ones, their own, all for moderators."""
+        if user is not None and user.is_authenticated:
+            if user.is_moderator:
+                return self.all()
+            return self.filter(Q(is_public=True) | Q(user=user))
+        return self.filter(is_public=True)
+
+
+class Membership(models.Model):
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    joined_at = models.DateTimeField(default=timezone.now)
+    is_public = models.BooleanField(
+        "listed publicly",
+        default=True,
+        help_text="Appear on this ladder for everyone. Off: only you and moderators see you.",
+    )
+    self_level = models.DecimalField(
+        "self-assessed level",
+        max_digits=2,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        validators=[validate_level],
+    )
+    self_certainty = models.CharField(
+        "how sure", max_length=10, choices=CERTAINTY_CHOICES, blank=True
+    )
+    initial_rating = models.FloatField(help_text="Starting rating from the self-assessment.")
+    initial_rd = models.FloatField("initial RD", help_text="Starting RD from the self-assessment.")
+
+    objects = MembershipQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "user"], name="membership_unique_per_ladder")
+        ]
+        ordering = ["ladder", "-initial_rating", "user__username"]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.ladder}"
+
+    def apply_self_assessment(self, level: Decimal | None, certainty: str | None) -> None:
+        """Store the self-assessment and the starting rating and RD it gives (RATINGS.md §4).
+
+        Raises the engine's EngineError for a level outside the ladder's rating range.
+        """
+        state = initial_state(self.ladder.params(), level=level, certainty=certainty or None)
+        self.self_level = level
+        self.self_certainty = certainty or ""
+        self.initial_rating = state.rating
+        self.initial_rd = state.rd
+
+    @property
+    def initial_rating_display(self) -> str:
+        return format_rating(self.initial_rating)
+
+    @property
+    def assessment_label(self) -> str:
+        """Short, for tables: "Level 5.5, league-rated", "Not sure", or "Ladder default"."""
+        certainty = CERTAINTY_SHORT.get(self.self_certainty, self.self_certainty)
+        if self.self_level is None:
+            return certainty.capitalize() if certainty else "Ladder default"
+        return f"Level {self.self_level}, {certainty}" if certainty else f"Level {self.self_level}"

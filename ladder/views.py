@@ -1,0 +1,122 @@
+"""Ladder pages: home, the list, a ladder, and joining one.
+
+Every page works without JavaScript; with HTMX, joining from a ladder card happens in
+place (the view renders the fragment when ``request.htmx``).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from ladder.forms import JoinForm
+from ladder.models import Ladder, LadderQuerySet, Membership
+from ladder.services import LadderError, can_join, join_ladder
+
+
+def ladders_for(request: HttpRequest) -> LadderQuerySet:
+    """The ladders this visitor may see, with member counts and whether they belong."""
+    return (
+        Ladder.objects.visible_to(request.user)
+        .with_member_count()
+        .with_is_member(request.user)
+        .order_by("name")
+    )
+
+
+def get_ladder_for_user(request: HttpRequest, slug: str) -> Ladder:
+    """The ladder called ``slug`` if this visitor may see it; 404 otherwise (even if private)."""
+    try:
+        return ladders_for(request).get(slug=slug)
+    except Ladder.DoesNotExist:
+        raise Http404("No such ladder.") from None
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    memberships = []
+    if request.user.is_authenticated:
+        memberships = list(
+            Membership.objects.filter(user=request.user)
+            .select_related("ladder")
+            .order_by("ladder__name")
+        )
+    return render(
+        request, "ladder/home.html", {"ladders": ladders_for(request), "memberships": memberships}
+    )
+
+
+@require_GET
+def ladder_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "ladder/list.html", {"ladders": ladders_for(request)})
+
+
+@require_GET
+def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    ladder = get_ladder_for_user(request, slug)
+    members = (
+        Membership.objects.filter(ladder=ladder)
+        .listed_for(request.user)
+        .select_related("user")
+        .order_by("-initial_rating", "user__display_name", "user__username")
+    )
+    own = next((m for m in members if m.user_id == request.user.pk), None)
+    context = {
+        "ladder": ladder,
+        "members": members,
+        "membership": own,
+        "can_join": own is None and can_join(request.user, ladder),
+        "form": JoinForm(ladder=ladder),
+    }
+    return render(request, "ladder/detail.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, slug: str) -> HttpResponse:
+    """Ask the optional self-assessment (GET), then join the ladder (POST)."""
+    ladder = get_ladder_for_user(request, slug)
+    if ladder.is_member:  # type: ignore[attr-defined]
+        return _joined(request, ladder, None)
+    if not can_join(request.user, ladder):
+        return _refused(request, ladder, f"{ladder.name} is private: a moderator adds its members.")
+    form = JoinForm(request.POST if request.method == "POST" else None, ladder=ladder)
+    if request.method == "POST" and form.is_valid():
+        try:
+            membership = join_ladder(
+                request.user, ladder, form.cleaned_data["level"], form.cleaned_data["certainty"]
+            )
+        except LadderError as exc:
+            form.add_error(None, str(exc))
+        else:
+            return _joined(request, ladder, membership)
+    if request.htmx:
+        # Inside a ladder card: the form in place of the Join button (or the button again).
+        slot_form = None if request.GET.get("cancel") else form
+        return render(request, "ladder/_join_slot.html", {"ladder": ladder, "form": slot_form})
+    return render(request, "ladder/join.html", {"ladder": ladder, "form": form})
+
+
+def _joined(request: HttpRequest, ladder: Ladder, membership: Membership | None) -> HttpResponse:
+    if request.htmx:
+        ladder.is_member = True  # type: ignore[attr-defined]
+        return render(request, "ladder/_join_slot.html", {"ladder": ladder, "joined": membership})
+    if membership is None:
+        messages.info(request, f"You are already a member of {ladder.name}.")
+    else:
+        messages.success(
+            request,
+            f"Welcome to {ladder.name}! You start at {membership.initial_rating_display} "
+            f"± {membership.initial_rd:.0f}.",
+        )
+    return redirect(ladder)
+
+
+def _refused(request: HttpRequest, ladder: Ladder, message: str) -> HttpResponse:
+    if request.htmx:
+        return render(request, "ladder/_join_slot.html", {"ladder": ladder, "error": message})
+    messages.error(request, message)
+    return redirect(ladder)

@@ -1,0 +1,578 @@
+"""Replaying a match history (RATINGS.md §3 order): the one code path for the site, imports and evaluation.
+
+A `Replayer` owns everything the rules need beyond one match: each player's current
+state and, for the lookback window, which opponents they met when. The window is
+kept incrementally (a deque of recent matches and a count per opponent for each
+player, pruned as time moves forward), so rating a match never rescans a history.
+
+Window rule (§3 steps 4 and 7): an earlier match counts when it was played at most
+`lookback_days` days before this one, both ends included: with the default 90, a
+match on 1 January still counts for a match on 1 April (90 days later) and not on 2 April.
+
+What a `PlayerChange` reports: `rd_before` is the RD the update started from, i.e.
+after the inactivity growth of §3 step 1 (the previous `rd_after` is the RD before that
+growth). For glicko1_team, which has no repetition weight or diversity gate,
+`repetition_weight` is 1 and `gate_open` is True; the diversity ratio is still reported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from datetime import date
+from math import sqrt
+from types import MappingProxyType, MemberDescriptorType
+
+from ratings.engine import predict as _predict
+from ratings.engine.formats import ScoringFormat
+from ratings.engine.glicko2 import update_one
+from ratings.engine.initial import default_state
+from ratings.engine.outcome import match_outcome
+from ratings.engine.scales import GLICKO2_SCALE, expected_slope, rd_ceiling
+from ratings.engine.teams import Contestant, rate_sides
+from ratings.engine.types import (
+    COMPOSITE_RD_CHOICES,
+    TEAM_METHODS,
+    EngineError,
+    Match,
+    Params,
+    PlayerChange,
+    PlayerState,
+)
+
+# Distinct score lines in a ladder are few (badminton: a few thousand), so the
+# outcome of each is computed once; the cache is emptied if it ever grows past this.
+OUTCOME_CACHE_SIZE = 65536
+# scale_factor below this makes 10^(-x/scale_factor) overflow-prone for the widest
+# rating gaps (7000 points); the seed's sensible range is 100-800.
+MIN_SCALE_FACTOR = 50.0
+# Team methods that reduce to the plain single-opponent update for singles with
+# identical arithmetic (performance_weighted rescales the change, glicko1_team is Glicko-1).
+_FAST_SINGLES_METHODS = frozenset({"composite_opponent", "individual", "composite_team"})
+
+
+def validate_params(params: Params) -> None:
+    """Raise EngineError naming every parameter outside its sensible range."""
+    problems: list[str] = []
+
+    def need(ok: bool, message: str) -> None:
+        if not ok:
+            problems.append(message)
+
+    for f in fields(params):
+        value = getattr(params, f.name)
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            need(math.isfinite(value), f"{f.name} must be a finite number")
+    if problems:
+        raise EngineError("; ".join(problems))
+    need(params.tau > 0, "tau must be positive")
+    need(params.scale_factor >= MIN_SCALE_FACTOR, f"scale_factor must be at least {MIN_SCALE_FACTOR:g}")
+    need(params.repetition_alpha >= 0, "repetition_alpha cannot be negative")
+    need(0 <= params.diversity_threshold <= 1, "diversity_threshold must be between 0 and 1")
+    need(0 <= params.match_win_bonus <= 0.5, "match_win_bonus must be between 0 and 0.5")
+    need(params.margin_weight >= 0, "margin_weight cannot be negative")
+    need(params.margin_clamp >= 0, "margin_clamp cannot be negative")
+    need(params.rating_min < params.rating_max, "rating_min must be below rating_max")
+    need(
+        params.rating_min <= params.rating_center <= params.rating_max,
+        "rating_center must lie between rating_min and rating_max",
+    )
+    need(
+        params.rating_min <= params.initial_rating <= params.rating_max,
+        "initial_rating must lie between rating_min and rating_max",
+    )
+    need(params.rd_max > 0, "rd_max must be positive")
+    need(0 < params.initial_rd <= params.rd_max, "initial_rd must be positive and at most rd_max")
+    need(params.initial_volatility > 0, "initial_volatility must be positive")
+    need(
+        isinstance(params.lookback_days, int) and params.lookback_days >= 0,
+        "lookback_days must be a whole number of days, 0 or more",
+    )
+    need(
+        isinstance(params.rating_period_days, int) and params.rating_period_days >= 1,
+        "rating_period_days must be a whole number of days, 1 or more",
+    )
+    need(params.team_method in TEAM_METHODS, f"team_method must be one of {', '.join(TEAM_METHODS)}")
+    need(
+        params.composite_rd in COMPOSITE_RD_CHOICES,
+        f"composite_rd must be one of {', '.join(COMPOSITE_RD_CHOICES)}",
+    )
+    for stat, weight in params.stat_weights.items():
+        need(
+            isinstance(weight, float | int) and not isinstance(weight, bool) and math.isfinite(weight),
+            f"stat weight for {stat!r} must be a finite number",
+        )
+    need(params.perf_alpha >= 0, "perf_alpha cannot be negative")
+    need(
+        0 < params.perf_weight_min <= 1 <= params.perf_weight_max,
+        "performance weights need 0 < perf_weight_min <= 1 <= perf_weight_max",
+    )
+    need(params.delta_max is None or params.delta_max > 0, "delta_max must be positive (or None: off)")
+    need(params.g1_scale > 0, "g1_scale must be positive")
+    need(params.g1_rd_max > 0, "g1_rd_max must be positive")
+    need(0 < params.g1_initial_rd <= params.g1_rd_max, "g1_initial_rd must be positive and at most g1_rd_max")
+    if problems:
+        raise EngineError("; ".join(problems))
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaySnapshot:
+    """Everything a Replayer needs to continue: states and the lookback window.
+
+    `recent` holds, per player, the (date, opponents) of their matches still inside the
+    window; `last` is the (played_on, id) of the last rated match.
+    """
+
+    states: Mapping[str, PlayerState]  # players who have played a rated match
+    initial: Mapping[str, PlayerState]  # given starting states of players who have not yet
+    recent: Mapping[str, tuple[tuple[date, tuple[str, ...]], ...]]
+    last: tuple[date, int | None] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    """Final states, and the changes of each match in the order the matches were rated."""
+
+    states: Mapping[str, PlayerState]
+    matches: tuple[Match, ...]
+    changes: tuple[tuple[PlayerChange, ...], ...]
+
+
+def _fast_constructor(cls: type[PlayerChange]) -> Callable[..., PlayerChange]:
+    """A positional constructor for the frozen, slotted PlayerChange that skips its __init__.
+
+    A frozen dataclass's __init__ pays for `object.__setattr__` on each of its 13 fields,
+    which made it the largest single cost of a singles replay. Filling the slots through
+    their descriptors gives the same object (same type, fields, equality) in about half
+    the time. Falls back to the class itself if it ever stops being a plain slotted
+    dataclass (a __post_init__ or a field without a slot).
+    """
+    names = [f.name for f in fields(cls)]
+    setters = [getattr(cls.__dict__.get(n), "__set__", None) for n in names]
+    if (
+        len(names) != 13
+        or hasattr(cls, "__post_init__")
+        or not all(isinstance(cls.__dict__.get(n), MemberDescriptorType) for n in names)
+    ):
+        return cls
+    (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12) = setters
+    new = object.__new__
+
+    def make(
+        player: str, rating_before: float, rd_before: float, volatility_before: float,
+        rating_after: float, rd_after: float, volatility_after: float, expected: float,
+        outcome: float, repetition_weight: float, diversity_ratio: float, gate_open: bool,
+        performance_weight: float,
+    ) -> PlayerChange:  # fmt: skip
+        obj = new(cls)
+        s0(obj, player)
+        s1(obj, rating_before)
+        s2(obj, rd_before)
+        s3(obj, volatility_before)
+        s4(obj, rating_after)
+        s5(obj, rd_after)
+        s6(obj, volatility_after)
+        s7(obj, expected)
+        s8(obj, outcome)
+        s9(obj, repetition_weight)
+        s10(obj, diversity_ratio)
+        s11(obj, gate_open)
+        s12(obj, performance_weight)
+        return obj
+
+    return make
+
+
+_change = _fast_constructor(PlayerChange)
+
+
+class _Player:
+    """A player's live state inside a Replayer (mutable, private; the API hands out PlayerState)."""
+
+    __slots__ = ("rating", "rd", "volatility", "matches", "last", "recent", "counts", "slots")
+
+    def __init__(self, state: PlayerState) -> None:
+        self.rating = state.rating
+        self.rd = state.rd
+        self.volatility = state.volatility
+        self.matches = state.matches
+        self.last: int | None = None if state.last_played is None else state.last_played.toordinal()
+        # (ordinal, opponents) of matches inside the window, oldest first
+        self.recent: deque[tuple[int, tuple[str, ...]]] = deque()
+        self.counts: dict[str, int] = {}  # opponent -> matches against them inside the window
+        self.slots = 0  # opponent slots inside the window
+
+    def state(self) -> PlayerState:
+        last = None if self.last is None else date.fromordinal(self.last)
+        return PlayerState(self.rating, self.rd, self.volatility, self.matches, last)
+
+
+class Replayer:
+    """Rates matches one by one in (played_on, id) order and answers predictions in between."""
+
+    # Singles through the fused path below; tests switch it off to compare with teams.rate_sides.
+    use_fast_singles = True
+
+    def __init__(
+        self,
+        params: Params,
+        scoring_format: ScoringFormat,
+        initial_states: Mapping[str, PlayerState] | None = None,
+    ) -> None:
+        validate_params(params)
+        self.params = params
+        self.scoring_format = scoring_format
+        self._initial: dict[str, PlayerState] = dict(initial_states or {})
+        self._default = default_state(params)
+        self._players: dict[str, _Player] = {}
+        self._last_ordinal = 0  # date.min has ordinal 1: any date can come first
+        self._last_id: int | None = None
+        self._outcomes: dict[tuple[tuple[int, int], ...], float] = {}
+        self._phi_max = rd_ceiling(params) / GLICKO2_SCALE
+        self._constants = (
+            params.lookback_days,
+            params.repetition_alpha,
+            params.diversity_threshold,
+            params.rating_period_days,
+            params.rating_center,
+            params.rating_min,
+            params.rating_max,
+            params.rd_max,
+            params.tau,
+            expected_slope(params.scale_factor),
+        )
+        self._fast = params.team_method in _FAST_SINGLES_METHODS
+
+    # -- reading -----------------------------------------------------------------
+
+    def state(self, player: str) -> PlayerState:
+        """The player's current state (not inflated); a new player's starting state."""
+        p = self._players.get(player)
+        if p is not None:
+            return p.state()
+        return self._initial.get(player, self._default)
+
+    @property
+    def states(self) -> Mapping[str, PlayerState]:
+        """Current states of every player who has played a rated match here."""
+        return MappingProxyType({name: p.state() for name, p in self._players.items()})
+
+    def predict(self, side_a: Sequence[str], side_b: Sequence[str], on: date) -> float:
+        """§6: probability that side A beats side B on `on` (RDs grown for inactivity to then)."""
+        return _predict.win_probability(
+            [self.state(n) for n in side_a], [self.state(n) for n in side_b], self.params, on
+        )
+
+    def quality(self, side_a: Sequence[str], side_b: Sequence[str], on: date) -> float:
+        """§6 match quality Q in (0, 1]."""
+        return _predict.match_quality(
+            [self.state(n) for n in side_a], [self.state(n) for n in side_b], self.params, on
+        )
+
+    # -- snapshots ---------------------------------------------------------------
+
+    def snapshot(self) -> ReplaySnapshot:
+        """An immutable picture to continue from later (`from_snapshot`)."""
+        states: dict[str, PlayerState] = {}
+        recent: dict[str, tuple[tuple[date, tuple[str, ...]], ...]] = {}
+        lookback = self.params.lookback_days
+        for name, p in self._players.items():
+            states[name] = p.state()
+            kept = tuple(
+                (date.fromordinal(d), opps) for d, opps in p.recent if self._last_ordinal - d <= lookback
+            )
+            if kept:
+                recent[name] = kept
+        initial = {n: s for n, s in self._initial.items() if n not in self._players}
+        last = None
+        if self._last_ordinal:
+            last = (date.fromordinal(self._last_ordinal), self._last_id)
+        return ReplaySnapshot(
+            MappingProxyType(states), MappingProxyType(initial), MappingProxyType(recent), last
+        )
+
+    @classmethod
+    def from_snapshot(
+        cls, params: Params, scoring_format: ScoringFormat, snapshot: ReplaySnapshot
+    ) -> Replayer:
+        """A Replayer that continues exactly where the one that took `snapshot` stood."""
+        replayer = cls(params, scoring_format, snapshot.initial)
+        for name, state in snapshot.states.items():
+            replayer._players[name] = _Player(state)
+        for name, entries in snapshot.recent.items():
+            p = replayer._player(name)
+            for day, opps in entries:
+                p.recent.append((day.toordinal(), tuple(opps)))
+                for o in opps:
+                    p.counts[o] = p.counts.get(o, 0) + 1
+                p.slots += len(opps)
+        if snapshot.last is not None:
+            replayer._last_ordinal = snapshot.last[0].toordinal()
+            replayer._last_id = snapshot.last[1]
+        return replayer
+
+    # -- rating ------------------------------------------------------------------
+
+    def rate_all(self, matches: Iterable[Match]) -> list[tuple[PlayerChange, ...]]:
+        """Rate matches in the order given (they must be in (played_on, id) order)."""
+        rate = self.rate
+        return [rate(m) for m in matches]
+
+    def rate(self, match: Match) -> tuple[PlayerChange, ...]:
+        """Rate one match; side A's players first, then side B's.
+
+        Raises EngineError for an invalid match, or one dated before the last rated match
+        (or on the same day with a smaller or equal id): replay from that date instead.
+
+        Singles (under every method but performance_weighted and glicko1_team) take the
+        fused path written out below, with the same arithmetic as teams.rate_sides: every
+        replay of a singles ladder runs through it, so it reads its constants from one
+        tuple and builds no object but the two PlayerChange it returns.
+        """
+        ordinal = match.played_on.toordinal()
+        if ordinal <= self._last_ordinal:
+            self._check_order(match, ordinal)
+        games = match.games
+        try:
+            s_a = self._outcomes.get(games)
+        except TypeError:  # games given as lists rather than tuples
+            games = tuple(tuple(g) for g in games)  # type: ignore[misc]
+            s_a = self._outcomes.get(games)
+        if s_a is None:
+            s_a = self._outcome(games)
+        side_a = match.side_a
+        side_b = match.side_b
+        if len(side_a) != 1 or len(side_b) != 1 or not self._fast or not self.use_fast_singles:
+            changes = self._rate_teams(match, ordinal, s_a)
+            self._last_ordinal = ordinal
+            self._last_id = match.id
+            return changes
+        name_a = side_a[0]
+        name_b = side_b[0]
+        if name_a == name_b:
+            raise EngineError(f"{name_a} cannot play against themselves")
+        lookback, alpha, threshold, period, center, low, high, rd_max, tau, slope = self._constants
+        players = self._players
+        pa = players.get(name_a) or self._player(name_a)
+        pb = players.get(name_b) or self._player(name_b)
+        recent_a, recent_b = pa.recent, pb.recent
+        dropped_a = dropped_b = None
+        if recent_a and ordinal - recent_a[0][0] > lookback:
+            dropped_a = self._prune(pa, ordinal)
+        if recent_b and ordinal - recent_b[0][0] > lookback:
+            dropped_b = self._prune(pb, ordinal)
+        counts_a, counts_b = pa.counts, pb.counts
+        k_a = counts_a.get(name_b, 0)
+        k_b = counts_b.get(name_a, 0)
+        w_a = 1.0 / (1.0 + alpha * k_a)
+        w_b = 1.0 / (1.0 + alpha * k_b)
+        ratio_a = (len(counts_a) + (0 if k_a else 1)) / (pa.slots + 1)
+        ratio_b = (len(counts_b) + (0 if k_b else 1)) / (pb.slots + 1)
+        gate_a = ratio_a >= threshold
+        gate_b = ratio_b >= threshold
+        last_a, last_b = pa.last, pb.last
+        rd_a = pa.rd
+        if last_a is not None and ordinal - last_a >= period:
+            rd_a = self._inflated_rd(pa, ordinal)
+        rd_b = pb.rd
+        if last_b is not None and ordinal - last_b >= period:
+            rd_b = self._inflated_rd(pb, ordinal)
+        rating_a, rating_b = pa.rating, pb.rating
+        sigma_a, sigma_b = pa.volatility, pb.volatility
+        mu_a = (rating_a - center) / GLICKO2_SCALE
+        mu_b = (rating_b - center) / GLICKO2_SCALE
+        phi_a = rd_a / GLICKO2_SCALE
+        phi_b = rd_b / GLICKO2_SCALE
+        try:
+            mu_a2, phi_a2, sigma_a2, e_a = update_one(
+                mu_a, phi_a, sigma_a, mu_b, phi_b, s_a, w_a, tau, slope, gate_a
+            )
+            mu_b2, phi_b2, sigma_b2, e_b = update_one(
+                mu_b, phi_b, sigma_b, mu_a, phi_a, 1.0 - s_a, w_b, tau, slope, gate_b
+            )
+        except EngineError:
+            if dropped_a:
+                self._unprune(pa, dropped_a)
+            if dropped_b:
+                self._unprune(pb, dropped_b)
+            raise
+        # §3 step 9, as teams._bounded.
+        new_a = GLICKO2_SCALE * mu_a2 + center
+        new_a = low if new_a < low else high if new_a > high else new_a
+        new_b = GLICKO2_SCALE * mu_b2 + center
+        new_b = low if new_b < low else high if new_b > high else new_b
+        rd_a2 = GLICKO2_SCALE * phi_a2
+        if rd_a2 > rd_max:
+            rd_a2 = rd_max
+        rd_b2 = GLICKO2_SCALE * phi_b2
+        if rd_b2 > rd_max:
+            rd_b2 = rd_max
+        changes = (
+            _change(
+                name_a, rating_a, rd_a, sigma_a, new_a, rd_a2, sigma_a2,
+                e_a, s_a, w_a, ratio_a, gate_a, 1.0,
+            ),
+            _change(
+                name_b, rating_b, rd_b, sigma_b, new_b, rd_b2, sigma_b2,
+                e_b, 1.0 - s_a, w_b, ratio_b, gate_b, 1.0,
+            ),
+        )  # fmt: skip
+        pa.rating, pa.rd, pa.volatility = new_a, rd_a2, sigma_a2
+        pb.rating, pb.rd, pb.volatility = new_b, rd_b2, sigma_b2
+        pa.matches += 1
+        pb.matches += 1
+        pa.last = pb.last = ordinal
+        recent_a.append((ordinal, side_b))
+        recent_b.append((ordinal, side_a))
+        counts_a[name_b] = k_a + 1
+        counts_b[name_a] = k_b + 1
+        pa.slots += 1
+        pb.slots += 1
+        self._last_ordinal = ordinal
+        self._last_id = match.id
+        return changes
+
+    def _check_order(self, match: Match, ordinal: int) -> None:
+        last = date.fromordinal(self._last_ordinal)
+        if ordinal < self._last_ordinal:
+            raise EngineError(
+                f"match of {match.played_on} is dated before the last rated match ({last}); "
+                "ratings must be replayed from that date"
+            )
+        if match.id is not None and self._last_id is not None and match.id <= self._last_id:
+            raise EngineError(
+                f"match {match.id} of {match.played_on} comes after match {self._last_id} "
+                "of the same day was rated; ratings must be replayed from that date"
+            )
+
+    def _outcome(self, games: Sequence[tuple[int, int]]) -> float:
+        self.scoring_format.validate_games(games)
+        s_a = match_outcome(games, self.scoring_format.points_per_game, self.params).s_a
+        if len(self._outcomes) >= OUTCOME_CACHE_SIZE:
+            self._outcomes.clear()
+        self._outcomes[games] = s_a  # type: ignore[index]
+        return s_a
+
+    def _player(self, name: str) -> _Player:
+        p = self._players.get(name)
+        if p is None:
+            p = self._players[name] = _Player(self._initial.get(name, self._default))
+        return p
+
+    def _prune(self, p: _Player, ordinal: int) -> list[tuple[int, tuple[str, ...]]]:
+        """Drop window entries older than lookback_days before `ordinal`; returns them for `_unprune`."""
+        recent, counts, lookback = p.recent, p.counts, self.params.lookback_days
+        dropped = []
+        while recent and ordinal - recent[0][0] > lookback:
+            entry = recent.popleft()
+            dropped.append(entry)
+            for o in entry[1]:
+                left = counts[o] - 1
+                if left:
+                    counts[o] = left
+                else:
+                    del counts[o]
+            p.slots -= len(entry[1])
+        return dropped
+
+    @staticmethod
+    def _unprune(p: _Player, dropped: list[tuple[int, tuple[str, ...]]]) -> None:
+        """Put back what `_prune` dropped, when the match could not be rated after all."""
+        for entry in reversed(dropped):
+            p.recent.appendleft(entry)
+            for o in entry[1]:
+                p.counts[o] = p.counts.get(o, 0) + 1
+            p.slots += len(entry[1])
+
+    def _inflated_rd(self, p: _Player, ordinal: int) -> float:
+        """§3 step 1 in points: RD grown by whole rating periods since the last match."""
+        if p.last is None:
+            return p.rd
+        periods = (ordinal - p.last) // self.params.rating_period_days
+        if periods <= 0:
+            return p.rd
+        phi = p.rd / GLICKO2_SCALE
+        grown = sqrt(phi * phi + periods * p.volatility * p.volatility)
+        return GLICKO2_SCALE * (grown if grown < self._phi_max else self._phi_max)
+
+    def _rate_teams(self, match: Match, ordinal: int, s_a: float) -> tuple[PlayerChange, ...]:
+        """Any team size and method, through teams.rate_sides."""
+        side_a, side_b = match.side_a, match.side_b
+        if not side_a or not side_b:
+            raise EngineError("each side needs at least one player")
+        everyone = (*side_a, *side_b)
+        if len(set(everyone)) != len(everyone):
+            twice = sorted({n for n in everyone if everyone.count(n) > 1})
+            raise EngineError(f"{', '.join(twice)} cannot appear twice in one match")
+        params = self.params
+        glicko1 = params.team_method == "glicko1_team"
+        alpha = params.repetition_alpha
+        stats = match.stats or {}
+        players = [self._player(n) for n in everyone]
+        dropped = [self._prune(p, ordinal) for p in players]
+        contestants: list[Contestant] = []
+        ratios: list[float] = []
+        for i, (name, p) in enumerate(zip(everyone, players, strict=True)):
+            opponents = side_b if i < len(side_a) else side_a
+            counts = p.counts
+            if glicko1:
+                weights = (1.0,) * len(opponents)
+            else:
+                weights = tuple(1.0 / (1.0 + alpha * counts.get(o, 0)) for o in opponents)
+            distinct = len(counts) + sum(1 for o in opponents if o not in counts)
+            ratio = distinct / (p.slots + len(opponents))
+            ratios.append(ratio)
+            gate = glicko1 or ratio >= params.diversity_threshold
+            contestants.append(
+                Contestant(
+                    name, p.rating, self._inflated_rd(p, ordinal), p.volatility, weights, gate, stats.get(name)
+                )
+            )
+        try:
+            results_a, results_b = rate_sides(
+                contestants[: len(side_a)], contestants[len(side_a) :], s_a, params
+            )
+        except EngineError:
+            for p, d in zip(players, dropped, strict=True):
+                self._unprune(p, d)
+            raise
+        changes = []
+        for i, (c, r, p, ratio) in enumerate(
+            zip(contestants, (*results_a, *results_b), players, ratios, strict=True)
+        ):
+            on_a = i < len(side_a)
+            opponents = side_b if on_a else side_a
+            changes.append(
+                _change(
+                    c.name, c.rating, c.rd, c.volatility, r.rating, r.rd, r.volatility,
+                    r.expected, s_a if on_a else 1.0 - s_a, r.repetition_weight, ratio,
+                    c.gate_open, r.performance_weight,
+                )  # fmt: skip
+            )
+            p.rating, p.rd, p.volatility = r.rating, r.rd, r.volatility
+            p.matches += 1
+            p.last = ordinal
+            p.recent.append((ordinal, opponents))
+            for o in opponents:
+                p.counts[o] = p.counts.get(o, 0) + 1
+            p.slots += len(opponents)
+        return tuple(changes)
+
+
+def replay(
+    matches: Iterable[Match],
+    params: Params,
+    scoring_format: ScoringFormat,
+    initial_states: Mapping[str, PlayerState] | None = None,
+) -> ReplayResult:
+    """Rate a whole history from the start.
+
+    Matches are taken in (played_on, id) order: sorted stably by date, and by id within a
+    day when ids are set (a match without id sorts as id 0, keeping the given order).
+    """
+    ordered = tuple(sorted(matches, key=lambda m: (m.played_on, m.id or 0)))
+    replayer = Replayer(params, scoring_format, initial_states)
+    changes = tuple(replayer.rate_all(ordered))
+    return ReplayResult(states=replayer.states, matches=ordered, changes=changes)

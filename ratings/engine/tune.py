@@ -1,0 +1,266 @@
+"""Search the engine's parameters on the first half of a history; report on the second.
+
+The split, exactly (PRODUCT.md "tune", RATINGS.md §7):
+
+- The history's first half (``N // 2`` matches, the part ``backtest`` uses to
+  warm up) is the training half. A setting's score is the log-loss of the §7
+  protocol run on the training half alone: predict then rate, the training
+  half's own first half warming up. The second half of the history is never
+  seen by the search.
+- The report then runs the whole history once per system (the tuned setting,
+  the defaults, every peer) and scores the second half, exactly as ``backtest``.
+
+The search is deterministic for a seed: a batch of random settings over the
+box in :data:`SEARCH_SPACE` (about a third of the budget, the defaults first),
+then coordinate descent from the best one, trying each parameter a step up and
+down and halving the steps when a sweep finds nothing better. Batches run on
+``workers`` processes; the result does not depend on how many.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ratings.engine.evaluate import (
+    Progress,
+    build_system,
+    log_loss,
+    metrics,
+    run_online,
+    unavailable_metrics,
+    warmup_size,
+)
+from ratings.engine.peers import PEERS, Default, PeerUnavailable
+from ratings.engine.types import Match, Params
+
+
+@dataclass(frozen=True, slots=True)
+class Dimension:
+    """One searched parameter: its box and how finely its values are rounded."""
+
+    low: float
+    high: float
+    digits: int  # 0 rounds to an integer
+
+    def clip(self, value: float) -> float | int:
+        value = round(min(max(value, self.low), self.high), self.digits)
+        return int(value) if self.digits == 0 else value
+
+
+#: The searched parameters and their ranges: wide enough to hold every sensible
+#: setting (the badminton seed's ranges, widened where the data may want more margin).
+SEARCH_SPACE: dict[str, Dimension] = {
+    "tau": Dimension(0.2, 1.5, 3),
+    "scale_factor": Dimension(100.0, 800.0, 0),
+    "repetition_alpha": Dimension(0.0, 1.0, 3),
+    "diversity_threshold": Dimension(0.0, 0.5, 3),
+    "match_win_bonus": Dimension(0.0, 0.5, 3),
+    "margin_weight": Dimension(0.0, 2.0, 3),
+    "margin_clamp": Dimension(0.05, 1.0, 3),
+    "initial_rd": Dimension(50.0, 500.0, 0),
+    "rating_period_days": Dimension(1.0, 90.0, 0),
+}
+#: Settings tried when no budget is given: above the 200 the product promises.
+DEFAULT_BUDGET = 240
+#: Share of the budget spent on random settings before coordinate descent.
+RANDOM_SHARE = 1 / 3
+#: First coordinate-descent step, as a share of each parameter's range.
+FIRST_STEP = 0.125
+#: Steps shrink to this share of the range before the descent stops early.
+MIN_STEP = 1 / 256
+
+Overrides = dict[str, float | int]
+
+
+def train_split(matches: Sequence[Match]) -> Sequence[Match]:
+    """The training half: the matches ``backtest`` uses to warm up."""
+    return matches[: warmup_size(len(matches))]
+
+
+def train_score(matches: Sequence[Match], params: Params, scoring_format: object) -> float:
+    """Log-loss of §7 run on ``matches`` alone (its first half warms up)."""
+    trace = run_online(matches, Default(params, scoring_format))
+    start = warmup_size(len(matches))
+    return log_loss(trace.probs[start:], trace.outcomes[start:])
+
+
+# Worker state: set before the pool forks, so nothing (Params holds a mapping
+# proxy that does not pickle) has to travel to the workers but override dicts.
+_WORK: tuple[Sequence[Match], Params, object] | None = None
+
+
+def _score_overrides(overrides: Overrides) -> float:
+    assert _WORK is not None
+    matches, base, scoring_format = _WORK
+    return train_score(matches, base.with_overrides(**overrides), scoring_format)
+
+
+class _Evaluator:
+    """Scores batches of settings, in a process pool when there is more than one worker."""
+
+    def __init__(self, workers: int) -> None:
+        self.pool = None
+        if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+            self.pool = multiprocessing.get_context("fork").Pool(workers)
+
+    def __call__(self, batch: list[Overrides]) -> list[float]:
+        if self.pool is None:
+            return [_score_overrides(o) for o in batch]
+        return self.pool.map(_score_overrides, batch, chunksize=1)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+
+
+def keep_wins_above_half(overrides: Overrides) -> Overrides:
+    """Project a setting so that a match winner's outcome is never below 0.5.
+
+    ``s_w = 0.5 + match_win_bonus + margin_weight * margin_ratio`` with the ratio
+    down to ``-margin_clamp`` (a match won on games but lost on points), so the
+    floor holds when ``match_win_bonus >= margin_weight * margin_clamp``: the
+    bonus is raised to that, and where it would pass 0.5 the clamp is lowered.
+    """
+    o = dict(overrides)
+    weight, clamp = float(o["margin_weight"]), float(o["margin_clamp"])
+    need = weight * clamp
+    if need > o["match_win_bonus"]:
+        o["match_win_bonus"] = min(math.ceil(need * 1000) / 1000, 0.5)
+        if need > o["match_win_bonus"]:
+            o["margin_clamp"] = math.floor(0.5 / weight * 1000) / 1000
+    return o
+
+
+def _key(overrides: Overrides) -> tuple[tuple[str, float], ...]:
+    return tuple(sorted(overrides.items()))
+
+
+def search(
+    score: Callable[[list[Overrides]], list[float]],
+    start: Overrides,
+    budget: int,
+    seed: int = 0,
+    progress: Progress | None = None,
+    project: Callable[[Overrides], Overrides] | None = None,
+) -> tuple[Overrides, float, int]:
+    """Random batch then coordinate descent; returns (best, its score, settings tried).
+
+    ``project`` maps every candidate into the allowed region before it is scored.
+    """
+    rng = random.Random(seed)
+    seen: dict[tuple[tuple[str, float], ...], float] = {}
+
+    def run(batch: list[Overrides]) -> None:
+        fresh: list[Overrides] = []
+        for o in batch:
+            if project is not None:
+                o = project(o)
+            if _key(o) not in seen and len(seen) + len(fresh) < budget:
+                seen[_key(o)] = float("nan")  # reserve, so duplicates in a batch run once
+                fresh.append(o)
+        for o, value in zip(fresh, score(fresh) if fresh else [], strict=True):
+            seen[_key(o)] = value
+        if progress is not None and fresh:
+            progress(len(fresh))
+
+    def best() -> tuple[Overrides, float]:
+        key, value = min(seen.items(), key=lambda kv: (kv[1], kv[0]))
+        return dict(key), value
+
+    start = {name: SEARCH_SPACE[name].clip(v) for name, v in start.items()}
+    randoms = [start] + [
+        {name: dim.clip(rng.uniform(dim.low, dim.high)) for name, dim in SEARCH_SPACE.items()}
+        for _ in range(max(int(budget * RANDOM_SHARE) - 1, 0))
+    ]
+    run(randoms)
+
+    steps = {name: FIRST_STEP * (dim.high - dim.low) for name, dim in SEARCH_SPACE.items()}
+    while len(seen) < budget:
+        before = len(seen)
+        improved = False
+        for name, dim in SEARCH_SPACE.items():
+            current, current_value = best()
+            batch = []
+            for factor in (-1.0, 1.0, -0.5, 0.5):
+                candidate = dict(current)
+                candidate[name] = dim.clip(current[name] + factor * steps[name])
+                batch.append(candidate)
+            run(batch)
+            if best()[1] < current_value:
+                improved = True
+            else:
+                steps[name] /= 2.0
+        if len(seen) == before or (
+            not improved
+            and all(steps[n] < MIN_STEP * (d.high - d.low) for n, d in SEARCH_SPACE.items())
+        ):
+            break  # nothing new left to try
+    overrides, value = best()
+    return overrides, value, len(seen)
+
+
+def tune(
+    matches: Sequence[Match],
+    params: Params,
+    scoring_format: object,
+    budget: int = DEFAULT_BUDGET,
+    seed: int = 0,
+    workers: int | None = None,
+    progress: Progress | None = None,
+    win_floor: bool = False,
+) -> dict[str, Any]:
+    """Tune on the first half, then score tuned, default and peers on the second.
+
+    ``win_floor`` keeps the search where winning a match never scores below 0.5
+    (:func:`keep_wins_above_half`); without it a match won on games but lost
+    clearly on points may count as less than half a win, which predicts better
+    but can lower a winner's rating.
+
+    Returns ``{"params": {name: value}, "test": {system: metrics}}`` where
+    ``test`` has ``tuned``, ``default`` and each peer (``None`` metrics when a
+    peer's package is missing). ``params`` are the searched parameters only.
+    """
+    global _WORK
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1)
+    start: Overrides = {name: getattr(params, name) for name in SEARCH_SPACE}
+    _WORK = (train_split(matches), params, scoring_format)
+    evaluator = _Evaluator(workers)
+    try:
+        tuned, _, _ = search(
+            evaluator,
+            start,
+            budget,
+            seed=seed,
+            progress=progress,
+            project=keep_wins_above_half if win_floor else None,
+        )
+    finally:
+        evaluator.close()
+        _WORK = None
+    return {"params": tuned, "test": held_out_report(matches, params, tuned, scoring_format)}
+
+
+def held_out_report(
+    matches: Sequence[Match], params: Params, tuned: Overrides, scoring_format: object
+) -> dict[str, dict[str, float | None]]:
+    """Metrics on the second half for the tuned setting, the defaults and the peers."""
+    report: dict[str, dict[str, float | None]] = {}
+    runs: list[tuple[str, Any]] = [
+        ("tuned", Default(params.with_overrides(**tuned), scoring_format, name="tuned")),
+        ("default", Default(params, scoring_format)),
+    ]
+    runs += [(name, build_system(name, params, scoring_format)) for name in PEERS]
+    for name, system in runs:
+        if isinstance(system, PeerUnavailable):
+            report[name] = unavailable_metrics()
+        else:
+            report[name] = metrics(run_online(matches, system))
+    return report

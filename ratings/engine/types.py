@@ -1,0 +1,112 @@
+"""Plain values the engine takes and returns. Frozen: nothing is mutated."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from datetime import date
+from types import MappingProxyType
+from typing import Any
+
+TEAM_METHODS = (
+    "composite_opponent",
+    "individual",
+    "composite_team",
+    "performance_weighted",
+    "glicko1_team",
+)
+COMPOSITE_RD_CHOICES = ("mean", "rms_of_mean", "rms")
+
+
+class EngineError(ValueError):
+    """A bad input or a computation that cannot finish; the message is for people."""
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """Per-ladder rating parameters (RATINGS.md §2 and §5), defaults as specified."""
+
+    tau: float = 0.5
+    scale_factor: float = 400.0
+    repetition_alpha: float = 0.2
+    diversity_threshold: float = 0.2
+    match_win_bonus: float = 0.4
+    margin_weight: float = 0.25
+    margin_clamp: float = 0.25
+    rating_center: float = 4500.0
+    rating_min: float = 2000.0
+    rating_max: float = 9000.0
+    rd_max: float = 500.0
+    initial_rating: float = 4500.0
+    initial_rd: float = 250.0
+    initial_volatility: float = 0.06
+    lookback_days: int = 90
+    rating_period_days: int = 7
+    team_method: str = "composite_opponent"
+    composite_rd: str = "mean"
+    # performance_weighted (§5)
+    stat_weights: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    perf_alpha: float = 0.2
+    perf_weight_min: float = 0.5
+    perf_weight_max: float = 1.5
+    delta_max: float | None = None
+    # glicko1_team (§5)
+    g1_scale: float = 2.0
+    g1_rd_max: float = 350.0
+    g1_initial_rd: float = 130.0
+    g1_boost: bool = True
+
+    def with_overrides(self, **overrides: Any) -> Params:
+        """A copy with some fields changed; unknown names raise EngineError."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise EngineError(f"unknown parameter(s): {', '.join(unknown)}")
+        return replace(self, **overrides)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerState:
+    """A player's rating state in rating points (RATINGS.md §1)."""
+
+    rating: float
+    rd: float
+    volatility: float
+    matches: int = 0
+    last_played: date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One match: games are (side A points, side B points); stats per player name."""
+
+    played_on: date
+    side_a: tuple[str, ...]
+    side_b: tuple[str, ...]
+    games: tuple[tuple[int, int], ...]
+    stats: Mapping[str, Mapping[str, float]] | None = None
+    id: int | None = None
+    line: int | None = None  # source line when parsed from a file
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerChange:
+    """What one match did to one player, with everything needed to explain it."""
+
+    player: str
+    rating_before: float
+    rd_before: float
+    volatility_before: float
+    rating_after: float
+    rd_after: float
+    volatility_after: float
+    expected: float
+    outcome: float
+    repetition_weight: float
+    diversity_ratio: float
+    gate_open: bool
+    performance_weight: float
+
+    @property
+    def change(self) -> float:
+        return self.rating_after - self.rating_before

@@ -1,0 +1,129 @@
+"""Suite-wide set-up: which database the suite runs on, fast hashing, and real services.
+
+The whole suite runs on a throwaway PostgreSQL cluster when the server binaries are
+installed (CI installs them) and on SQLite otherwise; the header says which, loudly.
+`TEST_DATABASE=sqlite` forces SQLite for a quick local run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support import services
+
+_state: dict[str, object] = {}
+
+
+def _use_postgres() -> bool:
+    if os.environ.get("TEST_DATABASE", "").lower() == "sqlite":
+        return False
+    return services.postgres_bin() is not None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from django.conf import settings
+    from django.db import connections
+    from asgiref.local import Local
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    if _use_postgres():
+        cluster = services.start_postgres()
+        _state["postgres"] = cluster
+        from ladder.env import database_from_url
+
+        db = database_from_url(cluster.url("ladder"))
+        db["CONN_MAX_AGE"] = 0
+        db["TEST"] = {"NAME": "test_ladder"}
+        settings.DATABASES["default"] = db
+        _state["database"] = f"PostgreSQL {cluster.bindir.parent.name} (throwaway cluster on port {cluster.port})"
+        # Worker processes the tests start reach the same test database through this URL.
+        os.environ["TEST_DATABASE_URL"] = cluster.url("test_ladder")
+    else:
+        if services.in_ci():
+            raise pytest.UsageError("CI must run the suite on PostgreSQL, but initdb was not found.")
+        _state["database"] = "SQLite (PostgreSQL server binaries not found: install `postgresql`)"
+    # Connections may have been configured from the old settings; rebuild them.
+    connections.settings = connections.configure_settings(settings.DATABASES)
+    connections._connections = Local(connections.thread_critical)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    cluster = _state.pop("postgres", None)
+    if isinstance(cluster, services.Postgres):
+        from django.db import connections
+
+        connections.close_all()
+        cluster.stop()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    banner = f"DATABASE: {_state.get('database')}"
+    return ["=" * len(banner), banner, "=" * len(banner)]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
+    terminalreporter.write_line(f"Suite ran on {_state.get('database')}", bold=True)
+
+
+def is_postgres() -> bool:
+    return "postgres" in _state
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[services.Process]:
+    """A real Redis on a free port for this test session."""
+    try:
+        server = services.start_redis()
+    except FileNotFoundError:
+        services.missing("redis-server")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def celery_broker(redis_server: services.Process, settings) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """Point this process's Celery app at the real Redis (tasks are published, not run eagerly)."""
+    from ladder.celery import app
+
+    url = redis_server.extra["url"]
+    settings.CELERY_BROKER_URL = url
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    old = (app.conf.broker_url, app.conf.task_always_eager)
+    app.conf.broker_url = url
+    app.conf.task_always_eager = False
+    _reset_broker_pool(app)
+    yield url
+    app.conf.broker_url, app.conf.task_always_eager = old
+    _reset_broker_pool(app)
+
+
+def _reset_broker_pool(app) -> None:  # type: ignore[no-untyped-def]
+    """Drop pooled broker connections so the next publish connects to the current broker URL."""
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def worker_database_url() -> str:
+    """The URL a worker process needs to see this test run's database (PostgreSQL only)."""
+    url = os.environ.get("TEST_DATABASE_URL")
+    if not url:
+        services.missing("PostgreSQL (a separate worker process cannot share the SQLite test database)")
+    return str(url)
+
+
+@pytest.fixture
+def celery_worker_process(
+    celery_broker: str, worker_database_url: str, transactional_db: None
+) -> Iterator[services.Process]:
+    """A real Celery worker process on Redis and the test database."""
+    worker = services.start_celery_worker(celery_broker, worker_database_url)
+    yield worker
+    worker.stop()

@@ -1,0 +1,133 @@
+"""factory-boy factories and the fixed cast (healthchecks' Alice/Bob/Charlie).
+
+The cast, as pytest fixtures (imported by tests/accounts/conftest.py and
+tests/ladder/conftest.py):
+
+- ``ladder``: the public singles ladder "Club Singles" (slug ``singles``);
+  ``alice``, ``bob`` and ``charlie`` are its members (alice at level 5.0, rated).
+- ``private_ladder``: "Squad" (slug ``squad``), private, with alice as its only member.
+- ``mod``: a moderator (Moderators group, hence staff), in no ladder.
+- ``outsider``: signed up, in no ladder.
+
+Every cast member's password is ``PASSWORD``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import factory
+import pytest
+from django.test import Client
+
+from accounts.models import User
+from accounts.roles import make_moderator
+from ladder.models import Ladder, Membership
+
+PASSWORD = "correct-horse-battery-9"
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"player{n}")
+    email = factory.LazyAttribute(lambda u: f"{u.username}@example.org")
+    display_name = factory.LazyAttribute(lambda u: u.username.capitalize())
+    password = factory.PostGenerationMethodCall("set_password", PASSWORD)
+
+    @factory.post_generation
+    def saved(self, create: bool, extracted: object, **kwargs: object) -> None:
+        if create:
+            self.save()
+
+
+class LadderFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Ladder
+        django_get_or_create = ("slug",)
+
+    name = factory.Sequence(lambda n: f"Ladder {n}")
+    slug = factory.LazyAttribute(lambda ladder: ladder.name.lower().replace(" ", "-"))
+    description = "Weekly club games."
+    scoring_format = "badminton_21"
+    best_of = 3
+    points_per_game = 21
+    team_size = 1
+
+
+class MembershipFactory(factory.django.DjangoModelFactory):
+    """A membership with the starting rating its self-assessment gives (RATINGS.md §4)."""
+
+    class Meta:
+        model = Membership
+
+    ladder = factory.SubFactory(LadderFactory)
+    user = factory.SubFactory(UserFactory)
+    self_level = None
+    self_certainty = ""
+    initial_rating = 0.0
+    initial_rd = 0.0
+
+    @classmethod
+    def _create(cls, model_class: type[Membership], *args: object, **kwargs: object) -> Membership:
+        membership = model_class(*args, **kwargs)
+        membership.apply_self_assessment(membership.self_level, membership.self_certainty)
+        membership.save()
+        return membership
+
+
+def login(client: Client, user: User) -> Client:
+    client.force_login(user)
+    return client
+
+
+# ---- the fixed cast ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def ladder(db: None) -> Ladder:
+    return LadderFactory(name="Club Singles", slug="singles")
+
+
+@pytest.fixture
+def private_ladder(db: None, alice: User) -> Ladder:
+    squad = LadderFactory(name="Squad", slug="squad", is_public=False)
+    MembershipFactory(ladder=squad, user=alice)
+    return squad
+
+
+@pytest.fixture
+def alice(ladder: Ladder) -> User:
+    user = UserFactory(username="alice", display_name="Alice Archer")
+    MembershipFactory(ladder=ladder, user=user, self_level=Decimal("5.0"), self_certainty="rated")
+    return user
+
+
+@pytest.fixture
+def bob(ladder: Ladder) -> User:
+    user = UserFactory(username="bob", display_name="Bob Baker")
+    MembershipFactory(ladder=ladder, user=user)
+    return user
+
+
+@pytest.fixture
+def charlie(ladder: Ladder) -> User:
+    user = UserFactory(username="charlie", display_name="Charlie Chen")
+    MembershipFactory(ladder=ladder, user=user, self_level=Decimal("4.0"))
+    return user
+
+
+@pytest.fixture
+def mod(db: None) -> User:
+    user = UserFactory(username="mod", display_name="Morgan Moderator")
+    make_moderator(user)
+    user.refresh_from_db()
+    return user
+
+
+@pytest.fixture
+def outsider(db: None) -> User:
+    return UserFactory(username="outsider", display_name="Olive Outsider")

@@ -1,0 +1,164 @@
+"""Ladder admin: moderators manage ladders and members; members cannot get in."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from ladder.models import Ladder, Membership
+
+CHANGELIST = reverse("admin:ladder_ladder_changelist")
+ADD = reverse("admin:ladder_ladder_add")
+
+INLINE_EMPTY = {
+    "memberships-TOTAL_FORMS": "0",
+    "memberships-INITIAL_FORMS": "0",
+    "memberships-MIN_NUM_FORMS": "0",
+    "memberships-MAX_NUM_FORMS": "1000",
+}
+
+
+def ladder_form(**overrides):
+    """The admin's add form as a browser posts it, with the model defaults."""
+    data = {
+        "name": "Mixed Doubles",
+        "slug": "mixed",
+        "description": "",
+        "is_public": "on",
+        "team_size": "2",
+        "scoring_format": "badminton_21",
+        "best_of": "",
+        "points_per_game": "",
+        "team_method": "composite_opponent",
+        "composite_rd": "mean",
+        "method_options": "{}",
+        "tau": "0.5",
+        "scale_factor": "400",
+        "repetition_alpha": "0.2",
+        "diversity_threshold": "0.2",
+        "match_win_bonus": "0.4",
+        "margin_weight": "0.25",
+        "margin_clamp": "0.25",
+        "rating_center": "4500",
+        "rating_min": "2000",
+        "rating_max": "9000",
+        "rd_max": "500",
+        "initial_rating": "4500",
+        "initial_rd": "250",
+        "initial_volatility": "0.06",
+        "lookback_days": "90",
+        "rating_period_days": "7",
+        "max_report_age_days": "14",
+        "confirm_within_hours": "168",
+        "max_pending_reports": "10",
+        "reports_per_hour": "20",
+        **INLINE_EMPTY,
+    }
+    data.update(overrides)
+    return data
+
+
+def test_moderator_opens_the_changelist_and_a_ladder(client, mod, ladder):
+    client.force_login(mod)
+    response = client.get(CHANGELIST)
+    assert response.status_code == 200
+    assert "Club Singles" in response.content.decode()
+    page = client.get(reverse("admin:ladder_ladder_change", args=[ladder.pk])).content.decode()
+    for heading in ("Basics", "Scoring", "Rating method and parameters", "Match policy"):
+        assert heading in page
+
+
+def test_moderator_adds_a_ladder(client, mod):
+    client.force_login(mod)
+    assert client.get(ADD).status_code == 200
+    response = client.post(ADD, ladder_form())
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    ladder = Ladder.objects.get(slug="mixed")
+    assert (ladder.team_size, ladder.best_of, ladder.points_per_game) == (2, 3, 21)
+
+
+def test_moderator_adds_a_member_inline_with_a_self_assessment(client, mod, ladder, outsider):
+    client.force_login(mod)
+    url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
+    data = ladder_form(name="Club Singles", slug="singles", team_size="1")
+    data.update(
+        {
+            "memberships-TOTAL_FORMS": "1",
+            "memberships-0-user": str(outsider.pk),
+            "memberships-0-is_public": "on",
+            "memberships-0-self_level": "5.5",
+            "memberships-0-self_certainty": "rated",
+            "memberships-0-ladder": str(ladder.pk),
+        }
+    )
+    response = client.post(url, data)
+    assert response.status_code == 302, response.context["inline_admin_formsets"][0].formset.errors
+    membership = Membership.objects.get(ladder=ladder, user=outsider)
+    assert (membership.initial_rating, membership.initial_rd) == (5500, 150)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"team_size": "6"}, "team_size"),
+        ({"team_size": "0"}, "team_size"),
+        ({"scoring_format": "generic", "best_of": "2", "points_per_game": "16"}, "best_of"),
+        ({"scoring_format": "generic", "best_of": "3", "points_per_game": ""}, "points_per_game"),
+        ({"method_options": '{"bogus": 1}'}, "method_options"),
+        ({"method_options": "not json"}, "method_options"),
+        ({"rating_min": "5000", "rating_max": "4000"}, "rating_max"),
+        ({"tau": "0"}, "tau"),
+    ],
+)
+def test_invalid_parameters_are_refused(client, mod, overrides, field):
+    client.force_login(mod)
+    response = client.post(ADD, ladder_form(**overrides))
+    assert response.status_code == 200
+    assert field in response.context["adminform"].form.errors
+    assert not Ladder.objects.exists()
+
+
+def test_a_member_cannot_get_into_the_admin(client, alice, ladder):
+    client.force_login(alice)
+    for url in (CHANGELIST, ADD):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("admin:login"))
+    client.post(ADD, ladder_form())
+    assert not Ladder.objects.filter(slug="mixed").exists()
+
+
+def test_visitor_cannot_get_into_the_admin(client, db):
+    assert client.get(CHANGELIST).status_code == 302
+
+
+def test_moderator_may_view_users_but_not_change_them(client, mod, alice):
+    client.force_login(mod)
+    assert client.get(reverse("admin:accounts_user_changelist")).status_code == 200
+    change = reverse("admin:accounts_user_change", args=[alice.pk])
+    response = client.post(change, {"username": "alice", "is_superuser": "on"})
+    assert response.status_code == 403
+    alice.refresh_from_db()
+    assert not alice.is_superuser
+
+
+def test_superuser_uses_the_user_admin_with_display_name(client, db):
+    from tests.factories import UserFactory
+
+    boss = UserFactory(username="boss", is_staff=True, is_superuser=True)
+    client.force_login(boss)
+    page = client.get(reverse("admin:accounts_user_add")).content.decode()
+    assert 'name="display_name"' in page and 'name="email"' in page
+    response = client.post(
+        reverse("admin:accounts_user_add"),
+        {
+            "username": "newbie",
+            "email": "BOSS@example.org",  # taken, in another case
+            "display_name": "New",
+            "usable_password": "true",
+            "password1": "a-long-and-unusual-pass-42",
+            "password2": "a-long-and-unusual-pass-42",
+        },
+    )
+    assert response.status_code == 200
+    assert "email" in response.context["adminform"].form.errors

@@ -1,0 +1,95 @@
+"""`manage.py seed_demo`: the demo club, idempotent, and `--if-empty`."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from accounts.models import User
+from ladder.demo import DEMO_PASSWORD, MEMBERS
+from ladder.models import Ladder, Membership
+from ratings.engine.types import Params
+
+
+def seed(*args: str) -> str:
+    out = StringIO()
+    call_command("seed_demo", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def debug(settings):
+    settings.DEBUG = True
+
+
+def test_seed_demo_creates_the_club(db, debug):
+    output = seed()
+
+    ladders = {ladder.slug: ladder for ladder in Ladder.objects.all()}
+    assert set(ladders) == {"singles", "doubles", "team-5v5"}
+    singles, doubles, team = ladders["singles"], ladders["doubles"], ladders["team-5v5"]
+    assert (singles.name, singles.scoring_format, singles.team_size) == ("Singles", "badminton_21", 1)
+    assert (doubles.name, doubles.scoring_format, doubles.team_size) == ("Doubles", "badminton_21", 2)
+    assert (team.name, team.scoring_format, team.team_size) == ("5v5 League", "generic", 5)
+    assert (team.best_of, team.points_per_game, team.team_method) == (1, 16, "performance_weighted")
+    assert dict(team.params().stat_weights) == {"kills": 1.0, "deaths": -0.7, "adr": 0.02}
+    assert singles.params() == Params()
+
+    mod = User.objects.get(username="mod")
+    assert mod.is_moderator and mod.is_staff and not mod.is_superuser
+    assert mod.check_password(DEMO_PASSWORD)
+    admin = User.objects.get(username="admin")
+    assert admin.is_superuser
+    assert User.objects.filter(is_superuser=False, is_staff=False).count() == len(MEMBERS) == 16
+    assert all(user.display_name for user in User.objects.all())
+    assert team.memberships.count() >= 10  # two full sides
+    assert doubles.memberships.count() >= 4
+    # Some members answered the self-assessment, some skipped it.
+    priya = Membership.objects.get(user__username="priya", ladder=singles)
+    assert (priya.initial_rating, priya.initial_rd) == (5500, 150)
+    jonas = Membership.objects.get(user__username="jonas", ladder=singles)
+    assert (jonas.initial_rating, jonas.initial_rd) == (4500, 250)
+
+    assert DEMO_PASSWORD in output and "mod" in output
+
+
+def test_seed_demo_is_idempotent(db, debug):
+    seed()
+    counts = (Ladder.objects.count(), User.objects.count(), Membership.objects.count())
+    assert "nothing added" in seed()
+    assert (Ladder.objects.count(), User.objects.count(), Membership.objects.count()) == counts
+
+
+def test_seed_demo_fills_in_what_is_missing(db, debug):
+    seed()
+    Membership.objects.filter(user__username="priya").delete()
+    Ladder.objects.filter(slug="doubles").delete()
+    seed()
+    assert Ladder.objects.filter(slug="doubles").exists()
+    assert Membership.objects.filter(user__username="priya").count() == 2
+
+
+def test_if_empty_does_nothing_when_a_ladder_exists(ladder, debug):
+    output = seed("--if-empty")
+    assert "no demo data added" in output
+    assert list(Ladder.objects.values_list("slug", flat=True)) == ["singles"]
+    assert not User.objects.filter(username="mod").exists()
+
+
+def test_if_empty_seeds_an_empty_database_once(db, debug):
+    seed("--if-empty")
+    counts = (Ladder.objects.count(), User.objects.count(), Membership.objects.count())
+    seed("--if-empty")
+    assert counts[0] == 3
+    assert (Ladder.objects.count(), User.objects.count(), Membership.objects.count()) == counts
+
+
+def test_refuses_with_debug_off_unless_forced(db, settings):
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="--force"):
+        seed()
+    assert not Ladder.objects.exists()
+    seed("--force")
+    assert Ladder.objects.count() == 3

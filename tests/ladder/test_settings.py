@@ -1,0 +1,95 @@
+"""Settings read from the environment: production is safe, bad values fail loudly."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from ladder import env
+
+ROOT = Path(__file__).resolve().parents[2]
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": "x7!kq9-production-secret-that-is-long-and-random-enough-2026-abcdefgh",
+    "ALLOWED_HOSTS": "ladder.example.org",
+    "DATABASE_URL": "postgres://ladder:secret@db.example.org:5432/ladder",
+    "CELERY_BROKER_URL": "redis://cache.example.org:6379/0",
+    "EMAIL_HOST": "smtp.example.org",
+}
+
+
+def run_manage(*args: str, **environ: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in PRODUCTION and k != "TEST_DATABASE_URL"}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **environ},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_with_production_settings_reports_nothing() -> None:
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues (0 silenced)." in result.stdout
+
+
+def test_production_refuses_to_start_without_secret_key() -> None:
+    settings = {k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"}
+    result = run_manage("check", **settings)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off." in result.stderr
+
+
+def test_development_defaults_are_sqlite_and_in_process_tasks() -> None:
+    result = run_manage(
+        "shell",
+        "--verbosity",
+        "0",
+        "-c",
+        "from django.conf import settings as s; "
+        "print(s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, s.EMAIL_BACKEND)",
+        DEBUG="1",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "django.db.backends.sqlite3",
+        "True",
+        "django.core.mail.backends.console.EmailBackend",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"), [("1", True), ("true", True), ("No", False), ("0", False), ("", False)]
+)
+def test_envbool_reads_common_spellings(monkeypatch: pytest.MonkeyPatch, raw: str, expected: bool) -> None:
+    monkeypatch.setenv("SOME_FLAG", raw)
+    assert env.envbool("SOME_FLAG", not expected) is expected
+
+
+def test_envbool_and_envint_fail_loudly_on_nonsense(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOME_FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="SOME_FLAG='maybe' is not a boolean"):
+        env.envbool("SOME_FLAG", False)
+    monkeypatch.setenv("SOME_NUMBER", "ten")
+    with pytest.raises(ImproperlyConfigured, match="SOME_NUMBER='ten' is not an integer"):
+        env.envint("SOME_NUMBER", 3)
+
+
+def test_database_url_parsing() -> None:
+    pg = env.database_from_url("postgres://u:p%40ss@h.example:6543/club?sslmode=require")
+    assert (pg["ENGINE"], pg["NAME"], pg["USER"], pg["PASSWORD"], pg["HOST"], pg["PORT"]) == (
+        "django.db.backends.postgresql", "club", "u", "p@ss", "h.example", "6543",
+    )
+    assert pg["OPTIONS"] == {"sslmode": "require"}
+    assert env.database_from_url("sqlite:////var/db/ladder.sqlite3")["NAME"] == "/var/db/ladder.sqlite3"
+    assert env.database_from_url("sqlite:///ladder.sqlite3")["NAME"] == "ladder.sqlite3"
+    with pytest.raises(ImproperlyConfigured, match="scheme 'mysql' is not supported"):
+        env.database_from_url("mysql://x@y/z")
