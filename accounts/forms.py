@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib.auth import forms as auth_forms
@@ -39,9 +39,10 @@ class SignUpForm(UniqueEmailMixin, auth_forms.UserCreationForm):
         "password_mismatch": "The two passwords do not match.",
     }
 
-    class Meta(auth_forms.UserCreationForm.Meta):
+    class Meta:
         model = User
         fields = ("username", "email")
+        field_classes = {"username": auth_forms.UsernameField}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -49,10 +50,17 @@ class SignUpForm(UniqueEmailMixin, auth_forms.UserCreationForm):
         self.fields["email"].help_text = "For password resets and match notifications."
 
 
+class LadderChoiceField(forms.ModelMultipleChoiceField):
+    """Memberships, each labelled with its ladder's name."""
+
+    def label_from_instance(self, obj: Membership) -> str:
+        return obj.ladder.name
+
+
 class ProfileForm(forms.ModelForm):
     """Your display name and which of your ladders you appear on publicly."""
 
-    public_memberships = forms.ModelMultipleChoiceField(
+    public_memberships = LadderChoiceField(
         queryset=Membership.objects.none(),
         required=False,
         widget=forms.CheckboxSelectMultiple,
@@ -71,19 +79,26 @@ class ProfileForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        memberships = Membership.objects.filter(user=self.instance).select_related("ladder")
-        field = self.fields["public_memberships"]
-        field.queryset = memberships.order_by("ladder__name")
-        field.label_from_instance = lambda membership: membership.ladder.name
-        field.initial = [m.pk for m in memberships if m.is_public]
-        if not memberships:
+        # Only this user's memberships are choices: anyone else's id is an invalid choice.
+        self.memberships = list(
+            Membership.objects.filter(user=self.instance)
+            .select_related("ladder")
+            .order_by("ladder__name")
+        )
+        if not self.memberships:
             del self.fields["public_memberships"]
+            return
+        field = cast(LadderChoiceField, self.fields["public_memberships"])
+        field.queryset = Membership.objects.filter(
+            pk__in=[m.pk for m in self.memberships]
+        ).order_by("ladder__name")
+        field.initial = [m.pk for m in self.memberships if m.is_public]
 
     def save(self, commit: bool = True) -> User:
         user = super().save(commit=commit)
         if commit and "public_memberships" in self.fields:
             chosen = {m.pk for m in self.cleaned_data["public_memberships"]}
-            for membership in self.fields["public_memberships"].queryset:
+            for membership in self.memberships:
                 wanted = membership.pk in chosen
                 if membership.is_public != wanted:
                     membership.is_public = wanted
@@ -92,11 +107,14 @@ class ProfileForm(forms.ModelForm):
 
 
 class AdminUserCreationForm(UniqueEmailMixin, auth_forms.AdminUserCreationForm):
-    class Meta(auth_forms.AdminUserCreationForm.Meta):
+    class Meta:
         model = User
         fields = ("username", "email", "display_name")
+        field_classes = {"username": auth_forms.UsernameField}
 
 
 class AdminUserChangeForm(UniqueEmailMixin, auth_forms.UserChangeForm):
-    class Meta(auth_forms.UserChangeForm.Meta):
+    class Meta:
         model = User
+        fields = "__all__"
+        field_classes = {"username": auth_forms.UsernameField}

@@ -46,5 +46,5 @@ def profile(request: HttpRequest) -> HttpResponse:
         form.save()
         messages.success(request, "Your profile is saved.")
         return redirect("accounts:profile")
-    memberships = request.user.memberships.select_related("ladder").order_by("ladder__name")
-    return render(request, "accounts/profile.html", {"form": form, "memberships": memberships})
+    context = {"form": form, "memberships": form.memberships}
+    return render(request, "accounts/profile.html", context)

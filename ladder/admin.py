@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.forms import BaseInlineFormSet
 from django.http import HttpRequest
 
-from ladder.models import Ladder, Membership
+from ladder.models import Ladder, LadderQuerySet, Membership
+
+admin.site.site_header = "Club ladder admin"
+admin.site.site_title = "Club ladder admin"
+admin.site.index_title = "Ladders, members and accounts"
 
 
 class MembershipInline(admin.TabularInline):
@@ -86,7 +90,7 @@ class LadderAdmin(admin.ModelAdmin):
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Ladder]:
-        return super().get_queryset(request).with_member_count()
+        return cast(LadderQuerySet, super().get_queryset(request)).with_member_count()
 
     @admin.display(description="members", ordering="member_count")
     def member_count(self, ladder: Ladder) -> int:

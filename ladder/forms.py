@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -32,12 +32,14 @@ class JoinForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.ladder = ladder
         start = ladder.default_start()
-        self.fields["level"].choices = [
-            ("", f"Skip – start at the ladder's default ({format_rating(start.rating)})"),
+        level = cast(forms.TypedChoiceField, self.fields["level"])
+        certainty = cast(forms.ChoiceField, self.fields["certainty"])
+        level.choices = [
+            ("", f"Skip – ladder default ({format_rating(start.rating)})"),
             *LEVEL_CHOICES,
         ]
-        self.fields["certainty"].choices = [
+        certainty.choices = [
             *CERTAINTY_CHOICES,
-            ("", f"Skip – the ladder's default (± {start.rd:.0f})"),
+            ("", f"Skip – ladder default (± {start.rd:.0f})"),
         ]
-        self.fields["certainty"].initial = ""
+        certainty.initial = ""

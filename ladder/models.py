@@ -43,6 +43,23 @@ MAX_TEAM_SIZE = 5
 
 GENERIC_FORMAT = GENERIC
 
+# Choices that come from the engine are callables, so migrations refer to them instead of
+# copying the engine's wording (a reworded level must not need a migration).
+
+
+def level_choices() -> list[tuple[Decimal, str]]:
+    """The self-assessment levels of RATINGS.md §4 (2.0–6.0 in 0.5 steps), keyed by Decimal."""
+    return [(Decimal(value), label) for value, label in LEVEL_CHOICES]
+
+
+def certainty_choices() -> tuple[tuple[str, str], ...]:
+    return CERTAINTY_CHOICES
+
+
+def scoring_format_choices() -> tuple[tuple[str, str], ...]:
+    return FORMAT_CHOICES
+
+
 TEAM_METHOD_LABELS = {
     "composite_opponent": "Composite opponent",
     "individual": "Each opponent counted",
@@ -177,7 +194,9 @@ class Ladder(models.Model):
         validators=[MinValueValidator(1), MaxValueValidator(MAX_TEAM_SIZE)],
         help_text="Players per side: 1 singles, 2 doubles, up to 5.",
     )
-    scoring_format = models.CharField(max_length=20, choices=FORMAT_CHOICES, default="badminton_21")
+    scoring_format = models.CharField(
+        max_length=20, choices=scoring_format_choices, default="badminton_21"
+    )
     best_of = models.PositiveSmallIntegerField(
         null=True,
         blank=True,
@@ -430,14 +449,6 @@ class Ladder(models.Model):
         return "1 hour" if hours == 1 else f"{hours} hours"
 
 
-LEVELS = frozenset(Decimal(value) for value, _label in LEVEL_CHOICES)
-
-
-def validate_level(value: Decimal) -> None:
-    if value not in LEVELS:
-        raise ValidationError("Pick a level from 2.0 to 6.0 in steps of 0.5.")
-
-
 # Short forms of the certainty answers, for tables.
 CERTAINTY_SHORT = {"rated": "league-rated", "regular": "plays regularly", "unsure": "not sure"}
 
@@ -469,10 +480,10 @@ class Membership(models.Model):
         decimal_places=1,
         null=True,
         blank=True,
-        validators=[validate_level],
+        choices=level_choices,
     )
     self_certainty = models.CharField(
-        "how sure", max_length=10, choices=CERTAINTY_CHOICES, blank=True
+        "how sure", max_length=10, choices=certainty_choices, blank=True
     )
     initial_rating = models.FloatField(help_text="Starting rating from the self-assessment.")
     initial_rd = models.FloatField("initial RD", help_text="Starting RD from the self-assessment.")

@@ -11,10 +11,15 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
+from django_htmx.middleware import HtmxDetails
 
 from ladder.forms import JoinForm
 from ladder.models import Ladder, LadderQuerySet, Membership
 from ladder.services import LadderError, can_join, join_ladder
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
 
 
 def ladders_for(request: HttpRequest) -> LadderQuerySet:
@@ -76,7 +81,7 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def join(request: HttpRequest, slug: str) -> HttpResponse:
+def join(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Ask the optional self-assessment (GET), then join the ladder (POST)."""
     ladder = get_ladder_for_user(request, slug)
     if ladder.is_member:  # type: ignore[attr-defined]
@@ -100,10 +105,16 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "ladder/join.html", {"ladder": ladder, "form": form})
 
 
-def _joined(request: HttpRequest, ladder: Ladder, membership: Membership | None) -> HttpResponse:
+def _joined(
+    request: HtmxHttpRequest, ladder: Ladder, membership: Membership | None
+) -> HttpResponse:
     if request.htmx:
         ladder.is_member = True  # type: ignore[attr-defined]
-        return render(request, "ladder/_join_slot.html", {"ladder": ladder, "joined": membership})
+        context: dict[str, object] = {"ladder": ladder, "joined": membership}
+        if membership is not None:
+            # The card's member count changes too: swapped out of band.
+            context["member_count"] = ladder.memberships.count()
+        return render(request, "ladder/_join_slot.html", context)
     if membership is None:
         messages.info(request, f"You are already a member of {ladder.name}.")
     else:
@@ -115,7 +126,7 @@ def _joined(request: HttpRequest, ladder: Ladder, membership: Membership | None)
     return redirect(ladder)
 
 
-def _refused(request: HttpRequest, ladder: Ladder, message: str) -> HttpResponse:
+def _refused(request: HtmxHttpRequest, ladder: Ladder, message: str) -> HttpResponse:
     if request.htmx:
         return render(request, "ladder/_join_slot.html", {"ladder": ladder, "error": message})
     messages.error(request, message)

@@ -24,9 +24,9 @@ def _use_postgres() -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from asgiref.local import Local
     from django.conf import settings
     from django.db import connections
-    from asgiref.local import Local
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
@@ -40,12 +40,16 @@ def pytest_configure(config: pytest.Config) -> None:
         db["CONN_MAX_AGE"] = 0
         db["TEST"] = {"NAME": "test_ladder"}
         settings.DATABASES["default"] = db
-        _state["database"] = f"PostgreSQL {cluster.bindir.parent.name} (throwaway cluster on port {cluster.port})"
+        _state["database"] = (
+            f"PostgreSQL {cluster.bindir.parent.name} (throwaway cluster on port {cluster.port})"
+        )
         # Worker processes the tests start reach the same test database through this URL.
         os.environ["TEST_DATABASE_URL"] = cluster.url("test_ladder")
     else:
         if services.in_ci():
-            raise pytest.UsageError("CI must run the suite on PostgreSQL, but initdb was not found.")
+            raise pytest.UsageError(
+                "CI must run the suite on PostgreSQL, but initdb was not found."
+            )
         _state["database"] = "SQLite (PostgreSQL server binaries not found: install `postgresql`)"
     # Connections may have been configured from the old settings; rebuild them.
     connections.settings = connections.configure_settings(settings.DATABASES)
@@ -115,7 +119,9 @@ def worker_database_url() -> str:
     """The URL a worker process needs to see this test run's database (PostgreSQL only)."""
     url = os.environ.get("TEST_DATABASE_URL")
     if not url:
-        services.missing("PostgreSQL (a separate worker process cannot share the SQLite test database)")
+        services.missing(
+            "PostgreSQL (a separate worker process cannot share the SQLite test database)"
+        )
     return str(url)
 
 

@@ -146,56 +146,6 @@ def convergence(
     return float(statistics.median(counts)) if counts else None
 
 
-# ------------------------------------------------------------ calibration
-
-
-def _logit(p: float) -> float:
-    p = min(max(p, LOGLOSS_CLIP), 1.0 - LOGLOSS_CLIP)
-    return math.log(p / (1.0 - p))
-
-
-def _logistic(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-def calibrate(p: float, slope: float) -> float:
-    """Stretch a probability in logit space: ``logistic(slope * logit(p))``.
-
-    The map is symmetric (``P(A) = 1 - P(B)``) and keeps 0.5 at 0.5; a slope
-    above 1 undoes a system's compression toward 0.5.
-    """
-    if slope == 1.0:
-        return p
-    return _logistic(slope * _logit(p))
-
-
-#: Bounds and iteration cap for fitting the calibration slope.
-SLOPE_MIN, SLOPE_MAX = 0.2, 5.0
-_FIT_MAX_ITER = 50
-
-
-def fit_slope(probs: Sequence[float], outcomes: Sequence[float], start: float = 1.0) -> float:
-    """The slope minimising the log-loss of ``calibrate(P, slope)`` (Newton's method)."""
-    xs = [_logit(p) for p in probs]
-    slope = start
-    for _ in range(_FIT_MAX_ITER):
-        grad = hess = 0.0
-        for x, y in zip(xs, outcomes, strict=True):
-            q = _logistic(slope * x)
-            grad += (q - y) * x
-            hess += q * (1.0 - q) * x * x
-        if hess <= 0.0:
-            break
-        step = grad / hess
-        slope = min(max(slope - step, SLOPE_MIN), SLOPE_MAX)
-        if abs(step) < 1e-6:
-            break
-    return slope
-
-
 # ---------------------------------------------------------------- the run
 
 
@@ -213,31 +163,34 @@ class Trace:
 def run_online(
     matches: Sequence[Match],
     system: RatingSystem,
-    slope: float = 1.0,
     progress: Progress | None = None,
+    ratings: bool = True,
 ) -> Trace:
     """Predict each match, then rate it, in order; record what is needed for the metrics.
 
-    ``slope`` calibrates the predictions (:func:`calibrate`); 1.0 leaves them as they are.
+    ``ratings=False`` records predictions and outcomes only (what tuning needs).
     """
     trace = Trace(band=system.convergence_band)
     trajectories, wins = trace.trajectories, trace.wins
+    predict, update, rating = system.predict, system.update, system.rating
+    probs, outcomes = trace.probs, trace.outcomes
     for i, match in enumerate(matches):
-        p = system.predict(match.side_a, match.side_b, match.played_on)
+        p = predict(match.side_a, match.side_b, match.played_on)
         y = actual_result(match)
-        trace.probs.append(calibrate(p, slope))
-        trace.outcomes.append(y)
-        players = match.side_a + match.side_b
-        for player in players:
-            if player not in trajectories:
-                trajectories[player] = [system.rating(player)]
-        system.update(match)
-        for player in match.side_a:
-            trajectories[player].append(system.rating(player))
-            wins[player] = wins.get(player, 0.0) + y
-        for player in match.side_b:
-            trajectories[player].append(system.rating(player))
-            wins[player] = wins.get(player, 0.0) + 1.0 - y
+        probs.append(p)
+        outcomes.append(y)
+        if ratings:
+            for player in match.side_a + match.side_b:
+                if player not in trajectories:
+                    trajectories[player] = [rating(player)]
+        update(match)
+        if ratings:
+            for player in match.side_a:
+                trajectories[player].append(rating(player))
+                wins[player] = wins.get(player, 0.0) + y
+            for player in match.side_b:
+                trajectories[player].append(rating(player))
+                wins[player] = wins.get(player, 0.0) + 1.0 - y
         if progress is not None and (i + 1) % 100 == 0:
             progress(100)
     if progress is not None and len(matches) % 100:
@@ -301,15 +254,14 @@ def backtest(
     params: Params,
     scoring_format: object,
     systems: Iterable[str] = SYSTEMS,
-    slope: float = 1.0,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """§7 for the engine and the peers on one history, in one run.
 
     Returns ``{"matches": N, "evaluated": M, "systems": {name: {metric: value}}}``;
     a peer whose package is missing has every metric ``None`` (see
-    :func:`unavailable_reasons` for why). ``slope`` calibrates the engine's
-    predictions (§6's optional calibration; 1.0 = none); peers are never calibrated.
+    :func:`unavailable_reasons` for why). Predictions are §6's as they are: no
+    calibration step (docs/RATINGS_EVALUATION.md says why).
     """
     matches = time_order(matches)
     n = len(matches)
@@ -319,10 +271,7 @@ def backtest(
         if isinstance(system, PeerUnavailable):
             out["systems"][name] = unavailable_metrics()
             continue
-        trace = run_online(
-            matches, system, slope=slope if name == "default" else 1.0, progress=progress
-        )
-        out["systems"][name] = metrics(trace)
+        out["systems"][name] = metrics(run_online(matches, system, progress=progress))
     return out
 
 

@@ -20,7 +20,9 @@ class ScoreError(EngineError):
     """A score that cannot be right for the ladder's format; one message per problem."""
 
     def __init__(self, problems: str | Sequence[str]) -> None:
-        self.problems: tuple[str, ...] = (problems,) if isinstance(problems, str) else tuple(problems)
+        self.problems: tuple[str, ...] = (
+            (problems,) if isinstance(problems, str) else tuple(problems)
+        )
         super().__init__("; ".join(self.problems))
 
 
@@ -115,15 +117,16 @@ class ScoringFormat:
             if max(wins) >= self.games_to_win:
                 decided_after = number
         if not problems and decided_after is None:
+            needed = f"{self.games_to_win} game{'s' if self.games_to_win > 1 else ''}"
             problems.append(
                 f"The match is not finished: {wins[0]}-{wins[1]} in games; "
-                f"{self.name} needs {self.games_to_win} game{'s' if self.games_to_win > 1 else ''} won"
+                f"a best-of-{self.best_of} match needs {needed} won"
             )
         if problems:
             raise ScoreError(problems)
 
     def winner(self, games: Sequence[tuple[int, int]]) -> str:
-        """"a" or "b": the side that won the match (the games are validated first)."""
+        """ "a" or "b": the side that won the match (the games are validated first)."""
         self.validate_games(games)
         won_by_a = sum(1 for a, b in games if a > b)
         return "a" if won_by_a >= self.games_to_win else "b"
@@ -174,5 +177,7 @@ def get_format(
     if points_per_game is None:
         raise EngineError("the generic format needs points_per_game (used for the score margin)")
     if not _is_int(points_per_game) or points_per_game < 1:
-        raise EngineError(f"points_per_game must be a positive whole number, not {points_per_game!r}")
+        raise EngineError(
+            f"points_per_game must be a positive whole number, not {points_per_game!r}"
+        )
     return ScoringFormat(GENERIC, best_of=best_of, points_per_game=points_per_game)

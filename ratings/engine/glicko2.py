@@ -41,7 +41,9 @@ def inflate(phi: float, sigma: float, periods: int, phi_max: float) -> float:
     return grown if grown < phi_max else phi_max
 
 
-def volatility_objective(x: float, delta: float, phi: float, v: float, sigma: float, tau: float) -> float:
+def volatility_objective(
+    x: float, delta: float, phi: float, v: float, sigma: float, tau: float
+) -> float:
     """Glickman's `f(x)`, whose root `A` gives `sigma' = exp(A / 2)` (the readable form of step 6)."""
     ex = exp(x)
     den = phi * phi + v + ex

@@ -46,7 +46,9 @@ def parse_matches(
     """
     if team_size is not None and not 1 <= team_size <= MAX_TEAM_SIZE:
         raise EngineError(f"team size must be 1 to {MAX_TEAM_SIZE}, not {team_size}")
-    lines = lines_or_text.splitlines(keepends=True) if isinstance(lines_or_text, str) else lines_or_text
+    lines = (
+        lines_or_text.splitlines(keepends=True) if isinstance(lines_or_text, str) else lines_or_text
+    )
     reader = csv.reader(_strip_bom(lines), strict=True)
     errors: list[tuple[int, str]] = []
     matches: list[Match] = []
@@ -61,7 +63,9 @@ def parse_matches(
         raise ImportFormatError([(1, f"the file is empty; it needs the header {','.join(HEADER)}")])
     names = tuple(h.strip().lower() for h in header)
     if names not in (HEADER, HEADER[:4]):
-        raise ImportFormatError([(1, f"the header must be {','.join(HEADER)}, not {','.join(header)}")])
+        raise ImportFormatError(
+            [(1, f"the header must be {','.join(HEADER)}, not {','.join(header)}")]
+        )
     while True:
         line = end_of_last + 1
         try:
@@ -77,13 +81,15 @@ def parse_matches(
             continue  # blank lines are allowed, e.g. at the end of the file
         problems: list[str] = []
         match = _parse_row(row, line, len(matches) + 1, scoring_format, problems)
-        if match is not None:
+        if match is not None and len(match.side_a) == len(match.side_b):
             size = len(match.side_a)
             if expected_size is None:
                 expected_size, first_size_line = size, line
             elif size != expected_size:
                 if team_size is not None:
-                    problems.append(f"sides have {size} players; this ladder plays {team_size} per side")
+                    problems.append(
+                        f"sides have {size} players; this ladder plays {team_size} per side"
+                    )
                 else:
                     problems.append(
                         f"sides have {size} players but the first match (line {first_size_line}) "
@@ -125,7 +131,9 @@ def _parse_row(
         twice = sorted({n for n in everyone if everyone.count(n) > 1})
         if twice:
             problems.append(f"{', '.join(twice)} appears twice in the match")
-    stats = _parse_stats(row[4] if len(row) == 5 else "", set(side_a or ()) | set(side_b or ()), problems)
+    stats = _parse_stats(
+        row[4] if len(row) == 5 else "", set(side_a or ()) | set(side_b or ()), problems
+    )
     if played_on is None or side_a is None or side_b is None or games is None:
         return None
     return Match(
@@ -175,7 +183,9 @@ def _parse_score(
     for token in tokens:
         m = _GAME.fullmatch(token)
         if m is None:
-            problems.append(f"score {text.strip()!r} is not games like 21-15 19-21 21-18 ({token!r})")
+            problems.append(
+                f"score {text.strip()!r} is not games like 21-15 19-21 21-18 ({token!r})"
+            )
             return None
         games.append((int(m.group(1)), int(m.group(2))))
     result = tuple(games)

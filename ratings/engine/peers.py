@@ -113,6 +113,7 @@ class Elo:
 
 # ---------------------------------------------------------------------- Glicko-2
 
+
 class Glicko2:
     """Plain Glicko-2: each match is one rating period for its players.
 

@@ -68,7 +68,10 @@ def validate_params(params: Params) -> None:
     if problems:
         raise EngineError("; ".join(problems))
     need(params.tau > 0, "tau must be positive")
-    need(params.scale_factor >= MIN_SCALE_FACTOR, f"scale_factor must be at least {MIN_SCALE_FACTOR:g}")
+    need(
+        params.scale_factor >= MIN_SCALE_FACTOR,
+        f"scale_factor must be at least {MIN_SCALE_FACTOR:g}",
+    )
     need(params.repetition_alpha >= 0, "repetition_alpha cannot be negative")
     need(0 <= params.diversity_threshold <= 1, "diversity_threshold must be between 0 and 1")
     need(0 <= params.match_win_bonus <= 0.5, "match_win_bonus must be between 0 and 0.5")
@@ -94,14 +97,18 @@ def validate_params(params: Params) -> None:
         isinstance(params.rating_period_days, int) and params.rating_period_days >= 1,
         "rating_period_days must be a whole number of days, 1 or more",
     )
-    need(params.team_method in TEAM_METHODS, f"team_method must be one of {', '.join(TEAM_METHODS)}")
+    need(
+        params.team_method in TEAM_METHODS, f"team_method must be one of {', '.join(TEAM_METHODS)}"
+    )
     need(
         params.composite_rd in COMPOSITE_RD_CHOICES,
         f"composite_rd must be one of {', '.join(COMPOSITE_RD_CHOICES)}",
     )
     for stat, weight in params.stat_weights.items():
         need(
-            isinstance(weight, float | int) and not isinstance(weight, bool) and math.isfinite(weight),
+            isinstance(weight, float | int)
+            and not isinstance(weight, bool)
+            and math.isfinite(weight),
             f"stat weight for {stat!r} must be a finite number",
         )
     need(params.perf_alpha >= 0, "perf_alpha cannot be negative")
@@ -109,10 +116,16 @@ def validate_params(params: Params) -> None:
         0 < params.perf_weight_min <= 1 <= params.perf_weight_max,
         "performance weights need 0 < perf_weight_min <= 1 <= perf_weight_max",
     )
-    need(params.delta_max is None or params.delta_max > 0, "delta_max must be positive (or None: off)")
+    need(
+        params.delta_max is None or params.delta_max > 0,
+        "delta_max must be positive (or None: off)",
+    )
     need(params.g1_scale > 0, "g1_scale must be positive")
     need(params.g1_rd_max > 0, "g1_rd_max must be positive")
-    need(0 < params.g1_initial_rd <= params.g1_rd_max, "g1_initial_rd must be positive and at most g1_rd_max")
+    need(
+        0 < params.g1_initial_rd <= params.g1_rd_max,
+        "g1_initial_rd must be positive and at most g1_rd_max",
+    )
     if problems:
         raise EngineError("; ".join(problems))
 
@@ -281,7 +294,9 @@ class Replayer:
         for name, p in self._players.items():
             states[name] = p.state()
             kept = tuple(
-                (date.fromordinal(d), opps) for d, opps in p.recent if self._last_ordinal - d <= lookback
+                (date.fromordinal(d), opps)
+                for d, opps in p.recent
+                if self._last_ordinal - d <= lookback
             )
             if kept:
                 recent[name] = kept
@@ -527,7 +542,13 @@ class Replayer:
             gate = glicko1 or ratio >= params.diversity_threshold
             contestants.append(
                 Contestant(
-                    name, p.rating, self._inflated_rd(p, ordinal), p.volatility, weights, gate, stats.get(name)
+                    name,
+                    p.rating,
+                    self._inflated_rd(p, ordinal),
+                    p.volatility,
+                    weights,
+                    gate,
+                    stats.get(name),
                 )
             )
         try:
@@ -546,9 +567,19 @@ class Replayer:
             opponents = side_b if on_a else side_a
             changes.append(
                 _change(
-                    c.name, c.rating, c.rd, c.volatility, r.rating, r.rd, r.volatility,
-                    r.expected, s_a if on_a else 1.0 - s_a, r.repetition_weight, ratio,
-                    c.gate_open, r.performance_weight,
+                    c.name,
+                    c.rating,
+                    c.rd,
+                    c.volatility,
+                    r.rating,
+                    r.rd,
+                    r.volatility,
+                    r.expected,
+                    s_a if on_a else 1.0 - s_a,
+                    r.repetition_weight,
+                    ratio,
+                    c.gate_open,
+                    r.performance_weight,
                 )  # fmt: skip
             )
             p.rating, p.rd, p.volatility = r.rating, r.rd, r.volatility

@@ -110,7 +110,9 @@ def make_world(players: int, matches: int, team_size: int, seed: int) -> World:
     for i in range(matches):
         drawn = rng.sample(names, 2 * team_size)
         side_a, side_b = tuple(drawn[:team_size]), tuple(drawn[team_size:])
-        gap = sum(skills[p] for p in side_a) / team_size - sum(skills[p] for p in side_b) / team_size
+        gap = (
+            sum(skills[p] for p in side_a) / team_size - sum(skills[p] for p in side_b) / team_size
+        )
         games = play_match(rng, _logistic(RALLY_SLOPE * gap))
         stats = _rally_stats(rng, side_a, side_b, games, skills) if team_size > 1 else None
         history.append(
@@ -186,7 +188,9 @@ def simulate(
             if isinstance(peer, PeerUnavailable):
                 rows[name] = {"spearman_true": None, "convergence": None, "logloss": None}
             else:
-                rows[name] = _score(run_online(world.matches, peer, progress=progress), world.skills)
+                rows[name] = _score(
+                    run_online(world.matches, peer, progress=progress), world.skills
+                )
         out[mode] = rows
     return out
 

@@ -60,7 +60,9 @@ def composite_phi(phis: Sequence[float], how: str) -> float:
         return sqrt(squares) / n
     if how == "rms":
         return sqrt(squares / n)
-    raise EngineError(f"unknown composite_rd {how!r}; choose one of {', '.join(COMPOSITE_RD_CHOICES)}")
+    raise EngineError(
+        f"unknown composite_rd {how!r}; choose one of {', '.join(COMPOSITE_RD_CHOICES)}"
+    )
 
 
 def performance_weights(
@@ -83,7 +85,11 @@ def performance_weights(
     mean = sum(scores) / n
     spread = sqrt(sum((p - mean) ** 2 for p in scores) / n + PERFORMANCE_EPSILON)
     raw = [
-        clamp(1.0 + params.perf_alpha * (p - mean) / spread, params.perf_weight_min, params.perf_weight_max)
+        clamp(
+            1.0 + params.perf_alpha * (p - mean) / spread,
+            params.perf_weight_min,
+            params.perf_weight_max,
+        )
         for p in scores
     ]
     total = sum(raw)
@@ -112,7 +118,9 @@ def rate_sides(
     method = params.team_method
     rate = _METHODS.get(method)
     if rate is None:
-        raise EngineError(f"unknown team method {method!r}; choose one of {', '.join(TEAM_METHODS)}")
+        raise EngineError(
+            f"unknown team method {method!r}; choose one of {', '.join(TEAM_METHODS)}"
+        )
     return rate(side_a, side_b, s_a, params), rate(side_b, side_a, 1.0 - s_a, params)
 
 

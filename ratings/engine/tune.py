@@ -11,9 +11,11 @@ The split, exactly (PRODUCT.md "tune", RATINGS.md §7):
   the defaults, every peer) and scores the second half, exactly as ``backtest``.
 
 The search is deterministic for a seed: a batch of random settings over the
-box in :data:`SEARCH_SPACE` (about a third of the budget, the defaults first),
-then coordinate descent from the best one, trying each parameter a step up and
-down and halving the steps when a sweep finds nothing better. Batches run on
+box in :data:`SEARCH_SPACE` (about a third of the budget, the ladder's current
+setting first), then coordinate descent from the best one (each parameter a
+step and a half-step up and down; a parameter's step halves when that finds
+nothing better), then a last pass that puts back the ladder's value of every
+parameter that does not earn its change (:func:`search`). Batches run on
 ``workers`` processes; the result does not depend on how many.
 """
 
@@ -30,9 +32,11 @@ from typing import Any
 from ratings.engine.evaluate import (
     Progress,
     build_system,
+    format_table,
     log_loss,
     metrics,
     run_online,
+    time_order,
     unavailable_metrics,
     warmup_size,
 )
@@ -74,6 +78,9 @@ RANDOM_SHARE = 1 / 3
 FIRST_STEP = 0.125
 #: Steps shrink to this share of the range before the descent stops early.
 MIN_STEP = 1 / 256
+#: Log-loss a parameter may cost and still go back to the ladder's value: below the
+#: noise of a training half (a few thousandths on ~900 scored matches).
+SIMPLIFY_TOLERANCE = 0.0005
 
 Overrides = dict[str, float | int]
 
@@ -85,7 +92,7 @@ def train_split(matches: Sequence[Match]) -> Sequence[Match]:
 
 def train_score(matches: Sequence[Match], params: Params, scoring_format: object) -> float:
     """Log-loss of §7 run on ``matches`` alone (its first half warms up)."""
-    trace = run_online(matches, Default(params, scoring_format))
+    trace = run_online(matches, Default(params, scoring_format), ratings=False)
     start = warmup_size(len(matches))
     return log_loss(trace.probs[start:], trace.outcomes[start:])
 
@@ -150,20 +157,24 @@ def search(
     progress: Progress | None = None,
     project: Callable[[Overrides], Overrides] | None = None,
 ) -> tuple[Overrides, float, int]:
-    """Random batch then coordinate descent; returns (best, its score, settings tried).
+    """Random batch, coordinate descent, then a pass back to ``start`` where it costs nothing.
 
-    ``project`` maps every candidate into the allowed region before it is scored.
+    Returns (best setting, its score, settings scored); never scores more than
+    ``budget`` settings. ``project`` maps every candidate into the allowed region.
+    The last pass resets each parameter to its ``start`` value when that keeps
+    the score within :data:`SIMPLIFY_TOLERANCE` of the best, so parameters that
+    do not matter on this history keep the ladder's values instead of noise.
     """
     rng = random.Random(seed)
     seen: dict[tuple[tuple[str, float], ...], float] = {}
 
-    def run(batch: list[Overrides]) -> None:
+    def run(batch: list[Overrides], limit: int = budget) -> None:
         fresh: list[Overrides] = []
         for o in batch:
             if project is not None:
                 o = project(o)
-            if _key(o) not in seen and len(seen) + len(fresh) < budget:
-                seen[_key(o)] = float("nan")  # reserve, so duplicates in a batch run once
+            if _key(o) not in seen and len(seen) + len(fresh) < limit:
+                seen[_key(o)] = math.nan  # reserved, so duplicates in a batch run once
                 fresh.append(o)
         for o, value in zip(fresh, score(fresh) if fresh else [], strict=True):
             seen[_key(o)] = value
@@ -175,16 +186,19 @@ def search(
         return dict(key), value
 
     start = {name: SEARCH_SPACE[name].clip(v) for name, v in start.items()}
+    if project is not None:
+        start = project(start)
+    simplify_reserve = min(len(SEARCH_SPACE), budget // 4)
+    descent_budget = budget - simplify_reserve
     randoms = [start] + [
         {name: dim.clip(rng.uniform(dim.low, dim.high)) for name, dim in SEARCH_SPACE.items()}
         for _ in range(max(int(budget * RANDOM_SHARE) - 1, 0))
     ]
-    run(randoms)
+    run(randoms, descent_budget)
 
     steps = {name: FIRST_STEP * (dim.high - dim.low) for name, dim in SEARCH_SPACE.items()}
-    while len(seen) < budget:
+    while len(seen) < descent_budget:
         before = len(seen)
-        improved = False
         for name, dim in SEARCH_SPACE.items():
             current, current_value = best()
             batch = []
@@ -192,18 +206,27 @@ def search(
                 candidate = dict(current)
                 candidate[name] = dim.clip(current[name] + factor * steps[name])
                 batch.append(candidate)
-            run(batch)
-            if best()[1] < current_value:
-                improved = True
-            else:
+            run(batch, descent_budget)
+            if best()[1] >= current_value:
                 steps[name] /= 2.0
-        if len(seen) == before or (
-            not improved
-            and all(steps[n] < MIN_STEP * (d.high - d.low) for n, d in SEARCH_SPACE.items())
+        if len(seen) == before or all(
+            steps[n] < MIN_STEP * (d.high - d.low) for n, d in SEARCH_SPACE.items()
         ):
-            break  # nothing new left to try
-    overrides, value = best()
-    return overrides, value, len(seen)
+            break  # nothing new left to try, or every step is already tiny
+
+    chosen, chosen_value = best()
+    ceiling = chosen_value + SIMPLIFY_TOLERANCE
+    for name in SEARCH_SPACE:
+        if chosen[name] == start[name]:
+            continue
+        candidate = {**chosen, name: start[name]}
+        if project is not None:
+            candidate = project(candidate)
+        run([candidate])
+        value = seen.get(_key(candidate), math.inf)
+        if value <= ceiling:
+            chosen, chosen_value = candidate, value
+    return chosen, chosen_value, len(seen)
 
 
 def tune(
@@ -228,6 +251,7 @@ def tune(
     peer's package is missing). ``params`` are the searched parameters only.
     """
     global _WORK
+    matches = time_order(matches)
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
     start: Overrides = {name: getattr(params, name) for name in SEARCH_SPACE}
@@ -245,6 +269,7 @@ def tune(
     finally:
         evaluator.close()
         _WORK = None
+    tuned = {name: tuned[name] for name in SEARCH_SPACE}
     return {"params": tuned, "test": held_out_report(matches, params, tuned, scoring_format)}
 
 
@@ -264,3 +289,26 @@ def held_out_report(
         else:
             report[name] = metrics(run_online(matches, system))
     return report
+
+
+def format_tune(result: dict[str, Any], params: Params, matches: int) -> str:
+    """The human report of :func:`tune`: the setting found, then the held-out table."""
+    half = warmup_size(matches)
+    lines = [
+        f"Tuned on the first {half} of {matches} matches; scored on the last "
+        f"{matches - half}, which the search never saw.",
+        "",
+        "| parameter | start | tuned |",
+        "| --- | --- | --- |",
+    ]
+    for name, value in result["params"].items():
+        lines.append(f"| {name} | {getattr(params, name):g} | {value:g} |")
+    lines += ["", format_table(result["test"]), ""]
+    tuned = result["params"]
+    if tuned["match_win_bonus"] < tuned["margin_weight"] * tuned["margin_clamp"]:
+        lines.append(
+            "Note: with this setting a match won on games but lost clearly on points "
+            "counts as less than half a win for the winner "
+            "(match_win_bonus < margin_weight x margin_clamp); --win-floor rules that out."
+        )
+    return "\n".join(lines).rstrip("\n")

@@ -70,7 +70,11 @@ def test_password_change(client, alice):
     assert client.get(reverse("password_change")).status_code == 200
     response = client.post(
         reverse("password_change"),
-        {"old_password": PASSWORD, "new_password1": "brand-new-secret-77", "new_password2": "brand-new-secret-77"},
+        {
+            "old_password": PASSWORD,
+            "new_password1": "brand-new-secret-77",
+            "new_password2": "brand-new-secret-77",
+        },
     )
     assert response["Location"] == reverse("password_change_done")
     alice.refresh_from_db()

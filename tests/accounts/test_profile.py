@@ -58,7 +58,9 @@ def test_someone_elses_membership_cannot_be_changed(client, alice, bob, ladder):
     client.force_login(alice)
     bobs = _membership(bob, ladder)
     alices = _membership(alice, ladder)
-    response = client.post(URL, {"display_name": "Changed", "public_memberships": [alices.pk, bobs.pk]})
+    response = client.post(
+        URL, {"display_name": "Changed", "public_memberships": [alices.pk, bobs.pk]}
+    )
     assert response.status_code == 200
     assert "public_memberships" in response.context["form"].errors
     bobs.refresh_from_db()

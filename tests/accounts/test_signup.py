@@ -44,7 +44,10 @@ def test_signup_follows_a_safe_next_only(client):
     assert response["Location"] == join
 
     client.logout()
-    response = client.post(URL, {**GOOD, "username": "eve", "email": "eve@example.org", "next": "https://evil.example/"})
+    response = client.post(
+        URL,
+        {**GOOD, "username": "eve", "email": "eve@example.org", "next": "https://evil.example/"},
+    )
     assert response["Location"] == reverse("ladder:list")
 
 
@@ -62,13 +65,19 @@ def _assert_refused(client, data, field, message):
 
 def test_taken_username_is_refused(client, alice):
     _assert_refused(
-        client, {**GOOD, "username": "alice"}, "username", "A user with that username already exists."
+        client,
+        {**GOOD, "username": "alice"},
+        "username",
+        "A user with that username already exists.",
     )
 
 
 def test_username_differing_only_in_case_is_refused(client, alice):
     _assert_refused(
-        client, {**GOOD, "username": "Alice"}, "username", "A user with that username already exists."
+        client,
+        {**GOOD, "username": "Alice"},
+        "username",
+        "A user with that username already exists.",
     )
 
 
@@ -92,13 +101,18 @@ def test_taken_email_in_another_case_is_refused(client, alice):
     ],
 )
 def test_weak_password_is_refused(client, password, message):
-    _assert_refused(client, {**GOOD, "password1": password, "password2": password}, "password2", message)
+    _assert_refused(
+        client, {**GOOD, "password1": password, "password2": password}, "password2", message
+    )
 
 
 @pytest.mark.django_db
 def test_mismatched_passwords_are_refused(client):
     _assert_refused(
-        client, {**GOOD, "password2": GOOD["password1"] + "x"}, "password2", "The two passwords do not match."
+        client,
+        {**GOOD, "password2": GOOD["password1"] + "x"},
+        "password2",
+        "The two passwords do not match.",
     )
 
 

@@ -14,10 +14,6 @@ import pytest
 
 from tests.support import services
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
-# between browser steps are still synchronous, so Django's async guard is lifted here.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -36,6 +32,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.path)).resolve().parents:
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True)
+def _sync_orm_beside_playwright(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Playwright's sync API runs an event loop in this thread; the ORM calls a test makes
+    between browser steps are still synchronous, so Django's async guard is lifted here."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 @pytest.fixture(scope="session")
@@ -58,7 +61,9 @@ def new_page(browser, live_server) -> Iterator[Callable[[], object]]:  # type: i
     contexts = []
 
     def make():  # type: ignore[no-untyped-def]
-        context = browser.new_context(base_url=live_server.url, viewport={"width": 1200, "height": 900})
+        context = browser.new_context(
+            base_url=live_server.url, viewport={"width": 1200, "height": 900}
+        )
         context.set_default_timeout(10_000)
         contexts.append(context)
         return context.new_page()

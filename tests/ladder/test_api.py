@@ -60,7 +60,12 @@ def test_members_and_moderators_see_the_private_ladder(api, alice, mod, private_
 
 @pytest.mark.parametrize(
     ("method", "url"),
-    [("post", LIST), ("put", f"{LIST}singles/"), ("patch", f"{LIST}singles/"), ("delete", f"{LIST}singles/")],
+    [
+        ("post", LIST),
+        ("put", f"{LIST}singles/"),
+        ("patch", f"{LIST}singles/"),
+        ("delete", f"{LIST}singles/"),
+    ],
 )
 def test_the_endpoint_is_read_only_even_for_moderators(api, mod, ladder, method, url):
     api.force_authenticate(mod)

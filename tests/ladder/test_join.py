@@ -53,7 +53,7 @@ def test_join_page_shows_levels_and_certainty(client, outsider, ladder):
     response = client.get(join_url())
     assert response.status_code == 200
     page = response.content.decode()
-    assert "Skip – start at the ladder&#x27;s default (4.50)" in page
+    assert "Skip – ladder default (4.50)" in page
     assert "5.5 – Top club player" in page
     assert "I have a rating from league or tournament play" in page
     assert 'name="certainty"' in page and 'type="radio"' in page
@@ -155,6 +155,7 @@ def test_htmx_post_swaps_in_the_member_tag(client, outsider, ladder):
     page = response.content.decode()
     assert response.status_code == 200
     assert "✓ Member" in page and "You start at 4.50 ± 200." in page
+    assert '<dd id="members-singles" hx-swap-oob="true">1</dd>' in page
     assert Membership.objects.filter(user=outsider, ladder=ladder).exists()
 
 

@@ -11,6 +11,9 @@ from ladder.models import PARAM_FIELDS, Ladder, format_rating
 from ratings.engine.formats import get_format
 from ratings.engine.types import Params
 
+# full_clean() checks the unique slug in the database.
+pytestmark = pytest.mark.django_db
+
 
 def valid_ladder(**overrides) -> Ladder:
     values = {"name": "Test", "slug": "test"}
@@ -77,14 +80,17 @@ def test_method_options_reach_params():
     assert params.team_method == "performance_weighted"
 
 
-@pytest.mark.django_db
 def test_model_defaults_match_the_spec():
     ladder = valid_ladder()
     ladder.full_clean()
     ladder.save()
     ladder.refresh_from_db()
     assert ladder.params() == Params()
-    assert (ladder.max_report_age_days, ladder.confirm_within_hours, ladder.max_pending_reports) == (
+    assert (
+        ladder.max_report_age_days,
+        ladder.confirm_within_hours,
+        ladder.max_pending_reports,
+    ) == (
         14,
         168,
         10,
@@ -170,5 +176,6 @@ def test_display_helpers():
     assert singles.format_description == "Best of 3 games to 21, win by 2, capped at 30"
     assert Ladder(method_options={"stat_weights": {"kills": 1}}).stat_names == []
     assert Ladder(
-        team_method="performance_weighted", method_options={"stat_weights": {"kills": 1, "adr": 0.1}}
+        team_method="performance_weighted",
+        method_options={"stat_weights": {"kills": 1, "adr": 0.1}},
     ).stat_names == ["adr", "kills"]

@@ -30,8 +30,16 @@ def test_seed_demo_creates_the_club(db, debug):
     ladders = {ladder.slug: ladder for ladder in Ladder.objects.all()}
     assert set(ladders) == {"singles", "doubles", "team-5v5"}
     singles, doubles, team = ladders["singles"], ladders["doubles"], ladders["team-5v5"]
-    assert (singles.name, singles.scoring_format, singles.team_size) == ("Singles", "badminton_21", 1)
-    assert (doubles.name, doubles.scoring_format, doubles.team_size) == ("Doubles", "badminton_21", 2)
+    assert (singles.name, singles.scoring_format, singles.team_size) == (
+        "Singles",
+        "badminton_21",
+        1,
+    )
+    assert (doubles.name, doubles.scoring_format, doubles.team_size) == (
+        "Doubles",
+        "badminton_21",
+        2,
+    )
     assert (team.name, team.scoring_format, team.team_size) == ("5v5 League", "generic", 5)
     assert (team.best_of, team.points_per_game, team.team_method) == (1, 16, "performance_weighted")
     assert dict(team.params().stat_weights) == {"kills": 1.0, "deaths": -0.7, "adr": 0.02}

@@ -24,7 +24,9 @@ PRODUCTION = {
 
 
 def run_manage(*args: str, **environ: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in PRODUCTION and k != "TEST_DATABASE_URL"}
+    clean = {
+        k: v for k, v in os.environ.items() if k not in PRODUCTION and k != "TEST_DATABASE_URL"
+    }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -69,7 +71,9 @@ def test_development_defaults_are_sqlite_and_in_process_tasks() -> None:
 @pytest.mark.parametrize(
     ("raw", "expected"), [("1", True), ("true", True), ("No", False), ("0", False), ("", False)]
 )
-def test_envbool_reads_common_spellings(monkeypatch: pytest.MonkeyPatch, raw: str, expected: bool) -> None:
+def test_envbool_reads_common_spellings(
+    monkeypatch: pytest.MonkeyPatch, raw: str, expected: bool
+) -> None:
     monkeypatch.setenv("SOME_FLAG", raw)
     assert env.envbool("SOME_FLAG", not expected) is expected
 
@@ -86,10 +90,18 @@ def test_envbool_and_envint_fail_loudly_on_nonsense(monkeypatch: pytest.MonkeyPa
 def test_database_url_parsing() -> None:
     pg = env.database_from_url("postgres://u:p%40ss@h.example:6543/club?sslmode=require")
     assert (pg["ENGINE"], pg["NAME"], pg["USER"], pg["PASSWORD"], pg["HOST"], pg["PORT"]) == (
-        "django.db.backends.postgresql", "club", "u", "p@ss", "h.example", "6543",
+        "django.db.backends.postgresql",
+        "club",
+        "u",
+        "p@ss",
+        "h.example",
+        "6543",
     )
     assert pg["OPTIONS"] == {"sslmode": "require"}
-    assert env.database_from_url("sqlite:////var/db/ladder.sqlite3")["NAME"] == "/var/db/ladder.sqlite3"
+    assert (
+        env.database_from_url("sqlite:////var/db/ladder.sqlite3")["NAME"]
+        == "/var/db/ladder.sqlite3"
+    )
     assert env.database_from_url("sqlite:///ladder.sqlite3")["NAME"] == "ladder.sqlite3"
     with pytest.raises(ImproperlyConfigured, match="scheme 'mysql' is not supported"):
         env.database_from_url("mysql://x@y/z")

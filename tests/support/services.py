@@ -78,7 +78,9 @@ class Postgres:
 
     def stop(self) -> None:
         subprocess.run(
-            _as_postgres_user([str(self.bindir / "pg_ctl"), "-D", str(self.datadir), "-m", "immediate", "stop"]),
+            _as_postgres_user(
+                [str(self.bindir / "pg_ctl"), "-D", str(self.datadir), "-m", "immediate", "stop"]
+            ),
             capture_output=True,
             check=False,
         )
@@ -95,7 +97,20 @@ def start_postgres() -> Postgres:
     if os.geteuid() == 0:
         shutil.chown(base, "postgres", "postgres")
     subprocess.run(
-        _as_postgres_user([str(bindir / "initdb"), "-D", str(datadir), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"]),
+        _as_postgres_user(
+            [
+                str(bindir / "initdb"),
+                "-D",
+                str(datadir),
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ]
+        ),
         check=True,
         capture_output=True,
     )
@@ -105,7 +120,19 @@ def start_postgres() -> Postgres:
         "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
     )
     subprocess.run(
-        _as_postgres_user([str(bindir / "pg_ctl"), "-D", str(datadir), "-o", options, "-l", str(base / "log"), "-w", "start"]),
+        _as_postgres_user(
+            [
+                str(bindir / "pg_ctl"),
+                "-D",
+                str(datadir),
+                "-o",
+                options,
+                "-l",
+                str(base / "log"),
+                "-w",
+                "start",
+            ]
+        ),
         check=True,
         capture_output=True,
     )
@@ -173,9 +200,24 @@ def start_celery_worker(broker_url: str, database_url: str, *extra_args: str) ->
         "PYTHONUNBUFFERED": "1",
     }
     process = _spawn(
-        [sys.executable, "-m", "celery", "-A", "ladder", "worker", "--pool", "solo",
-         "--concurrency", "1", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-         "--without-heartbeat", *extra_args],
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "ladder",
+            "worker",
+            "--pool",
+            "solo",
+            "--concurrency",
+            "1",
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            *extra_args,
+        ],
         env,
         "celery",
     )

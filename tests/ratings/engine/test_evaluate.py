@@ -118,7 +118,9 @@ def round_robin(n: int, players: int = 7) -> list[Match]:
     for i in range(n):
         a, offset = i % players, 1 + (i // players) % (players - 1)
         history.append(
-            singles(1 + i // 3, f"P{a}", f"P{(a + offset) % players}", a_wins=i % 3 != 0, match_id=i + 1)
+            singles(
+                1 + i // 3, f"P{a}", f"P{(a + offset) % players}", a_wins=i % 3 != 0, match_id=i + 1
+            )
         )
     return history
 
@@ -211,7 +213,9 @@ def bwf() -> list[Match]:
 
 def test_peers_land_near_the_published_figures(bwf):
     """data/README.md: Glicko-2 0.612, TrueSkill 0.613, Elo 0.628, OpenSkill 0.644."""
-    result = backtest(bwf, Params(), BADMINTON, systems=["glicko2", "elo", "trueskill", "openskill"])
+    result = backtest(
+        bwf, Params(), BADMINTON, systems=["glicko2", "elo", "trueskill", "openskill"]
+    )
     published = {"glicko2": 0.612, "trueskill": 0.613, "elo": 0.628, "openskill": 0.644}
     assert result["matches"] == 3691
     for name, figure in published.items():
@@ -219,3 +223,20 @@ def test_peers_land_near_the_published_figures(bwf):
         if logloss is None:
             continue  # package not installed
         assert logloss == pytest.approx(figure, abs=0.005), name
+
+
+# ------------------------------------------------------------------ command line
+
+
+def test_cli_backtest_json(tmp_path, capsys):
+    from ratings.engine.__main__ import main
+
+    lines = (DATA / "bwf_mens_singles_2018_2021.csv").read_text(encoding="utf-8").splitlines()
+    small = tmp_path / "small.csv"
+    small.write_text("\n".join(lines[:81]) + "\n", encoding="utf-8")
+    assert main(["backtest", str(small), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["matches"], result["evaluated"]) == (80, 40)
+    assert list(result["systems"]) == list(SYSTEMS)
+    assert main(["backtest", str(small)]) == 0
+    assert "| default |" in capsys.readouterr().out

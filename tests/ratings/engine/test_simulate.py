@@ -98,3 +98,12 @@ def test_doubles_find_the_true_order():
     result = sim.simulate(players=40, matches=2000, seed=3, modes=["doubles"], peers=[])
     for label, scores in result["doubles"].items():
         assert scores["spearman_true"] > 0.8, label
+
+
+def test_cli_simulate(capsys):
+    from ratings.engine.__main__ import main
+
+    assert main(["simulate", "--players", "8", "--matches", "30", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["matches"] == 30
+    assert main(["simulate", "--players", "8", "--matches", "30"]) == 0
+    assert "| composite_team |" in capsys.readouterr().out

@@ -123,3 +123,16 @@ def test_tune_with_win_floor_keeps_wins_above_half(history):
     result = tune(history, Params(), BADMINTON, budget=8, workers=1, win_floor=True)
     p = result["params"]
     assert p["match_win_bonus"] >= p["margin_weight"] * p["margin_clamp"] - 1e-12
+
+
+def test_cli_tune_json(tmp_path, capsys):
+    from ratings.engine.__main__ import main
+
+    lines = (DATA / "bwf_mens_singles_2018_2021.csv").read_text(encoding="utf-8").splitlines()
+    small = tmp_path / "small.csv"
+    small.write_text("\n".join(lines[:81]) + "\n", encoding="utf-8")
+    assert main(["tune", str(small), "--budget", "3", "--workers", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) == {"params", "test"}
+    assert main(["tune", str(small), "--budget", "0"]) == 1
+    assert "--budget" in capsys.readouterr().err

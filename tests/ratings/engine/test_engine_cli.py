@@ -1,0 +1,136 @@
+"""`python -m ratings.engine rate FILE.csv`: CSV of each player's state after their last match."""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ratings.engine.__main__ import SUBCOMMANDS, build_parser, main, parse_param
+from ratings.engine.types import EngineError
+
+ROOT = Path(__file__).resolve().parents[3]
+BWF = ROOT / "tests" / "data" / "bwf_mens_singles_2018_2021.csv"
+CSGO = ROOT / "tests" / "data" / "csgo_5v5_2022.csv"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ratings.engine", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_rate_bwf_file() -> None:
+    done = run("rate", str(BWF.relative_to(ROOT)))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(io.StringIO(done.stdout)))
+    assert rows[0] == ["player", "rating", "rd", "volatility", "matches"]
+    body = rows[1:]
+    players = [r[0] for r in body]
+    assert players == sorted(players)
+    with open(BWF, encoding="utf-8", newline="") as f:
+        distinct = {name for row in list(csv.reader(f))[1:] for name in (row[1], row[2])}
+    assert len(body) == len(distinct)
+    # Full precision: repr of floats reads back exactly.
+    for _, rating, rd, vol, matches in body:
+        assert repr(float(rating)) == rating and repr(float(rd)) == rd and repr(float(vol)) == vol
+        assert 2000 <= float(rating) <= 9000 and 0 < float(rd) <= 500 and int(matches) >= 1
+    assert sum(int(r[4]) for r in body) == 2 * 3691
+
+
+def test_rate_csgo_with_method_and_params(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "rate",
+            str(CSGO),
+            "--format",
+            "generic",
+            "--points-per-game",
+            "16",
+            "--method",
+            "performance_weighted",
+            "--param",
+            "stat_weights=kills:1,deaths:-1",
+            "--param",
+            "delta_max=40",
+        ]
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert len(out) == 1 + 121
+
+
+def test_bad_param_exits_2_with_a_message() -> None:
+    done = run("rate", str(BWF), "--param", "tau=fast")
+    assert done.returncode == 2
+    assert "--param tau='fast'" in done.stderr
+    done = run("rate", str(BWF), "--param", "speed=3")
+    assert done.returncode == 2
+    assert "unknown parameter" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--param", "tau=-1"],
+        ["--param", "lookback_days=9.5"],
+        ["--param", "noequals"],
+        ["--format", "generic"],
+        ["--method", "elo"],
+    ],
+)
+def test_bad_arguments_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["rate", str(BWF), *args])
+    assert exit_.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_file_problems_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text(
+        "played_on,side_a,side_b,score,stats\n2024-01-01,A,B,21-20 21-5,\n", encoding="utf-8"
+    )
+    assert main(["rate", str(bad)]) == 1
+    assert "line 2: Game 1: 21-20" in capsys.readouterr().err
+    assert main(["rate", str(tmp_path / "missing.csv")]) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("tau=0.4", ("tau", 0.4)),
+        ("lookback_days=60", ("lookback_days", 60)),
+        ("team_method=individual", ("team_method", "individual")),
+        ("g1_boost=false", ("g1_boost", False)),
+        ("delta_max=none", ("delta_max", None)),
+        ("delta_max=25", ("delta_max", 25.0)),
+        ("stat_weights=kills:1,deaths:-1", ("stat_weights", {"kills": 1.0, "deaths": -1.0})),
+        ('stat_weights={"adr": 0.1}', ("stat_weights", {"adr": 0.1})),
+    ],
+)
+def test_parse_param(text: str, value: tuple) -> None:
+    assert parse_param(text) == value
+
+
+@pytest.mark.parametrize(
+    "text", ["g1_boost=maybe", "stat_weights=kills", "stat_weights={bad", "tau="]
+)
+def test_parse_param_errors(text: str) -> None:
+    with pytest.raises(EngineError):
+        parse_param(text)
+
+
+def test_subcommands_are_registered() -> None:
+    assert SUBCOMMANDS[0].__name__ == "add_rate"
+    parser = build_parser()
+    args = parser.parse_args(["rate", "x.csv", "--param", "tau=0.3"])
+    assert args.command == "rate" and args.param == ["tau=0.3"]

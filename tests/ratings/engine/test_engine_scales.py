@@ -1,0 +1,97 @@
+"""RATINGS.md §1: scales, conversions both ways, bounds and the display value."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from ratings.engine.formats import get_format
+from ratings.engine.replay import Replayer
+from ratings.engine.scales import (
+    GLICKO2_SCALE,
+    bound_rating,
+    bound_rd,
+    clamp,
+    display,
+    to_mu,
+    to_phi,
+    to_rating,
+    to_rd,
+)
+from ratings.engine.teams import Contestant, rate_sides
+from ratings.engine.types import Match, Params
+
+
+def test_centre_maps_to_zero_both_ways() -> None:
+    assert to_mu(4500, 4500) == 0.0
+    assert to_rating(0.0, 4500) == 4500.0
+    assert to_mu(4500 + GLICKO2_SCALE, 4500) == pytest.approx(1.0)
+    assert to_rating(1.0, 4500) == pytest.approx(4500 + 173.7178)
+    assert to_phi(173.7178) == pytest.approx(1.0)
+    assert to_rd(1.0) == pytest.approx(173.7178)
+
+
+@pytest.mark.parametrize("rating", [2000.0, 3999.5, 4500.0, 6123.25, 9000.0])
+def test_round_trip(rating: float) -> None:
+    assert to_rating(to_mu(rating, 4500), 4500) == pytest.approx(rating, abs=1e-9)
+    assert to_rd(to_phi(rating / 10)) == pytest.approx(rating / 10, abs=1e-9)
+
+
+def test_no_drift_against_even_opponents() -> None:
+    """The seed's +4000 typo would pull a player down ~500 points per match; we use the centre.
+
+    Two players at the centre who keep splitting matches stay at the centre.
+    """
+    fmt = get_format("generic", best_of=1, points_per_game=21)
+    replayer = Replayer(Params(), fmt)
+    for day in range(1, 29):
+        games = ((21, 19),) if day % 2 else ((19, 21),)
+        replayer.rate(Match(date(2024, 2, day), ("Ann",), ("Bob",), games))
+    for name in ("Ann", "Bob"):
+        assert abs(replayer.state(name).rating - 4500) < 60
+
+
+def test_bounds() -> None:
+    params = Params()
+    assert bound_rating(1999.0, params) == 2000.0
+    assert bound_rating(9000.5, params) == 9000.0
+    assert bound_rating(4321.0, params) == 4321.0
+    assert bound_rd(501.0, params) == 500.0
+    assert bound_rd(80.0, params) == 80.0
+    assert clamp(5, 1, 3) == 3 and clamp(-5, 1, 3) == 1 and clamp(2, 1, 3) == 2
+
+
+def test_rating_clamped_after_an_update() -> None:
+    """§1/§3 step 9: a strong win from near the top ends at rating_max, not above."""
+    fmt = get_format("generic", best_of=1, points_per_game=21)
+    params = Params(rating_max=4550.0)
+    winner, loser = Replayer(params, fmt).rate(Match(date(2024, 1, 1), ("A",), ("B",), ((21, 0),)))
+    assert winner.rating_after == 4550.0
+    params = Params(rating_min=4480.0)
+    winner, loser = Replayer(params, fmt).rate(Match(date(2024, 1, 1), ("A",), ("B",), ((21, 0),)))
+    assert loser.rating_after == 4480.0
+
+
+def test_rd_capped_at_rd_max() -> None:
+    """A closed gate lets RD grow (phi' = phi* > phi) but never past rd_max."""
+    volatile = Contestant("A", 4500.0, 499.0, 0.5, (1.0,), gate_open=False)
+    steady = Contestant("B", 4500.0, 100.0, 0.06, (1.0,), gate_open=True)
+    (a,), (b,) = rate_sides([volatile], [steady], 0.9625, Params())
+    assert a.rd == 500.0  # sqrt(499^2 + (0.5 * 173.7)^2) = 506.5 before the cap
+    assert b.rd < 100.0
+
+
+@pytest.mark.parametrize(
+    ("rating", "shown"),
+    [
+        (4500, "4.50"),
+        (2000, "2.00"),
+        (9000, "9.00"),
+        (4505, "4.51"),
+        (4504.9, "4.50"),
+        (3999.99, "4.00"),
+    ],
+)
+def test_display(rating: float, shown: str) -> None:
+    assert display(rating) == shown
