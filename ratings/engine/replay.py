@@ -163,13 +163,14 @@ def _fast_constructor(cls: type[PlayerChange]) -> Callable[..., PlayerChange]:
     dataclass (a __post_init__ or a field without a slot).
     """
     names = [f.name for f in fields(cls)]
-    setters = [getattr(cls.__dict__.get(n), "__set__", None) for n in names]
+    slots = [cls.__dict__.get(n) for n in names]
     if (
         len(names) != 13
         or hasattr(cls, "__post_init__")
-        or not all(isinstance(cls.__dict__.get(n), MemberDescriptorType) for n in names)
+        or not all(isinstance(slot, MemberDescriptorType) for slot in slots)
     ):
         return cls
+    setters: list[Callable[[object, object], None]] = [slot.__set__ for slot in slots]  # type: ignore[union-attr]
     (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12) = setters
     new = object.__new__
 

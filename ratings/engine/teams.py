@@ -75,12 +75,13 @@ def performance_weights(
     any player has no stats gets weight 1 for everyone: performances cannot be compared.
     """
     n = len(stats)
-    if n == 0 or any(s is None for s in stats):
+    complete = [s for s in stats if s is not None]
+    if n == 0 or len(complete) < n:
         return (1.0,) * n
     weights_of_stat = params.stat_weights
     scores = [
-        sum(weights_of_stat.get(stat, 0.0) * value for stat, value in s.items())  # type: ignore[union-attr]
-        for s in stats
+        sum((weights_of_stat.get(stat, 0.0) * value for stat, value in s.items()), 0.0)
+        for s in complete
     ]
     mean = sum(scores) / n
     spread = sqrt(sum((p - mean) ** 2 for p in scores) / n + PERFORMANCE_EPSILON)

@@ -40,7 +40,7 @@ from ratings.engine.evaluate import (
     unavailable_metrics,
     warmup_size,
 )
-from ratings.engine.peers import PEERS, Default, PeerUnavailable
+from ratings.engine.peers import PEERS, Default, PeerUnavailable, actual_result
 from ratings.engine.types import Match, Params
 
 
@@ -91,35 +91,61 @@ def train_split(matches: Sequence[Match]) -> Sequence[Match]:
 
 
 def train_score(matches: Sequence[Match], params: Params, scoring_format: object) -> float:
-    """Log-loss of §7 run on ``matches`` alone (its first half warms up)."""
-    trace = run_online(matches, Default(params, scoring_format), ratings=False)
+    """Log-loss of §7 run on ``matches`` alone (its first half warms up).
+
+    The same protocol as :func:`evaluate.run_online`, cut to what the score needs:
+    warm-up matches are only rated (their predictions would not count).
+    """
+    system = Default(params, scoring_format)
+    predict, update = system.predict, system.update
     start = warmup_size(len(matches))
-    return log_loss(trace.probs[start:], trace.outcomes[start:])
+    for match in matches[:start]:
+        update(match)
+    probs = []
+    for match in matches[start:]:
+        probs.append(predict(match.side_a, match.side_b, match.played_on))
+        update(match)
+    return log_loss(probs, [actual_result(m) for m in matches[start:]])
 
 
-# Worker state: set before the pool forks, so nothing (Params holds a mapping
-# proxy that does not pickle) has to travel to the workers but override dicts.
-_WORK: tuple[Sequence[Match], Params, object] | None = None
+# Worker state: set before the pool forks, so nothing (Params holds a mapping proxy
+# that does not pickle) has to travel to the workers but override dicts and names.
+# (whole history in time order, its training half, the starting params, the format)
+_WORK: tuple[Sequence[Match], Sequence[Match], Params, object] | None = None
 
 
 def _score_overrides(overrides: Overrides) -> float:
     assert _WORK is not None
-    matches, base, scoring_format = _WORK
-    return train_score(matches, base.with_overrides(**overrides), scoring_format)
+    _, train, base, scoring_format = _WORK
+    return train_score(train, base.with_overrides(**overrides), scoring_format)
 
 
-class _Evaluator:
-    """Scores batches of settings, in a process pool when there is more than one worker."""
+def _held_out(job: tuple[str, Overrides | None]) -> dict[str, float | None]:
+    """§7 metrics on the whole history for one system: tuned/default (with overrides) or a peer."""
+    assert _WORK is not None
+    matches, _, base, scoring_format = _WORK
+    name, overrides = job
+    if overrides is not None:
+        system: Any = Default(base.with_overrides(**overrides), scoring_format, name=name)
+    else:
+        system = build_system(name, base, scoring_format)
+    if isinstance(system, PeerUnavailable):
+        return unavailable_metrics()
+    return metrics(run_online(matches, system))
+
+
+class _Workers:
+    """Maps the worker functions above, in a process pool when there is more than one worker."""
 
     def __init__(self, workers: int) -> None:
         self.pool = None
         if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
             self.pool = multiprocessing.get_context("fork").Pool(workers)
 
-    def __call__(self, batch: list[Overrides]) -> list[float]:
+    def map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
         if self.pool is None:
-            return [_score_overrides(o) for o in batch]
-        return self.pool.map(_score_overrides, batch, chunksize=1)
+            return [fn(item) for item in items]
+        return self.pool.map(fn, items, chunksize=1)
 
     def close(self) -> None:
         if self.pool is not None:
@@ -255,40 +281,31 @@ def tune(
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
     start: Overrides = {name: getattr(params, name) for name in SEARCH_SPACE}
-    _WORK = (train_split(matches), params, scoring_format)
-    evaluator = _Evaluator(workers)
+    _WORK = (matches, train_split(matches), params, scoring_format)
+    pool = _Workers(workers)
     try:
         tuned, _, _ = search(
-            evaluator,
+            lambda batch: pool.map(_score_overrides, batch),
             start,
             budget,
             seed=seed,
             progress=progress,
             project=keep_wins_above_half if win_floor else None,
         )
+        tuned = {name: tuned[name] for name in SEARCH_SPACE}
+        # The slowest peer first, so two processes finish together.
+        jobs: list[tuple[str, Overrides | None]] = [
+            ("trueskill", None),
+            ("tuned", tuned),
+            ("default", {}),
+            *((name, None) for name in PEERS if name != "trueskill"),
+        ]
+        report = dict(zip((name for name, _ in jobs), pool.map(_held_out, jobs), strict=True))
     finally:
-        evaluator.close()
+        pool.close()
         _WORK = None
-    tuned = {name: tuned[name] for name in SEARCH_SPACE}
-    return {"params": tuned, "test": held_out_report(matches, params, tuned, scoring_format)}
-
-
-def held_out_report(
-    matches: Sequence[Match], params: Params, tuned: Overrides, scoring_format: object
-) -> dict[str, dict[str, float | None]]:
-    """Metrics on the second half for the tuned setting, the defaults and the peers."""
-    report: dict[str, dict[str, float | None]] = {}
-    runs: list[tuple[str, Any]] = [
-        ("tuned", Default(params.with_overrides(**tuned), scoring_format, name="tuned")),
-        ("default", Default(params, scoring_format)),
-    ]
-    runs += [(name, build_system(name, params, scoring_format)) for name in PEERS]
-    for name, system in runs:
-        if isinstance(system, PeerUnavailable):
-            report[name] = unavailable_metrics()
-        else:
-            report[name] = metrics(run_online(matches, system))
-    return report
+    order = ("tuned", "default", *PEERS)
+    return {"params": tuned, "test": {name: report[name] for name in order}}
 
 
 def format_tune(result: dict[str, Any], params: Params, matches: int) -> str:

@@ -34,25 +34,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(autouse=True)
-def _sync_orm_beside_playwright(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Playwright's sync API runs an event loop in this thread; the ORM calls a test makes
-    between browser steps are still synchronous, so Django's async guard is lifted here."""
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
         services.missing("chromium")
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API keeps an event loop running in this thread for the session; the
+    # ORM calls tests make between browser steps are still synchronous, so Django's async
+    # guard is lifted while the browser lives (tests/ladder/test_settings strips it again).
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
         )
         yield chromium
         chromium.close()
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.fixture

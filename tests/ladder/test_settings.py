@@ -25,7 +25,9 @@ PRODUCTION = {
 
 def run_manage(*args: str, **environ: str) -> subprocess.CompletedProcess[str]:
     clean = {
-        k: v for k, v in os.environ.items() if k not in PRODUCTION and k != "TEST_DATABASE_URL"
+        k: v
+        for k, v in os.environ.items()
+        if k not in PRODUCTION and k not in ("TEST_DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
