@@ -26,7 +26,7 @@ import multiprocessing
 import os
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ratings.engine.evaluate import (
@@ -40,6 +40,7 @@ from ratings.engine.evaluate import (
     unavailable_metrics,
     warmup_size,
 )
+from ratings.engine.formats import ScoringFormat
 from ratings.engine.peers import PEERS, Default, PeerUnavailable, actual_result
 from ratings.engine.types import Match, Params
 
@@ -106,6 +107,27 @@ def train_score(matches: Sequence[Match], params: Params, scoring_format: object
         probs.append(predict(match.side_a, match.side_b, match.played_on))
         update(match)
     return log_loss(probs, [actual_result(m) for m in matches[start:]])
+
+
+@dataclass(frozen=True, slots=True)
+class _Validated(ScoringFormat):
+    """A scoring format whose matches :func:`tune` has already validated once.
+
+    Every setting tried replays the training half with a fresh Replayer, which
+    would validate each distinct score line again (a seventh of the work).
+    """
+
+    def validate_games(self, games: Sequence[tuple[int, int]]) -> None:
+        return None
+
+
+def _validated(matches: Sequence[Match], scoring_format: object) -> object:
+    """Validate every match's games once; the format to replay them with from then on."""
+    if not isinstance(scoring_format, ScoringFormat):
+        return scoring_format
+    for games in {m.games for m in matches}:
+        scoring_format.validate_games(games)
+    return _Validated(**{f.name: getattr(scoring_format, f.name) for f in fields(scoring_format)})
 
 
 # Worker state: set before the pool forks, so nothing (Params holds a mapping proxy
@@ -281,7 +303,7 @@ def tune(
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
     start: Overrides = {name: getattr(params, name) for name in SEARCH_SPACE}
-    _WORK = (matches, train_split(matches), params, scoring_format)
+    _WORK = (matches, train_split(matches), params, _validated(matches, scoring_format))
     pool = _Workers(workers)
     try:
         tuned, _, _ = search(

@@ -136,3 +136,11 @@ def test_cli_tune_json(tmp_path, capsys):
     assert set(result) == {"params", "test"}
     assert main(["tune", str(small), "--budget", "0"]) == 1
     assert "--budget" in capsys.readouterr().err
+
+
+def test_tune_validates_every_score_up_front(history):
+    from ratings.engine.types import EngineError
+
+    bad = history[:-1] + [dataclasses.replace(history[-1], games=((21, 25),))]
+    with pytest.raises(EngineError):
+        tune(bad, Params(), BADMINTON, budget=2, workers=1)
