@@ -33,7 +33,7 @@ from ratings.engine.importfmt import parse_matches  # noqa: E402
 from ratings.engine.replay import Replayer  # noqa: E402
 from ratings.engine.simulate import play_match  # noqa: E402
 from ratings.engine.tune import tune  # noqa: E402
-from ratings.engine.types import Match, Params  # noqa: E402
+from ratings.engine.types import Match, Params, PlayerChange  # noqa: E402
 
 BWF = ROOT / "tests" / "data" / "bwf_mens_singles_2018_2021.csv"
 UPDATES = 200_000
@@ -105,7 +105,7 @@ def time_replay(history: list[Match], tail: int) -> tuple[float, Replayer, list]
     replayer = Replayer(Params(), get_format("badminton_21"))
     rate = replayer.rate
     split = len(history) - tail
-    kept = []
+    kept: list[tuple[PlayerChange, ...]] = []
     keep = kept.append
     start = time.perf_counter()
     for match in history[:split]:
@@ -184,9 +184,11 @@ def main(argv: list[str] | None = None) -> int:
             "≤ 30 s for ≥ 200",
         ),
     ]
+    compiled = not glicko2.__file__.endswith(".py")
     print(
         f"Python {platform.python_version()} on {platform.machine()}, "
-        f"{os.cpu_count()} CPUs ({platform.processor() or platform.platform()})\n"
+        f"{os.cpu_count()} CPUs ({platform.processor() or platform.platform()}); "
+        f"glicko2 {'compiled (build-native)' if compiled else 'pure Python'}\n"
     )
     for row in rows:
         print("| " + " | ".join(row) + " |")

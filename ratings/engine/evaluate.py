@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ratings.engine.formats import ScoringFormat
 from ratings.engine.peers import (
     PEERS,
     Default,
@@ -233,13 +234,13 @@ def metrics(trace: Trace, warmup: int | None = None) -> dict[str, float | None]:
     return scores
 
 
-def unavailable_metrics() -> dict[str, None]:
+def unavailable_metrics() -> dict[str, float | None]:
     """The metrics of a peer that could not run: all null."""
     return dict.fromkeys(METRICS)
 
 
 def build_system(
-    name: str, params: Params, scoring_format: object
+    name: str, params: Params, scoring_format: ScoringFormat
 ) -> RatingSystem | PeerUnavailable:
     """The named system: ``default`` is the engine with ``params``; the rest are peers."""
     if name == "default":
@@ -252,7 +253,7 @@ def build_system(
 def backtest(
     matches: Sequence[Match],
     params: Params,
-    scoring_format: object,
+    scoring_format: ScoringFormat,
     systems: Iterable[str] = SYSTEMS,
     progress: Progress | None = None,
 ) -> dict[str, Any]:

@@ -26,7 +26,8 @@ from datetime import date
 from typing import Protocol
 
 from ratings.engine import glicko2
-from ratings.engine.scales import GLICKO2_SCALE as GLICKO_SCALE
+from ratings.engine.formats import ScoringFormat
+from ratings.engine.scales import GLICKO2_SCALE
 from ratings.engine.types import Match, Params
 
 #: Convergence band on the ladder scale (RATINGS.md §7: "within ±50").
@@ -135,8 +136,8 @@ class Glicko2:
         rating_period_days: int = 7,
     ) -> None:
         self.center = rating
-        self.initial = (0.0, rd / GLICKO_SCALE, volatility)
-        self.phi_max = rd / GLICKO_SCALE
+        self.initial = (0.0, rd / GLICKO2_SCALE, volatility)
+        self.phi_max = rd / GLICKO2_SCALE
         self.tau = tau
         self.rating_period_days = rating_period_days
         # player -> (mu, phi, sigma, last played)
@@ -144,7 +145,7 @@ class Glicko2:
 
     def rating(self, player: str) -> float:
         mu = self.states[player][0] if player in self.states else self.initial[0]
-        return self.center + GLICKO_SCALE * mu
+        return self.center + GLICKO2_SCALE * mu
 
     def _current(self, player: str, on: date) -> tuple[float, float, float]:
         """mu, phi, sigma with phi inflated for inactivity up to ``on``."""
@@ -293,7 +294,9 @@ class Default:
 
     convergence_band = LADDER_BAND
 
-    def __init__(self, params: Params, scoring_format: object, name: str = "default") -> None:
+    def __init__(
+        self, params: Params, scoring_format: ScoringFormat, name: str = "default"
+    ) -> None:
         from ratings.engine.replay import Replayer
 
         self.name = name

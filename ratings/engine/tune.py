@@ -91,7 +91,7 @@ def train_split(matches: Sequence[Match]) -> Sequence[Match]:
     return matches[: warmup_size(len(matches))]
 
 
-def train_score(matches: Sequence[Match], params: Params, scoring_format: object) -> float:
+def train_score(matches: Sequence[Match], params: Params, scoring_format: ScoringFormat) -> float:
     """Log-loss of §7 run on ``matches`` alone (its first half warms up).
 
     The same protocol as :func:`evaluate.run_online`, cut to what the score needs:
@@ -121,10 +121,8 @@ class _Validated(ScoringFormat):
         return None
 
 
-def _validated(matches: Sequence[Match], scoring_format: object) -> object:
+def _validated(matches: Sequence[Match], scoring_format: ScoringFormat) -> ScoringFormat:
     """Validate every match's games once; the format to replay them with from then on."""
-    if not isinstance(scoring_format, ScoringFormat):
-        return scoring_format
     for games in {m.games for m in matches}:
         scoring_format.validate_games(games)
     return _Validated(**{f.name: getattr(scoring_format, f.name) for f in fields(scoring_format)})
@@ -133,7 +131,7 @@ def _validated(matches: Sequence[Match], scoring_format: object) -> object:
 # Worker state: set before the pool forks, so nothing (Params holds a mapping proxy
 # that does not pickle) has to travel to the workers but override dicts and names.
 # (whole history in time order, its training half, the starting params, the format)
-_WORK: tuple[Sequence[Match], Sequence[Match], Params, object] | None = None
+_WORK: tuple[Sequence[Match], Sequence[Match], Params, ScoringFormat] | None = None
 
 
 def _score_overrides(overrides: Overrides) -> float:
@@ -280,7 +278,7 @@ def search(
 def tune(
     matches: Sequence[Match],
     params: Params,
-    scoring_format: object,
+    scoring_format: ScoringFormat,
     budget: int = DEFAULT_BUDGET,
     seed: int = 0,
     workers: int | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -45,12 +45,12 @@ def run(
 
     args = argparse.Namespace(**options)
     # The raw stream for the progress bar: OutputWrapper would end each redraw with a newline.
-    err = getattr(command.stderr, "_out", command.stderr)
+    err = cast(TextIO, getattr(command.stderr, "_out", command.stderr))
     try:
         validate_params(params_from_args(args))
         if hasattr(args, "format"):
             format_from_args(args)
-        code = func(args, command.stdout, err)
+        code = func(args, cast(TextIO, command.stdout), err)
     except EngineError as exc:
         raise CommandError(str(exc)) from exc
     except OSError as exc:

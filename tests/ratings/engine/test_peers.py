@@ -71,7 +71,7 @@ def test_glicko2_first_win_between_new_players():
     g.update(match("A", "B"))
     assert g.rating("A") == pytest.approx(1662.31, abs=0.01)
     assert g.rating("B") == pytest.approx(1337.69, abs=0.01)
-    assert g.states["A"][1] * peers.GLICKO_SCALE == pytest.approx(290.32, abs=0.01)
+    assert g.states["A"][1] * peers.GLICKO2_SCALE == pytest.approx(290.32, abs=0.01)
     assert 0.5 < g.predict(["A"], ["B"], DAY) < 1.0
 
 

@@ -1,0 +1,42 @@
+"""Template filters for the match pages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+def _join(names: Sequence[str], word: str) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {word} {names[-1]}"
+
+
+@register.filter
+def names_and(users: Iterable[Any]) -> str:
+    """[Alice, Bob, Charlie] → "Alice, Bob and Charlie"."""
+    return _join([u.name for u in users], "and")
+
+
+@register.filter
+def names_or(users: Iterable[Any]) -> str:
+    """[Bob, Charlie] → "Bob or Charlie"."""
+    return _join([u.name for u in users], "or")
+
+
+@register.filter
+def percent(probability: float | None) -> str:
+    """0.634 → "63%"; None → "—" (no prediction, never a made-up number)."""
+    if probability is None:
+        return "—"
+    return f"{probability * 100:.0f}%"
+
+
+@register.filter
+def games_text(games: Iterable[Sequence[int]] | None) -> str:
+    """[[21, 15], [19, 21]] → "21-15 19-21"."""
+    return " ".join(f"{a}-{b}" for a, b in games or [])

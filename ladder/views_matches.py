@@ -1,0 +1,566 @@
+"""Match pages: report, the match page, confirm / dispute / cancel, the inbox, moderation.
+
+Thin views (STYLE.md "Where logic lives"): fetch through ``get_match_for_user``, parse
+with a form from ``ladder/forms_matches.py``, call the operation of ``ladder/matches.py``,
+respond. The domain's errors map to the same statuses as the API:
+
+- ``MatchValidationError`` → the form again with the errors where they belong, 400;
+- ``MatchPermissionError`` → the 403 page (an HTMX fragment with the message, 403);
+- ``MatchStateError`` → a message and back to the match (HTMX: the fragment with the
+  message, 409).
+
+``templates/base.html`` tells HTMX to swap 400/403/409 responses too, so the fragment
+that explains a refusal replaces the row or panel that asked.
+
+Every page works without JavaScript; with HTMX (``request.htmx``) the same view renders
+the fragment: the inbox row after confirm / dispute / cancel, the moderation card after
+a decision, the game rows after "Add a game" / "Remove".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import trigger_client_event
+
+from accounts.models import User
+from ladder import matches as domain
+from ladder.forms_matches import DECISIONS, DisputeForm, ModerationForm, ReportForm
+from ladder.models import Ladder, Match, Membership
+from ladder.views import HtmxHttpRequest, get_ladder_for_user
+
+# Type-ahead: enough names to pick from, few enough to read.
+SEARCH_LIMIT = 8
+# Members named under the player inputs when JavaScript is off.
+NOSCRIPT_MEMBERS = 60
+
+
+# ---- helpers ------------------------------------------------------------------------------
+
+
+def _forbidden(request: HttpRequest, message: str) -> HttpResponse:
+    """The 403 page (or, for HTMX, just the message) explaining what is not allowed."""
+    template = "ladder/_refusal.html" if getattr(request, "htmx", False) else "ladder/forbidden.html"
+    return render(request, template, {"message": message}, status=403)
+
+
+def _next_or(request: HttpRequest, default: str) -> str:
+    """A safe ``next`` from the form (the inbox sends one), else ``default``."""
+    target = request.POST.get("next") or request.GET.get("next")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return default
+
+
+def _refresh(match: Match) -> Match:
+    """The match again with everything its pages show (players, games, disputes, audit)."""
+    return Match.objects.with_history().get(pk=match.pk)
+
+
+def _actions(match: Match, user: Any) -> set[str]:
+    if not user.is_authenticated:
+        return set()
+    return set(domain.allowed_actions(match, user))
+
+
+@dataclass
+class Row:
+    """A match in the inbox: the match, what this user may do, and a note after an action."""
+
+    match: Match
+    actions: set[str] = field(default_factory=set)
+    note: str = ""
+    error: str = ""
+
+
+def _row_response(
+    request: HttpRequest, match: Match, *, note: str = "", error: str = "", status: int = 200
+) -> HttpResponse:
+    match = _refresh(match)
+    row = Row(match, _actions(match, request.user), note=note, error=error)
+    response = render(request, "ladder/_inbox_row.html", {"row": row}, status=status)
+    # The navigation badge counts matches to confirm: tell the page to refresh it.
+    return trigger_client_event(response, "inbox-changed")
+
+
+def _transition(
+    request: HtmxHttpRequest, match: Match, run: Callable[[], Match], done: str
+) -> HttpResponse:
+    """Run one state change; answer with the inbox row (HTMX) or a redirect and a message."""
+    try:
+        match = run()
+    except domain.MatchPermissionError as exc:
+        if request.htmx:
+            return _row_response(request, match, error=exc.message, status=403)
+        return _forbidden(request, exc.message)
+    except domain.MatchStateError as exc:
+        if request.htmx:
+            return _row_response(request, match, error=exc.message, status=409)
+        messages.error(request, exc.message)
+        return redirect(match)
+    if request.htmx:
+        return _row_response(request, match, note=done)
+    messages.success(request, done)
+    return HttpResponseRedirect(_next_or(request, match.get_absolute_url()))
+
+
+# ---- report -------------------------------------------------------------------------------
+
+
+def _member_ladder(request: HttpRequest, slug: str) -> Ladder | HttpResponse:
+    ladder = get_ladder_for_user(request, slug)
+    if not ladder.is_member:  # type: ignore[attr-defined]
+        return _forbidden(
+            request, f"Only members of {ladder.name} report its matches: join the ladder first."
+        )
+    return ladder
+
+
+def _dry_run_report(ladder: Ladder, reporter: User, **arguments: Any) -> dict[str, list[str]]:
+    """The domain's verdict on a report without keeping it: its errors, {} when it would pass.
+
+    ``report_match`` runs inside a savepoint that is always rolled back, so nothing is
+    created and its after-commit work (emails) is discarded with it. One set of rules,
+    the domain's, both for validation as you type and for the real report.
+    """
+
+    class _RollBack(Exception):
+        pass
+
+    try:
+        with transaction.atomic():
+            domain.report_match(ladder=ladder, reporter=reporter, **arguments)
+            raise _RollBack
+    except _RollBack:
+        return {}
+    except domain.MatchValidationError as exc:
+        return {key: list(value) for key, value in exc.errors.items()}
+    except domain.MatchError as exc:
+        return {"__all__": [exc.message]}
+
+
+@dataclass
+class Prediction:
+    probability: float | None
+    note: str
+
+
+def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | None) -> Prediction:
+    """The engine's win probability for your side, once every player is known."""
+    if arguments is None or not form.lineup_complete or form.errors_for("players"):
+        return Prediction(None, "Choose every player to see who is expected to win.")
+    side_a, side_b = arguments["side_a"], arguments["side_b"]
+    if len(side_b) != ladder.team_size or len(side_a) != ladder.team_size:
+        return Prediction(None, "Choose every player to see who is expected to win.")
+    probability = domain.predict_for_report(ladder, side_a, side_b, arguments["played_on"])
+    if probability is None:
+        return Prediction(None, "No prediction: the rating engine has none for these players yet.")
+    return Prediction(probability, "")
+
+
+def _report_context(
+    request: HttpRequest,
+    ladder: Ladder,
+    form: ReportForm,
+    arguments: dict[str, Any] | None,
+) -> dict[str, Any]:
+    members = (
+        Membership.objects.filter(ladder=ladder)
+        .listed_for(request.user)
+        .exclude(user=request.user)
+        .select_related("user")
+        .order_by("user__display_name", "user__username")
+    )
+    return {
+        "ladder": ladder,
+        "form": form,
+        "prediction": _prediction(ladder, form, arguments),
+        "noscript_members": members[:NOSCRIPT_MEMBERS],
+        "rows_url": reverse("ladder:report", args=[ladder.slug]),
+    }
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def report(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """The report form (GET); report the match (POST) and go to its page."""
+    ladder = _member_ladder(request, slug)
+    if isinstance(ladder, HttpResponse):
+        return ladder
+    form = ReportForm(
+        request.POST if request.method == "POST" else None, ladder=ladder, reporter=request.user
+    )
+    arguments = None
+    status = 200
+    if request.method == "POST":
+        if form.editing_rows:
+            if request.htmx:
+                return render(
+                    request,
+                    "ladder/_games.html",
+                    {"form": form, "rows_url": reverse("ladder:report", args=[slug])},
+                )
+        else:
+            arguments = form.report_arguments()
+            if arguments is not None:
+                try:
+                    match = domain.report_match(ladder=ladder, reporter=request.user, **arguments)
+                except domain.MatchValidationError as exc:
+                    form.add_domain_errors(exc.errors)
+                except domain.MatchPermissionError as exc:
+                    return _forbidden(request, exc.message)
+                else:
+                    match = _refresh(match)
+                    messages.success(
+                        request,
+                        f"Match reported. {_names_or(match.opponents)} can now confirm it "
+                        f"until {_when(match.expires_at)}.",
+                    )
+                    return redirect(match)
+            status = 400
+    return render(
+        request, "ladder/report.html", _report_context(request, ladder, form, arguments), status
+    )
+
+
+@login_required
+@require_POST
+def report_validate(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """Validation as you type: the form's errors and the prediction, nothing created.
+
+    Answers 200 with out-of-band swaps of every error slot and the prediction panel, so
+    the inputs being typed in are never replaced. Errors of a section only show once the
+    member has filled it in (no "enter a game" while they are still choosing players).
+    """
+    ladder = _member_ladder(request, slug)
+    if isinstance(ladder, HttpResponse):
+        return ladder
+    form = ReportForm(request.POST, ladder=ladder, reporter=request.user)
+    arguments = form.report_arguments(partial=True)
+    if arguments is not None:
+        form.add_domain_errors(_dry_run_report(ladder, request.user, **arguments))
+    complete = arguments if form.lineup_complete and form.is_valid() else None
+    context = _report_context(request, ladder, form, complete)
+    context["live"] = _live_errors(form)
+    return render(request, "ladder/_report_feedback.html", context)
+
+
+def _live_errors(form: ReportForm) -> list[tuple[str, list[str]]]:
+    """(element id, messages) for every error slot of the report form, as typed so far."""
+    lineup = form.lineup_complete
+    slots: list[tuple[str, list[str]]] = [("errors-played_on", form.errors_for("played_on"))]
+    for slot in form.player_slots:
+        filled = form.slot_filled(slot)
+        slots.append((f"errors-{slot}", form.errors_for(slot) if filled else []))
+    for section in ("side_a", "side_b", "players"):
+        slots.append((f"errors-{section}", form.errors_for(section) if lineup else []))
+    games = form.games_entered
+    slots.append(("errors-games", form.errors_for("games") if games else []))
+    slots.append(("errors-stats", form.errors_for("stats")))
+    slots.append(("errors-all", form.all_errors if lineup and games else []))
+    return slots
+
+
+@login_required
+@require_GET
+def player_search(request: HtmxHttpRequest) -> HttpResponse:
+    """Type-ahead: members of a ladder matching the text (a list of choices), or, with
+    ``pick``, the player input filled with the chosen member."""
+    ladder = get_ladder_for_user(request, request.GET.get("ladder", ""))
+    slot = request.GET.get("slot", "")
+    if not slot.replace("_", "").isalnum():
+        slot = "player"
+    members = Membership.objects.filter(ladder=ladder).listed_for(request.user).select_related("user")
+    picked = request.GET.get("pick")
+    if picked is not None:
+        member = members.filter(user__username=picked).first()
+        response = render(
+            request,
+            "ladder/_player_slot.html",
+            {
+                "ladder": ladder,
+                "slot": slot,
+                "label": request.GET.get("label") or "Player",
+                "value": member.user.username if member else picked,
+                "picked": member.user if member else None,
+            },
+        )
+        return trigger_client_event(response, "player-picked")
+    text = (request.GET.get("q") or request.GET.get(slot) or "").strip().lstrip("@")
+    found: list[Membership] = []
+    if text:
+        found = list(
+            members.exclude(user=request.user)
+            .filter(Q(user__username__icontains=text) | Q(user__display_name__icontains=text))
+            .order_by("user__display_name", "user__username")[:SEARCH_LIMIT]
+        )
+    context = {"ladder": ladder, "slot": slot, "members": found, "text": text}
+    context["label"] = request.GET.get("label") or "Player"
+    return render(request, "ladder/_player_options.html", context)
+
+
+# ---- the match page -----------------------------------------------------------------------
+
+
+def _names_or(users: list[Any]) -> str:
+    names = [u.name for u in users]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _when(moment: Any) -> str:
+    return date_format(timezone.localtime(moment), "j M H:i")
+
+
+@require_GET
+def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    match = domain.get_match_for_user(request.user, pk)
+    match = _refresh(match)
+    context = {
+        "match": match,
+        "actions": _actions(match, request.user),
+        "disputes": list(match.disputes.all()),
+        "audit": list(match.audit.all()),
+    }
+    return render(request, "ladder/match_detail.html", context)
+
+
+@login_required
+@require_POST
+def confirm(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    match = domain.get_match_for_user(request.user, pk)
+    return _transition(
+        request,
+        match,
+        lambda: domain.confirm_match(match, request.user),
+        "Confirmed: thanks. The match counts for the ratings.",
+    )
+
+
+@login_required
+@require_POST
+def cancel(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    match = domain.get_match_for_user(request.user, pk)
+    return _transition(
+        request,
+        match,
+        lambda: domain.cancel_match(match, request.user),
+        "Report cancelled: the match will not be rated.",
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def dispute(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The dispute form (a page, or in place of the inbox row); dispute the match (POST)."""
+    match = _refresh(domain.get_match_for_user(request.user, pk))
+    if request.htmx and request.GET.get("cancel"):
+        return _row_response(request, match)
+    if request.method == "GET" and "dispute" not in _actions(match, request.user):
+        message = "You cannot dispute this match: " + _why_not(match)
+        if request.htmx:
+            return _row_response(request, match, error=message, status=403)
+        return _forbidden(request, message)
+    form = DisputeForm(request.POST if request.method == "POST" else None, match=match)
+    status = 200
+    if request.method == "POST" and not form.editing_rows:
+        arguments = form.dispute_arguments()
+        if arguments is not None:
+            try:
+                domain.dispute_match(match, request.user, **arguments)
+            except domain.MatchValidationError as exc:
+                form.add_domain_errors(exc.errors)
+            except (domain.MatchPermissionError, domain.MatchStateError) as exc:
+                return _transition(request, match, _raiser(exc), "")
+            else:
+                done = "Disputed: a moderator will look at it. The match is not rated meanwhile."
+                if request.htmx:
+                    return _row_response(request, match, note=done)
+                messages.success(request, done)
+                return HttpResponseRedirect(_next_or(request, match.get_absolute_url()))
+        status = 400
+    context = {
+        "match": match,
+        "form": form,
+        "rows_url": reverse("match_dispute", args=[match.pk]),
+        "next": _next_or(request, ""),
+    }
+    if request.htmx:
+        template = "ladder/_games.html" if form.editing_rows else "ladder/_inbox_dispute_row.html"
+        return render(request, template, context, status=status)
+    return render(request, "ladder/dispute.html", context, status=status)
+
+
+def _raiser(exc: Exception) -> Callable[[], Match]:
+    def run() -> Match:
+        raise exc
+
+    return run
+
+
+def _why_not(match: Match) -> str:
+    if match.state != "pending":
+        return f"it is {match.get_state_display().lower()}."
+    if match.is_expired():
+        return "its confirmation window has closed."
+    return f"only {_names_or(match.opponents)} can, while it waits for confirmation."
+
+
+# ---- inbox --------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def inbox(request: HttpRequest) -> HttpResponse:
+    box = domain.inbox_for(request.user)
+    user = request.user
+    context = {
+        "inbox": box,
+        "to_confirm": [Row(m, _actions(m, user)) for m in box.to_confirm],
+        "my_pending": [Row(m, _actions(m, user)) for m in box.my_pending],
+        "disputes": list(getattr(box, "disputes", []) or []),
+        "ladders": Ladder.objects.filter(memberships__user=user).order_by("name"),
+    }
+    return render(request, "ladder/inbox.html", context)
+
+
+# ---- moderation ---------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    """A match in front of a moderator: its open dispute, the decision form, the outcome."""
+
+    match: Match
+    dispute: Any
+    form: ModerationForm
+    done: str = ""
+
+
+def _open_dispute(match: Match) -> Any:
+    return next((d for d in reversed(match.disputes.all()) if d.resolution is None), None)
+
+
+def _case(match: Match, data: Any = None) -> Case:
+    dispute = _open_dispute(match)
+    proposed = dispute.proposed_games if dispute is not None and dispute.proposed_games else None
+    form = ModerationForm(data, match=match, games=proposed or match.game_scores)
+    return Case(match, dispute, form)
+
+
+@login_required
+@require_GET
+def moderation(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_moderator:  # type: ignore[union-attr]
+        return _forbidden(request, "The moderation queue is for moderators.")
+    queue = domain.moderation_queue()
+    ids = [m.pk for m in queue]
+    full = {m.pk: m for m in Match.objects.with_history().filter(pk__in=ids)}
+    cases = [_case(full[pk]) for pk in ids if pk in full]
+    return render(request, "ladder/moderation.html", {"cases": cases})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def resolve(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Resolve a dispute: uphold, correct (with the games) or void, with a reason."""
+    match = _refresh(domain.get_match_for_user(request.user, pk))
+    if request.method == "GET":
+        if "resolve" not in _actions(match, request.user):
+            return _forbidden(request, "Only a moderator resolves a disputed match.")
+        return render(request, "ladder/resolve.html", {"case": _case(match)})
+    case = _case(match, request.POST)
+    arguments = case.form.moderation_arguments()
+    status = 400
+    if arguments is not None:
+        try:
+            domain.resolve_dispute(match, request.user, **arguments)
+        except domain.MatchValidationError as exc:
+            case.form.add_domain_errors(exc.errors)
+        except domain.MatchPermissionError as exc:
+            return _forbidden(request, exc.message)
+        except domain.MatchStateError as exc:
+            if not request.htmx:
+                messages.error(request, exc.message)
+                return redirect(match)
+            case.form.add_section_errors("__all__", [exc.message])
+            status = 409
+        else:
+            case = Case(_refresh(match), None, case.form, done=_resolution_note(arguments))
+            if not request.htmx:
+                messages.success(request, case.done)
+                return HttpResponseRedirect(_next_or(request, match.get_absolute_url()))
+            status = 200
+    template = "ladder/_moderation_case.html" if request.htmx else "ladder/resolve.html"
+    return render(request, template, {"case": case}, status=status)
+
+
+def _resolution_note(arguments: dict[str, Any]) -> str:
+    return {
+        "uphold": "Upheld: the reported score stands and counts for the ratings.",
+        "correct": "Corrected: the new score counts for the ratings.",
+        "void": "Voided: the match does not count.",
+    }.get(arguments["decision"], "Done.")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def correct(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """A moderator corrects a confirmed (or corrected) match: new games, a reason."""
+    return _moderate(request, pk, "correct")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def void(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """A moderator voids a confirmed (or corrected) match, with a reason."""
+    return _moderate(request, pk, "void")
+
+
+def _moderate(request: HtmxHttpRequest, pk: int, decision: str) -> HttpResponse:
+    match = _refresh(domain.get_match_for_user(request.user, pk))
+    if request.method == "GET" and decision not in _actions(match, request.user):
+        return _forbidden(
+            request, "Only a moderator corrects or voids a match, once it is confirmed."
+        )
+    form = ModerationForm(
+        request.POST if request.method == "POST" else None,
+        match=match,
+        games=match.game_scores,
+        decision=decision,
+    )
+    status = 200
+    if request.method == "POST":
+        arguments = form.moderation_arguments()
+        if arguments is not None:
+            arguments.pop("decision")
+            operation = domain.correct_match if decision == "correct" else domain.void_match
+            try:
+                operation(match, request.user, **arguments)
+            except domain.MatchValidationError as exc:
+                form.add_domain_errors(exc.errors)
+            except domain.MatchPermissionError as exc:
+                return _forbidden(request, exc.message)
+            except domain.MatchStateError as exc:
+                messages.error(request, exc.message)
+                return redirect(match)
+            else:
+                messages.success(request, _resolution_note({"decision": decision}))
+                return redirect(match)
+        status = 400
+    context = {"match": match, "form": form, "decision": decision, "label": DECISIONS[decision]}
+    return render(request, "ladder/moderate.html", context, status=status)

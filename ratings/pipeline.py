@@ -1,0 +1,358 @@
+"""Turning confirmed matches into ratings: in (played_on, id) order, exactly once.
+
+The database is the source of truth. A match that enters or leaves a rated state gets
+`needs_rating=True` (ladder.matches); `rate_ladder` takes the ladder's lock, picks those
+matches up and brings the stored ratings to what a replay of every rated match gives:
+
+- the common case, matches newer than everything rated, continues the engine's replay
+  from the stored state (current ratings plus the lookback window of recent matches);
+- a late match, a correction or a void replays the ladder from scratch in memory and
+  rewrites the change rows from the earliest affected match on.
+
+Either way the result equals a replay from scratch, which `recompute_ladder` performs
+outright. A second worker, or a redelivered message, finds nothing left to do.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from ladder.models import Ladder, Match, MatchPlayer, Membership
+from ratings.engine import Match as EngineMatch
+from ratings.engine import PlayerChange, PlayerState, Replayer, ReplaySnapshot
+from ratings.models import PlayerRating, RatingChange
+
+log = logging.getLogger(__name__)
+
+RATED_STATES = Match.RATED_STATES
+WRITE_BATCH = 2000  # rows per INSERT: large enough to be fast, small enough for SQLite's limits
+
+Key = tuple[date, int]
+
+
+@dataclass(frozen=True)
+class RateResult:
+    """What one run did: how many matches it rated, and whether it replayed from scratch."""
+
+    rated: int
+    replayed_from: Key | None = None
+
+    @property
+    def full_replay(self) -> bool:
+        return self.replayed_from is not None
+
+
+def rate_ladder(ladder_id: int) -> RateResult:
+    """Bring a ladder's ratings up to date with its matches; safe to call any number of times."""
+    with transaction.atomic():
+        # One rating run per ladder at a time: the ladder row is the lock (PostgreSQL row
+        # lock; SQLite serialises writers anyway).
+        ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
+        pending = list(
+            Match.objects.select_for_update()
+            .filter(ladder=ladder, needs_rating=True)
+            .order_by("played_on", "id")
+            .values_list("id", "played_on", "state", "rated_at")
+        )
+        # A match that never was rated and is not rated now (say, disputed then voided)
+        # changes nothing; only the others decide where the replay starts.
+        affecting = [
+            (played_on, pk, state, rated_at)
+            for pk, played_on, state, rated_at in pending
+            if state in RATED_STATES or rated_at is not None
+        ]
+        result = RateResult(rated=0)
+        if affecting:
+            last = _last_rated_key(ladder)
+            first: Key = min((played_on, pk) for played_on, pk, _, _ in affecting)
+            only_new = all(state in RATED_STATES and at is None for _, _, state, at in affecting)
+            if only_new and (last is None or first > last):
+                replayer = Replayer.from_snapshot(
+                    ladder.params(), ladder.scoring(), _snapshot(ladder, last)
+                )
+                ids = [pk for _, pk, _, _ in affecting]
+                result = RateResult(
+                    rated=_rate_and_store(ladder, replayer, load_matches(ladder, ids), since=None)
+                )
+            else:
+                result = RateResult(rated=_replay_from(ladder, first), replayed_from=first)
+        now = timezone.now()
+        pending_ids = [pk for pk, _, _, _ in pending]
+        Match.objects.filter(pk__in=pending_ids, state__in=RATED_STATES).update(
+            needs_rating=False, rated_at=now
+        )
+        Match.objects.filter(pk__in=pending_ids).exclude(state__in=RATED_STATES).update(
+            needs_rating=False, rated_at=None
+        )
+    log.info(
+        "ladder %s: rated %s match(es), replayed from %s",
+        ladder.slug,
+        result.rated,
+        result.replayed_from,
+    )
+    return result
+
+
+def recompute_ladder(ladder_id: int) -> int:
+    """Replay a ladder from scratch and store the result; running it twice changes nothing."""
+    with transaction.atomic():
+        ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
+        count = _replay_from(ladder, None)
+        Match.objects.filter(ladder=ladder, state__in=RATED_STATES).update(
+            needs_rating=False, rated_at=timezone.now()
+        )
+        Match.objects.filter(ladder=ladder).exclude(state__in=RATED_STATES).update(
+            needs_rating=False, rated_at=None
+        )
+    return count
+
+
+def ladders_needing_rating() -> list[int]:
+    """Ladders with matches waiting to be rated (the periodic sweep's work list)."""
+    return sorted(set(Match.objects.filter(needs_rating=True).values_list("ladder_id", flat=True)))
+
+
+# -- reading matches -------------------------------------------------------------
+
+
+def load_matches(ladder: Ladder, ids: Sequence[int] | None = None) -> list[EngineMatch]:
+    """The ladder's rated matches (or the given ones) as engine values, in (played_on, id) order.
+
+    Players are named by user id: names change, ids do not.
+    """
+    matches = Match.objects.filter(ladder=ladder, state__in=RATED_STATES)
+    if ids is not None:
+        matches = matches.filter(pk__in=ids)
+    rows = list(matches.order_by("played_on", "id").values_list("id", "played_on"))
+    wanted = [pk for pk, _ in rows]
+    sides: dict[int, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+    stats: dict[int, dict[str, dict[str, float]]] = defaultdict(dict)
+    players = (
+        MatchPlayer.objects.filter(match__in=matches)
+        if ids is None
+        else (MatchPlayer.objects.filter(match_id__in=wanted))
+    )
+    for match_id, user_id, side, player_stats in players.order_by(
+        "match_id", "side", "position"
+    ).values_list("match_id", "user_id", "side", "stats"):
+        sides[match_id][0 if side == "a" else 1].append(str(user_id))
+        if player_stats:
+            stats[match_id][str(user_id)] = player_stats
+    games: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    game_rows = (
+        Match.games.rel.related_model.objects.filter(match__in=matches)
+        if ids is None
+        else Match.games.rel.related_model.objects.filter(match_id__in=wanted)
+    )
+    for match_id, a, b in game_rows.order_by("match_id", "number").values_list(
+        "match_id", "a_points", "b_points"
+    ):
+        games[match_id].append((a, b))
+    return [
+        EngineMatch(
+            played_on=played_on,
+            side_a=tuple(sides[pk][0]),
+            side_b=tuple(sides[pk][1]),
+            games=tuple(games[pk]),
+            stats=stats.get(pk) or None,
+            id=pk,
+        )
+        for pk, played_on in rows
+    ]
+
+
+def initial_states(ladder: Ladder) -> dict[str, PlayerState]:
+    """Each member's starting state from their self-assessment (RATINGS.md §4)."""
+    volatility = ladder.initial_volatility
+    return {
+        str(user_id): PlayerState(rating, rd, volatility)
+        for user_id, rating, rd in Membership.objects.filter(ladder=ladder).values_list(
+            "user_id", "initial_rating", "initial_rd"
+        )
+    }
+
+
+def _last_rated_key(ladder: Ladder) -> Key | None:
+    row = (
+        RatingChange.objects.filter(ladder=ladder)
+        .order_by("-played_on", "-match_id")
+        .values_list("played_on", "match_id")
+        .first()
+    )
+    return (row[0], row[1]) if row else None
+
+
+def _snapshot(ladder: Ladder, last: Key | None) -> ReplaySnapshot:
+    """The replayer's state after the last rated match, rebuilt from stored rows."""
+    states = {
+        str(user_id): PlayerState(rating, rd, volatility, matches, last_played)
+        for user_id, rating, rd, volatility, matches, last_played in PlayerRating.objects.filter(
+            ladder=ladder
+        ).values_list("user_id", "rating", "rd", "volatility", "matches", "last_played")
+    }
+    initial = {name: s for name, s in initial_states(ladder).items() if name not in states}
+    recent: dict[str, list[tuple[date, tuple[str, ...]]]] = defaultdict(list)
+    if last is not None:
+        since = last[0] - timedelta(days=ladder.lookback_days)
+        window = Match.objects.filter(
+            ladder=ladder, rated_at__isnull=False, needs_rating=False
+        ).filter(state__in=RATED_STATES, played_on__gte=since)
+        by_match: dict[int, tuple[date, list[str], list[str]]] = {}
+        for match_id, played_on, user_id, side in (
+            MatchPlayer.objects.filter(match__in=window)
+            .order_by("match__played_on", "match_id", "side", "position")
+            .values_list("match_id", "match__played_on", "user_id", "side")
+        ):
+            entry = by_match.setdefault(match_id, (played_on, [], []))
+            entry[1 if side == "a" else 2].append(str(user_id))
+        for played_on, side_a, side_b in by_match.values():
+            for name in side_a:
+                recent[name].append((played_on, tuple(side_b)))
+            for name in side_b:
+                recent[name].append((played_on, tuple(side_a)))
+    return ReplaySnapshot(
+        states=states,
+        initial=initial,
+        recent={name: tuple(entries) for name, entries in recent.items()},
+        last=last,
+    )
+
+
+# -- writing ---------------------------------------------------------------------
+
+
+def _replay_from(ladder: Ladder, first: Key | None) -> int:
+    """Replay every rated match from scratch; rewrite change rows from `first` on (all if None)."""
+    replayer = Replayer(ladder.params(), ladder.scoring(), initial_states(ladder))
+    if first is None:
+        RatingChange.objects.filter(ladder=ladder).delete()
+    else:
+        day, pk = first
+        RatingChange.objects.filter(ladder=ladder).filter(
+            Q(played_on__gt=day) | Q(played_on=day, match_id__gte=pk)
+        ).delete()
+    PlayerRating.objects.filter(ladder=ladder).delete()
+    return _rate_and_store(ladder, replayer, load_matches(ladder), since=first, full=True)
+
+
+def _rate_and_store(
+    ladder: Ladder,
+    replayer: Replayer,
+    matches: Iterable[EngineMatch],
+    since: Key | None,
+    full: bool = False,
+) -> int:
+    """Rate `matches` in order; store change rows for those at or after `since`, and the states.
+
+    With `full`, the stored states are rebuilt from every match; otherwise the new
+    matches' results are added to the states already stored.
+    """
+    wins: dict[str, int] = defaultdict(int)
+    losses: dict[str, int] = defaultdict(int)
+    touched: set[str] = set()
+    rows: list[RatingChange] = []
+    stored = 0
+    for match in matches:
+        changes = replayer.rate(match)
+        side_a = set(match.side_a)
+        for change in changes:
+            if change.outcome > 0.5:
+                wins[change.player] += 1
+            elif change.outcome < 0.5:
+                losses[change.player] += 1
+            touched.add(change.player)
+        if since is None or (match.played_on, match.id) >= since:
+            rows.extend(
+                _change_row(ladder, match, c, "a" if c.player in side_a else "b") for c in changes
+            )
+            stored += 1
+            if len(rows) >= WRITE_BATCH:
+                RatingChange.objects.bulk_create(rows)
+                rows = []
+    RatingChange.objects.bulk_create(rows)
+    _store_states(ladder, replayer, touched, wins, losses, add=not full)
+    return stored
+
+
+def _change_row(ladder: Ladder, match: EngineMatch, c: PlayerChange, side: str) -> RatingChange:
+    return RatingChange(
+        match_id=match.id,
+        user_id=int(c.player),
+        ladder=ladder,
+        played_on=match.played_on,
+        side=side,
+        rating_before=c.rating_before,
+        rd_before=c.rd_before,
+        volatility_before=c.volatility_before,
+        rating_after=c.rating_after,
+        rd_after=c.rd_after,
+        volatility_after=c.volatility_after,
+        expected=c.expected,
+        outcome=c.outcome,
+        repetition_weight=c.repetition_weight,
+        diversity_ratio=c.diversity_ratio,
+        gate_open=c.gate_open,
+        performance_weight=c.performance_weight,
+        change=c.rating_after - c.rating_before,
+    )
+
+
+def _store_states(
+    ladder: Ladder,
+    replayer: Replayer,
+    players: set[str],
+    wins: dict[str, int],
+    losses: dict[str, int],
+    add: bool,
+) -> None:
+    if not players:
+        return
+    existing = {}
+    if add:
+        existing = {
+            str(user_id): (w, lo)
+            for user_id, w, lo in PlayerRating.objects.filter(
+                ladder=ladder, user_id__in=[int(p) for p in players]
+            ).values_list("user_id", "wins", "losses")
+        }
+    rows = []
+    for name in players:
+        state = replayer.state(name)
+        w0, l0 = existing.get(name, (0, 0))
+        rows.append(
+            PlayerRating(
+                ladder=ladder,
+                user_id=int(name),
+                rating=state.rating,
+                rd=state.rd,
+                volatility=state.volatility,
+                matches=state.matches,
+                wins=w0 + wins[name],
+                losses=l0 + losses[name],
+                last_played=state.last_played,
+            )
+        )
+    PlayerRating.objects.bulk_create(
+        rows,
+        batch_size=WRITE_BATCH,
+        update_conflicts=True,
+        unique_fields=["ladder", "user"],
+        update_fields=[
+            "rating",
+            "rd",
+            "volatility",
+            "matches",
+            "wins",
+            "losses",
+            "last_played",
+            "updated_at",
+        ],
+    )
