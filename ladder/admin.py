@@ -9,7 +9,16 @@ from django.db.models import QuerySet
 from django.forms import BaseInlineFormSet
 from django.http import HttpRequest
 
-from ladder.models import Ladder, LadderQuerySet, Membership
+from ladder.models import (
+    AuditEntry,
+    Dispute,
+    Game,
+    Ladder,
+    LadderQuerySet,
+    Match,
+    MatchPlayer,
+    Membership,
+)
 
 admin.site.site_header = "Club ladder admin"
 admin.site.site_title = "Club ladder admin"
@@ -129,3 +138,134 @@ class MembershipAdmin(admin.ModelAdmin):
         if not change or {"ladder", "self_level", "self_certainty"} & set(form.changed_data):
             obj.apply_self_assessment(obj.self_level, obj.self_certainty)
         super().save_model(request, obj, form, change)
+
+
+# ---- matches: read-only ------------------------------------------------------------------
+#
+# Every change to a match goes through ladder/matches.py (on the site: the match page and
+# the moderation queue), which checks the rules and writes the audit trail. The admin only
+# shows matches, their players, games, disputes and audit trail; nobody may add, change
+# or delete them here, superusers included.
+
+
+class ReadOnlyMixin:
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+
+class MatchPlayerInline(ReadOnlyInline):
+    model = MatchPlayer
+    fields = ["user", "side", "position", "stats"]
+    readonly_fields = fields
+
+
+class GameInline(ReadOnlyInline):
+    model = Game
+    fields = ["number", "a_points", "b_points"]
+    readonly_fields = fields
+
+
+class DisputeInline(ReadOnlyInline):
+    model = Dispute
+    fields = [
+        "raised_by",
+        "created_at",
+        "reason",
+        "proposed_games",
+        "resolution",
+        "resolved_by",
+        "resolution_reason",
+        "resolved_at",
+    ]
+    readonly_fields = fields
+
+
+class AuditEntryInline(ReadOnlyInline):
+    model = AuditEntry
+    fields = ["at", "actor", "action", "from_state", "to_state", "before", "after", "reason"]
+    readonly_fields = fields
+    ordering = ["at", "pk"]
+
+
+@admin.register(Match)
+class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["id", "played_on", "ladder", "players", "score", "state", "reporter", "created_at"]
+    list_display_links = ["id", "played_on"]
+    list_filter = ["state", "ladder", "needs_rating"]
+    search_fields = ["players__user__username", "players__user__display_name", "=id"]
+    date_hierarchy = "played_on"
+    list_select_related = ["ladder", "reporter"]
+    fields = [
+        "ladder",
+        "played_on",
+        "reporter",
+        "state",
+        "created_at",
+        "updated_at",
+        "decided_at",
+        "needs_rating",
+        "rated_at",
+    ]
+    readonly_fields = fields
+    inlines = [MatchPlayerInline, GameInline, DisputeInline, AuditEntryInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related("players__user", "games")
+            .distinct()  # the player search joins players
+        )
+
+    @admin.display(description="players")
+    def players(self, match: Match) -> str:
+        a = " & ".join(u.name for u in match.side_a_players)
+        b = " & ".join(u.name for u in match.side_b_players)
+        return f"{a} v {b}"
+
+    @admin.display(description="score")
+    def score(self, match: Match) -> str:
+        return match.score_text
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["at", "match_number", "action", "actor", "from_state", "to_state", "reason"]
+    list_filter = ["action", "to_state"]
+    search_fields = ["=match__id", "actor__username", "reason"]
+    list_select_related = ["actor"]
+    fields = ["match", "at", "actor", "action", "from_state", "to_state", "before", "after", "reason"]
+    readonly_fields = fields
+    date_hierarchy = "at"
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        return {}  # not even "delete selected"
+
+    @admin.display(description="match", ordering="match_id")
+    def match_number(self, entry: AuditEntry) -> str:
+        return f"#{entry.match_id}"
+
+
+@admin.register(Dispute)
+class DisputeAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["pk", "match_number", "raised_by", "created_at", "resolution", "resolved_by"]
+    list_filter = ["resolution"]
+    list_select_related = ["raised_by", "resolved_by"]
+    fields = ["match", *DisputeInline.fields]
+    readonly_fields = fields
+
+    @admin.display(description="match", ordering="match_id")
+    def match_number(self, dispute: Dispute) -> str:
+        return f"#{dispute.match_id}"

@@ -2,11 +2,40 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Any
+
+from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.functional import SimpleLazyObject
+
+from ladder.models import PENDING, MatchPlayer
+
+
+def to_confirm_count(user: Any) -> int:
+    """How many matches wait for ``user`` to confirm (the inbox's "To confirm"), in one query.
+
+    The rows where ``user`` plays a pending match on the side opposing its reporter; the
+    confirmation window is per ladder, so it is checked on the few rows fetched.
+    """
+    reporter_on_my_side = MatchPlayer.objects.filter(
+        match=OuterRef("match"), user=OuterRef("match__reporter"), side=OuterRef("side")
+    )
+    rows = (
+        MatchPlayer.objects.filter(user=user, match__state=PENDING)
+        .exclude(Exists(reporter_on_my_side))
+        .values_list("match__created_at", "match__ladder__confirm_within_hours")
+    )
+    now = timezone.now()
+    return sum(1 for created, hours in rows if now <= created + timedelta(hours=hours))
 
 
 def site(request: HttpRequest) -> dict[str, object]:
     user = getattr(request, "user", None)
-    return {
-        "is_moderator": bool(user and user.is_authenticated and user.is_moderator),
-    }
+    signed_in = bool(user and user.is_authenticated)
+    context: dict[str, object] = {"is_moderator": signed_in and user.is_moderator}  # type: ignore[union-attr]
+    if signed_in:
+        # Lazy: counted only when a page shows the navigation badge.
+        context["inbox_count"] = SimpleLazyObject(lambda: to_confirm_count(user))
+    return context

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import date
+from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
 
@@ -150,12 +151,34 @@ class MatchForm(forms.Form):
         return self.section_errors.get(section, [])
 
     @property
+    def error_slots(self) -> dict[str, list[str]]:
+        """Every error by where it shows: field names, the domain's sections, and "all"."""
+        slots: dict[str, list[str]] = {}
+        if self.is_bound:
+            slots = {name: list(errors) for name, errors in self.errors.items()}
+        for section, messages in self.section_errors.items():
+            slots.setdefault(section, []).extend(messages)
+        slots["all"] = slots.pop("__all__", [])
+        return slots
+
+    @property
     def all_errors(self) -> list[str]:
         return list(self.non_field_errors()) if self.is_bound else []
 
     @property
     def has_errors(self) -> bool:
         return bool(self.errors) or any(self.section_errors.values())
+
+
+@dataclass
+class PlayerInput:
+    """One player input of the report form, for its template."""
+
+    slot: str
+    label: str
+    value: str
+    errors: list[str]
+    picked: User | None
 
 
 class DateInput(forms.DateInput):
@@ -275,16 +298,39 @@ class ReportForm(MatchForm):
             "stats": self.stats(),
         }
 
-    def stat_rows(self) -> list[tuple[str, list[forms.BoundField]]]:
+    def _inputs(self, slots: list[str]) -> list[PlayerInput]:
+        errors = self.error_slots
+        return [
+            PlayerInput(
+                slot=slot,
+                label=str(self.fields[slot].label),
+                value=str(self.data.get(slot, "")).strip() if self.is_bound else "",
+                errors=errors.get(slot, []),
+                picked=self.users.get(slot),
+            )
+            for slot in slots
+        ]
+
+    @property
+    def partner_inputs(self) -> list[PlayerInput]:
+        return self._inputs(self.partner_slots)
+
+    @property
+    def opponent_inputs(self) -> list[PlayerInput]:
+        return self._inputs(self.opponent_slots)
+
+    def stat_rows(self) -> list[tuple[str, list[str]]]:
         """For the template: (player label, its stat inputs) per slot."""
         labels = {"me": "You", **{slot: self.fields[slot].label for slot in self.player_slots}}
-        return [
-            (
-                str(labels[slot]),
-                [self[self.stat_field(slot, i)] for i in range(len(self.stat_names))],
-            )
-            for slot in ["me", *self.player_slots]
-        ]
+        rows = []
+        for slot in ["me", *self.player_slots]:
+            inputs = []
+            for index, name in enumerate(self.stat_names):
+                field = self[self.stat_field(slot, index)]
+                attrs = {"aria-label": f"{name}: {labels[slot]}", "class": "stat", "step": "any"}
+                inputs.append(field.as_widget(attrs=attrs))
+            rows.append((str(labels[slot]), inputs))
+        return rows
 
 
 def _find_user(username: str) -> User | None:

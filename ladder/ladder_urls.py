@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from ladder import views
+from ladder import views, views_matches
 
 app_name = "ladder"
 
@@ -12,4 +12,7 @@ urlpatterns = [
     path("", views.ladder_list, name="list"),
     path("<slug:slug>/", views.ladder_detail, name="detail"),
     path("<slug:slug>/join/", views.join, name="join"),
+    path("<slug:slug>/report/", views_matches.report, name="report"),
+    path("<slug:slug>/report/validate/", views_matches.report_validate, name="report_validate"),
+    path("<slug:slug>/players/", views_matches.player_search, name="player_search"),
 ]

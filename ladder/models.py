@@ -815,8 +815,10 @@ class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
     def delete(self) -> tuple[int, dict[str, int]]:
         raise AuditEntryImmutable(_IMMUTABLE)
 
-    # bulk_update goes through update(); _raw_delete is what cascades use.
-    def _raw_delete(self, using: Any) -> int:
+    def bulk_update(self, objs: Any, fields: Any, batch_size: int | None = None) -> int:
+        raise AuditEntryImmutable(_IMMUTABLE)
+
+    def _raw_delete(self, using: Any) -> int:  # what cascades use
         raise AuditEntryImmutable(_IMMUTABLE)
 
 

@@ -121,6 +121,8 @@ if EMAIL_HOST:
 else:
     EMAIL_BACKEND = envstr("EMAIL_BACKEND") or "django.core.mail.backends.console.EmailBackend"
 DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL") or "ladder@localhost"
+# The site's address for links in emails (sent after commit, with no request at hand).
+SITE_URL = envstr("SITE_URL") or "http://127.0.0.1:8000"
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 # Celery: without a broker, tasks run in-process (eagerly) so `make run` needs no other service.
@@ -140,9 +142,27 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "interval_max": 0.5,
     "socket_timeout": 1.0,
     "socket_connect_timeout": 1.0,
+    # An unacknowledged message (its worker died mid-task) is delivered again after this;
+    # longer than any rating run, short enough that a crash costs little.
+    "visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 300),
+    # How often a worker looks for such messages (every check scans Redis once).
+    "unacked_restore_interval": envint("CELERY_RESTORE_INTERVAL", 10),
+    "unacked_restore_throttle": 1,
 }
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = {
+    # Writes down expiries; a report past its window is refused before this runs anyway.
+    "expire-pending-matches": {
+        "task": "ladder.tasks.expire_pending_matches",
+        "schedule": 600.0,
+    },
+    # Rates confirmed matches whose message was lost (broker down, worker killed).
+    "sweep-unrated-matches": {
+        "task": "ratings.sweep",
+        "schedule": envint("RATING_SWEEP_SECONDS", 60),
+    },
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -160,6 +180,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": envstr("API_THROTTLE_ANON") or "120/min",
         "user": envstr("API_THROTTLE_USER") or "600/min",
+        # POST /api/v1/matches/ (ScopedRateThrottle), on top of each ladder's reports_per_hour.
+        "match_report": envstr("API_THROTTLE_MATCH_REPORT") or "60/hour",
     },
 }
 SPECTACULAR_SETTINGS = {

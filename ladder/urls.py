@@ -4,12 +4,22 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from ladder import views
+from ladder import views, views_matches
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/", include("accounts.urls")),
     path("ladders/", include("ladder.ladder_urls")),
+    path("matches/<int:pk>/", views_matches.match_detail, name="match_detail"),
+    path("matches/<int:pk>/confirm/", views_matches.confirm, name="match_confirm"),
+    path("matches/<int:pk>/dispute/", views_matches.dispute, name="match_dispute"),
+    path("matches/<int:pk>/cancel/", views_matches.cancel, name="match_cancel"),
+    path("matches/<int:pk>/resolve/", views_matches.resolve, name="match_resolve"),
+    path("matches/<int:pk>/correct/", views_matches.correct, name="match_correct"),
+    path("matches/<int:pk>/void/", views_matches.void, name="match_void"),
+    path("inbox/", views_matches.inbox, name="inbox"),
+    path("inbox/badge/", views_matches.inbox_badge, name="inbox_badge"),
+    path("moderation/", views_matches.moderation, name="moderation"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("ladder.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.middleware import HtmxDetails
 
 from ladder.forms import JoinForm
+from ladder.matches import inbox_for
 from ladder.models import Ladder, LadderQuerySet, Membership
 from ladder.services import LadderError, can_join, join_ladder
 
@@ -43,14 +44,18 @@ def get_ladder_for_user(request: HttpRequest, slug: str) -> Ladder:
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     memberships = []
+    inbox = None
     if request.user.is_authenticated:
+        inbox = inbox_for(request.user)
         memberships = list(
             Membership.objects.filter(user=request.user)
             .select_related("ladder")
             .order_by("ladder__name")
         )
     return render(
-        request, "ladder/home.html", {"ladders": ladders_for(request), "memberships": memberships}
+        request,
+        "ladder/home.html",
+        {"ladders": ladders_for(request), "memberships": memberships, "inbox": inbox},
     )
 
 

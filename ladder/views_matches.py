@@ -38,8 +38,9 @@ from django_htmx.http import trigger_client_event
 
 from accounts.models import User
 from ladder import matches as domain
-from ladder.forms_matches import DECISIONS, DisputeForm, ModerationForm, ReportForm
+from ladder.forms_matches import DisputeForm, ModerationForm, ReportForm
 from ladder.models import Ladder, Match, Membership
+from ladder.templatetags.match_tags import names_and, names_or
 from ladder.views import HtmxHttpRequest, get_ladder_for_user
 
 # Type-ahead: enough names to pick from, few enough to read.
@@ -225,16 +226,15 @@ def report(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                 except domain.MatchPermissionError as exc:
                     return _forbidden(request, exc.message)
                 else:
-                    match = _refresh(match)
                     messages.success(
                         request,
-                        f"Match reported. {_names_or(match.opponents)} can now confirm it "
+                        f"Match reported. {names_or(match.opponents)} can now confirm it "
                         f"until {_when(match.expires_at)}.",
                     )
                     return redirect(match)
             status = 400
     return render(
-        request, "ladder/report.html", _report_context(request, ladder, form, arguments), status
+        request, "ladder/report.html", _report_context(request, ladder, form, arguments), status=status
     )
 
 
@@ -278,48 +278,41 @@ def _live_errors(form: ReportForm) -> list[tuple[str, list[str]]]:
 
 @login_required
 @require_GET
-def player_search(request: HtmxHttpRequest) -> HttpResponse:
-    """Type-ahead: members of a ladder matching the text (a list of choices), or, with
-    ``pick``, the player input filled with the chosen member."""
-    ladder = get_ladder_for_user(request, request.GET.get("ladder", ""))
+def player_search(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """Type-ahead: the ladder's members matching the text, as choices; with ``pick``, the
+    player input again with the chosen member filled in."""
+    ladder = get_ladder_for_user(request, slug)
     slot = request.GET.get("slot", "")
     if not slot.replace("_", "").isalnum():
         slot = "player"
-    members = Membership.objects.filter(ladder=ladder).listed_for(request.user).select_related("user")
+    label = request.GET.get("label") or "Player"
+    members = Membership.objects.filter(ladder=ladder).listed_for(request.user)
+    members = members.select_related("user").exclude(user=request.user)
     picked = request.GET.get("pick")
     if picked is not None:
         member = members.filter(user__username=picked).first()
-        response = render(
-            request,
-            "ladder/_player_slot.html",
-            {
-                "ladder": ladder,
-                "slot": slot,
-                "label": request.GET.get("label") or "Player",
-                "value": member.user.username if member else picked,
-                "picked": member.user if member else None,
-            },
-        )
+        context = {
+            "ladder": ladder,
+            "slot": slot,
+            "label": label,
+            "value": picked,
+            "picked": member.user if member else None,
+        }
+        response = render(request, "ladder/_player_slot.html", context)
+        # The report form listens for this to validate and predict again.
         return trigger_client_event(response, "player-picked")
     text = (request.GET.get("q") or request.GET.get(slot) or "").strip().lstrip("@")
     found: list[Membership] = []
     if text:
         found = list(
-            members.exclude(user=request.user)
-            .filter(Q(user__username__icontains=text) | Q(user__display_name__icontains=text))
+            members.filter(Q(user__username__icontains=text) | Q(user__display_name__icontains=text))
             .order_by("user__display_name", "user__username")[:SEARCH_LIMIT]
         )
-    context = {"ladder": ladder, "slot": slot, "members": found, "text": text}
-    context["label"] = request.GET.get("label") or "Player"
+    context = {"ladder": ladder, "slot": slot, "label": label, "members": found, "text": text}
     return render(request, "ladder/_player_options.html", context)
 
 
 # ---- the match page -----------------------------------------------------------------------
-
-
-def _names_or(users: list[Any]) -> str:
-    names = [u.name for u in users]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def _when(moment: Any) -> str:
@@ -329,7 +322,6 @@ def _when(moment: Any) -> str:
 @require_GET
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     match = domain.get_match_for_user(request.user, pk)
-    match = _refresh(match)
     context = {
         "match": match,
         "actions": _actions(match, request.user),
@@ -367,7 +359,7 @@ def cancel(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def dispute(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The dispute form (a page, or in place of the inbox row); dispute the match (POST)."""
-    match = _refresh(domain.get_match_for_user(request.user, pk))
+    match = domain.get_match_for_user(request.user, pk)
     if request.htmx and request.GET.get("cancel"):
         return _row_response(request, match)
     if request.method == "GET" and "dispute" not in _actions(match, request.user):
@@ -394,7 +386,7 @@ def dispute(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 return HttpResponseRedirect(_next_or(request, match.get_absolute_url()))
         status = 400
     context = {
-        "match": match,
+        **_match_form_context(match, f"d{match.pk}-", "The right score (optional)"),
         "form": form,
         "rows_url": reverse("match_dispute", args=[match.pk]),
         "next": _next_or(request, ""),
@@ -403,6 +395,17 @@ def dispute(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         template = "ladder/_games.html" if form.editing_rows else "ladder/_inbox_dispute_row.html"
         return render(request, template, context, status=status)
     return render(request, "ladder/dispute.html", context, status=status)
+
+
+def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, Any]:
+    """What a form about an existing match shows with its game rows."""
+    return {
+        "match": match,
+        "prefix": prefix,
+        "games_legend": legend,
+        "side_a_label": names_and(match.side_a_players),
+        "side_b_label": names_and(match.side_b_players),
+    }
 
 
 def _raiser(exc: Exception) -> Callable[[], Match]:
@@ -417,7 +420,7 @@ def _why_not(match: Match) -> str:
         return f"it is {match.get_state_display().lower()}."
     if match.is_expired():
         return "its confirmation window has closed."
-    return f"only {_names_or(match.opponents)} can, while it waits for confirmation."
+    return f"only {names_or(match.opponents)} can, while it waits for confirmation."
 
 
 # ---- inbox --------------------------------------------------------------------------------
@@ -450,6 +453,11 @@ class Case:
     form: ModerationForm
     done: str = ""
 
+    @property
+    def prefix(self) -> str:
+        """Scopes the element ids of this case's form: several share the moderation page."""
+        return f"m{self.match.pk}-"
+
 
 def _open_dispute(match: Match) -> Any:
     return next((d for d in reversed(match.disputes.all()) if d.resolution is None), None)
@@ -467,10 +475,7 @@ def _case(match: Match, data: Any = None) -> Case:
 def moderation(request: HttpRequest) -> HttpResponse:
     if not request.user.is_moderator:  # type: ignore[union-attr]
         return _forbidden(request, "The moderation queue is for moderators.")
-    queue = domain.moderation_queue()
-    ids = [m.pk for m in queue]
-    full = {m.pk: m for m in Match.objects.with_history().filter(pk__in=ids)}
-    cases = [_case(full[pk]) for pk in ids if pk in full]
+    cases = [_case(match) for match in domain.moderation_queue()]
     return render(request, "ladder/moderation.html", {"cases": cases})
 
 
@@ -478,7 +483,7 @@ def moderation(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def resolve(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Resolve a dispute: uphold, correct (with the games) or void, with a reason."""
-    match = _refresh(domain.get_match_for_user(request.user, pk))
+    match = domain.get_match_for_user(request.user, pk)
     if request.method == "GET":
         if "resolve" not in _actions(match, request.user):
             return _forbidden(request, "Only a moderator resolves a disputed match.")
@@ -532,7 +537,7 @@ def void(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 def _moderate(request: HtmxHttpRequest, pk: int, decision: str) -> HttpResponse:
-    match = _refresh(domain.get_match_for_user(request.user, pk))
+    match = domain.get_match_for_user(request.user, pk)
     if request.method == "GET" and decision not in _actions(match, request.user):
         return _forbidden(
             request, "Only a moderator corrects or voids a match, once it is confirmed."
@@ -562,5 +567,13 @@ def _moderate(request: HtmxHttpRequest, pk: int, decision: str) -> HttpResponse:
                 messages.success(request, _resolution_note({"decision": decision}))
                 return redirect(match)
         status = 400
-    context = {"match": match, "form": form, "decision": decision, "label": DECISIONS[decision]}
+    label = "Save the correction" if decision == "correct" else "Void the match"
+    context = {"match": match, "form": form, "decision": decision, "label": label}
     return render(request, "ladder/moderate.html", context, status=status)
+
+
+@login_required
+@require_GET
+def inbox_badge(request: HttpRequest) -> HttpResponse:
+    """The navigation badge alone: HTMX reloads it after an action in the inbox."""
+    return render(request, "ladder/_inbox_badge.html")

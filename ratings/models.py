@@ -1,11 +1,230 @@
 """Ratings as the site stores them: each player's current state per ladder, and one
 change row per match and player. Both are outputs of the engine's replay (ratings.pipeline);
-nothing else writes them."""
+nothing else writes them.
+
+The QuerySet methods below are how the pages and the API read them (STYLE.md "Query
+logic in QuerySet methods"): each is a fixed number of queries however many players
+and matches a ladder has.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import date, timedelta
+from typing import Any
+
 from django.conf import settings
 from django.db import models
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    FloatField,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Coalesce, Lag
+
+from ladder.models import Game, MatchPlayer, Membership
+
+# PRODUCT.md "Leaderboard": ranked only when not provisional (RD ≤ 120 and ≥ 5 rated
+# matches) and active (played within the ladder's lookback_days).
+PROVISIONAL_RD = 120.0
+PROVISIONAL_MATCHES = 5
+# The leaderboard's trend: rating now minus rating this many days ago.
+TREND_DAYS = 30
+
+RANKED = "ranked"
+PROVISIONAL = "provisional"
+INACTIVE = "inactive"
+STATUSES = (
+    (RANKED, "Ranked"),
+    (PROVISIONAL, "Provisional"),
+    (INACTIVE, "Inactive"),
+)
+
+
+def active_since(lookback_days: int, today: date) -> date:
+    """The earliest last match that still counts as active on ``today``."""
+    return today - timedelta(days=lookback_days)
+
+
+def _active(cutoffs: Mapping[int, date]) -> Q:
+    """Rows whose player is active on their ladder: played on or after the ladder's cutoff."""
+    q = Q(pk__in=[])
+    for ladder_id, cutoff in cutoffs.items():
+        q |= Q(ladder_id=ladder_id, last_played__gte=cutoff)
+    return q
+
+
+ESTABLISHED = Q(rd__lte=PROVISIONAL_RD, matches__gte=PROVISIONAL_MATCHES)
+
+
+class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
+    def listed_for(self, viewer: Any) -> PlayerRatingQuerySet:
+        """Ratings of members ``viewer`` may see on their ladder (Membership.listed_for)."""
+        members = Membership.objects.filter(
+            ladder=OuterRef("ladder"), user=OuterRef("user")
+        ).listed_for(viewer)
+        return self.filter(Exists(members))
+
+    def search(self, text: str) -> PlayerRatingQuerySet:
+        """Players whose name or username contains ``text`` (case-insensitive)."""
+        text = text.strip().lstrip("@")
+        if not text:
+            return self
+        return self.filter(Q(user__display_name__icontains=text) | Q(user__username__icontains=text))
+
+    def with_standing(self, viewer: Any, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
+        """Annotate ``status`` (ranked / provisional / inactive), ``status_order`` and ``rank``.
+
+        ``cutoffs`` maps each ladder id to its ``active_since`` date. ``rank`` is the place
+        among the ranked players ``viewer`` sees (None for the others), so a hidden member
+        leaves no gap; ties on rating go to the older row.
+        """
+        active = _active(cutoffs)
+        above = (
+            PlayerRating.objects.filter(ladder=OuterRef("ladder"))
+            .listed_for(viewer)
+            .filter(active & ESTABLISHED)
+            .filter(Q(rating__gt=OuterRef("rating")) | Q(rating=OuterRef("rating"), pk__lt=OuterRef("pk")))
+            .order_by()
+            .values("ladder")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
+        return self.annotate(
+            status=Case(
+                When(active & ESTABLISHED, then=Value(RANKED)),
+                When(active, then=Value(PROVISIONAL)),
+                default=Value(INACTIVE),
+            ),
+            status_order=Case(
+                When(active & ESTABLISHED, then=Value(0)),
+                When(active, then=Value(1)),
+                default=Value(2),
+            ),
+        ).annotate(
+            rank=Case(
+                When(
+                    status=RANKED,
+                    then=Coalesce(Subquery(above, output_field=IntegerField()), Value(0)) + 1,
+                ),
+                default=None,
+                output_field=IntegerField(),
+            )
+        )
+
+    def with_trend(self, today: date) -> PlayerRatingQuerySet:
+        """Annotate ``trend``: the rating now minus the rating ``TREND_DAYS`` days before ``today``.
+
+        The sum of the changes since then (the rating only moves with matches); None
+        when the player has not played since.
+        """
+        since = today - timedelta(days=TREND_DAYS)
+        recent = (
+            RatingChange.objects.filter(
+                ladder=OuterRef("ladder"), user=OuterRef("user"), played_on__gt=since
+            )
+            .order_by()
+            .values("user")
+            .annotate(total=Sum("change"))
+            .values("total")
+        )
+        return self.annotate(trend=Subquery(recent, output_field=FloatField()))
+
+    def with_listing(self) -> PlayerRatingQuerySet:
+        """Annotate ``is_listed``: whether the player appears on this ladder for everyone."""
+        listed = Membership.objects.filter(ladder=OuterRef("ladder"), user=OuterRef("user"))
+        return self.annotate(is_listed=Subquery(listed.values("is_public")[:1]))
+
+    def leaderboard(self, ladder: Any, viewer: Any, today: date) -> PlayerRatingQuerySet:
+        """A ladder's leaderboard as ``viewer`` sees it: ranked, then provisional, then
+        inactive players, each by rating; with status, rank, trend and the listing flag."""
+        cutoffs = {ladder.pk: active_since(ladder.lookback_days, today)}
+        return (
+            self.filter(ladder=ladder)
+            .listed_for(viewer)
+            .select_related("user")
+            .with_standing(viewer, cutoffs)
+            .with_trend(today)
+            .with_listing()
+            .order_by("status_order", "-rating", "pk")
+        )
+
+
+class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
+    def with_previous(self) -> RatingChangeQuerySet:
+        """Annotate ``previous_rd`` and ``previous_played_on``: the player's RD after, and the
+        date of, their previous match on the ladder (None for their first). Computed over
+        every row the filters keep, so filter by player (and ladder) before slicing."""
+        order = [F("played_on").asc(), F("match_id").asc()]
+        partition = [F("user_id"), F("ladder_id")]
+        return self.annotate(
+            previous_rd=Window(Lag("rd_after"), partition_by=partition, order_by=order),
+            previous_played_on=Window(Lag("played_on"), partition_by=partition, order_by=order),
+        )
+
+    def with_match_details(self) -> RatingChangeQuerySet:
+        """The match, its players (with their users) and its games, for a list of changes."""
+        return self.select_related("match", "ladder").prefetch_related(
+            Prefetch(
+                "match__players",
+                queryset=MatchPlayer.objects.select_related("user").order_by("side", "position"),
+            ),
+            Prefetch("match__games", queryset=Game.objects.order_by("number")),
+        )
+
+    def history(self, user: Any, ladder: Any | None = None) -> RatingChangeQuerySet:
+        """A player's changes, newest first, ready to be explained (ratings.explain)."""
+        changes = self.filter(user=user)
+        if ladder is not None:
+            changes = changes.filter(ladder=ladder)
+        return (
+            changes.with_previous()
+            .with_match_details()
+            .order_by("-played_on", "-match_id")
+        )
+
+    def _against(self, user: Any, ladder: Any, same_side: bool) -> Any:
+        """Other players' rows in ``user``'s matches on ``ladder``, grouped by player."""
+        mine = Q(match__rating_changes__user=user)
+        if same_side:
+            side = mine & Q(match__rating_changes__side=F("side"))
+            won = Q(outcome__gt=0.5)
+        else:
+            side = mine & (
+                Q(side="a", match__rating_changes__side="b")
+                | Q(side="b", match__rating_changes__side="a")
+            )
+            won = Q(outcome__lt=0.5)  # the opponent lost
+        return (
+            self.filter(side, ladder=ladder)
+            .exclude(user=user)
+            .values("user", "user__username", "user__display_name")
+            .annotate(
+                played=Count("pk"),
+                wins=Count("pk", filter=won),
+                last_played=models.Max("played_on"),
+            )
+            .order_by("-played", "-last_played", "user__display_name", "user__username")
+        )
+
+    def opponents_of(self, user: Any, ladder: Any) -> Any:
+        """Per opponent of ``user`` on ``ladder``: ``played``, ``wins`` (``user``'s), ``last_played``."""
+        return self._against(user, ladder, same_side=False)
+
+    def partners_of(self, user: Any, ladder: Any) -> Any:
+        """Per partner of ``user`` on ``ladder``: ``played`` together, ``wins``, ``last_played``."""
+        return self._against(user, ladder, same_side=True)
 
 
 class PlayerRating(models.Model):
@@ -23,6 +242,8 @@ class PlayerRating(models.Model):
     losses = models.PositiveIntegerField(default=0)
     last_played = models.DateField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = PlayerRatingQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -60,6 +281,8 @@ class RatingChange(models.Model):
     gate_open = models.BooleanField(help_text="Whether RD was allowed to shrink.")
     performance_weight = models.FloatField(default=1.0)
     change = models.FloatField()
+
+    objects = RatingChangeQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -25,7 +25,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ladder.models import Ladder, Match, MatchPlayer, Membership
+from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
 from ratings.engine import Match as EngineMatch
 from ratings.engine import PlayerChange, PlayerState, Replayer, ReplaySnapshot
 from ratings.models import PlayerRating, RatingChange
@@ -148,9 +148,9 @@ def load_matches(ladder: Ladder, ids: Sequence[int] | None = None) -> list[Engin
             stats[match_id][str(user_id)] = player_stats
     games: dict[int, list[tuple[int, int]]] = defaultdict(list)
     game_rows = (
-        Match.games.rel.related_model.objects.filter(match__in=matches)
+        Game.objects.filter(match__in=matches)
         if ids is None
-        else Match.games.rel.related_model.objects.filter(match_id__in=wanted)
+        else Game.objects.filter(match_id__in=wanted)
     )
     for match_id, a, b in game_rows.order_by("match_id", "number").values_list(
         "match_id", "a_points", "b_points"

@@ -50,7 +50,12 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(
                 "CI must run the suite on PostgreSQL, but initdb was not found."
             )
-        _state["database"] = "SQLite (PostgreSQL server binaries not found: install `postgresql`)"
+        why = (
+            "forced by TEST_DATABASE"
+            if os.environ.get("TEST_DATABASE")
+            else ("PostgreSQL server binaries not found: install `postgresql`")
+        )
+        _state["database"] = f"SQLite ({why})"
     # Connections may have been configured from the old settings; rebuild them.
     connections.settings = connections.configure_settings(settings.DATABASES)
     connections._connections = Local(connections.thread_critical)
@@ -108,9 +113,10 @@ def celery_broker(redis_server: services.Process, settings) -> Iterator[str]:  #
 
 def _reset_broker_pool(app) -> None:  # type: ignore[no-untyped-def]
     """Drop pooled broker connections so the next publish connects to the current broker URL."""
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
+    from kombu import pools
+
+    pools.reset()  # closes kombu's shared pools and forgets them
+    app._pool = None
     app.amqp._producer_pool = None
 
 

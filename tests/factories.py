@@ -131,3 +131,50 @@ def mod(db: None) -> User:
 @pytest.fixture
 def outsider(db: None) -> User:
     return UserFactory(username="outsider", display_name="Olive Outsider")
+
+
+# ---- doubles and matches (the matches work) ----------------------------------------------
+#
+# - ``doubles``: the public doubles ladder "Club Doubles" (slug ``doubles``, team size 2)
+#   with alice, bob, charlie and dave as members: alice+bob v charlie+dave.
+# - ``dave``: signed up; a member of ``doubles`` only (not of the singles ladder).
+# - ``reported_match(...)``: a pending match through the domain operation (audit entry
+#   and all), dated today unless told otherwise.
+
+
+@pytest.fixture
+def dave(db: None) -> User:
+    return UserFactory(username="dave", display_name="Dave Dunn")
+
+
+@pytest.fixture
+def doubles(alice: User, bob: User, charlie: User, dave: User) -> Ladder:
+    ladder = LadderFactory(name="Club Doubles", slug="doubles", team_size=2)
+    for user in (alice, bob, charlie, dave):
+        MembershipFactory(ladder=ladder, user=user)
+    return ladder
+
+
+def reported_match(
+    ladder: Ladder,
+    reporter: User,
+    side_a: list[User],
+    side_b: list[User],
+    games: list[tuple[int, int]] | None = None,
+    **kwargs: object,
+):  # type: ignore[no-untyped-def]
+    """Report a match as ``reporter`` (pending), 21-15 21-18 on the day of ``now`` unless told
+    otherwise."""
+    from django.utils import timezone
+
+    from ladder.matches import report_match
+
+    kwargs.setdefault("played_on", timezone.localdate(kwargs.get("now")))  # type: ignore[arg-type]
+    return report_match(
+        ladder=ladder,
+        reporter=reporter,
+        side_a=side_a,
+        side_b=side_b,
+        games=games or [(21, 15), (21, 18)],
+        **kwargs,
+    )

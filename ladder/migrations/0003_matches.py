@@ -31,12 +31,12 @@ DROP FUNCTION IF EXISTS ladder_auditentry_append_only();
 
 def add_audit_trigger(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(AUDIT_TRIGGER_SQL)
+        schema_editor.execute(AUDIT_TRIGGER_SQL, params=None)
 
 
 def drop_audit_trigger(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(DROP_AUDIT_TRIGGER_SQL)
+        schema_editor.execute(DROP_AUDIT_TRIGGER_SQL, params=None)
 
 
 class Migration(migrations.Migration):

@@ -40,3 +40,22 @@ def percent(probability: float | None) -> str:
 def games_text(games: Iterable[Sequence[int]] | None) -> str:
     """[[21, 15], [19, 21]] → "21-15 19-21"."""
     return " ".join(f"{a}-{b}" for a, b in games or [])
+
+
+def _snap_games(snap: Any) -> str:
+    return games_text(snap.get("games")) if isinstance(snap, dict) else ""
+
+
+@register.filter
+def audit_score(entry: Any) -> str:
+    """The score an audit entry records: "21-15 21-18", or "21-15 21-18 → 21-15 18-21"
+    when it changed, with a changed date and a dispute's proposal said too."""
+    before, after = entry.before, entry.after
+    old, new = _snap_games(before), _snap_games(after)
+    text = f"{old} → {new}" if old and new and old != new else (new or old)
+    if isinstance(before, dict) and isinstance(after, dict):
+        if before.get("played_on") and before.get("played_on") != after.get("played_on"):
+            text += f"; date {before['played_on']} → {after.get('played_on')}"
+    if isinstance(after, dict) and after.get("proposed_games"):
+        text += f"; proposed {games_text(after['proposed_games'])}"
+    return text

@@ -7,12 +7,16 @@ player, pruned as time moves forward), so rating a match never rescans a history
 
 Window rule (§3 steps 4 and 7): an earlier match counts when it was played at most
 `lookback_days` days before this one, both ends included: with the default 90, a
-match on 1 January still counts for a match on 1 April (90 days later) and not on 2 April.
+match played 90 days earlier still counts and one played 91 days earlier does not.
 
 What a `PlayerChange` reports: `rd_before` is the RD the update started from, i.e.
 after the inactivity growth of §3 step 1 (the previous `rd_after` is the RD before that
-growth). For glicko1_team, which has no repetition weight or diversity gate,
-`repetition_weight` is 1 and `gate_open` is True; the diversity ratio is still reported.
+growth). `expected` is E against the composite opponent (composite_opponent,
+performance_weighted), of the side's composite (composite_team), the mean E over the
+opponents (individual), or Glicko-1's E (glicko1_team). `repetition_weight` is the
+weight the update used: the mean over opponents, for composite_team the side's mean.
+glicko1_team has no repetition weight or diversity gate: `repetition_weight` is 1 and
+`gate_open` True; the diversity ratio is still reported.
 """
 
 from __future__ import annotations
@@ -22,12 +26,12 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date
-from math import sqrt
 from types import MappingProxyType, MemberDescriptorType
+from typing import Any
 
 from ratings.engine import predict as _predict
 from ratings.engine.formats import ScoringFormat
-from ratings.engine.glicko2 import update_one
+from ratings.engine.glicko2 import inflate, update_one
 from ratings.engine.initial import default_state
 from ratings.engine.outcome import match_outcome
 from ratings.engine.scales import GLICKO2_SCALE, expected_slope, rd_ceiling
@@ -143,6 +147,11 @@ class ReplaySnapshot:
     recent: Mapping[str, tuple[tuple[date, tuple[str, ...]], ...]]
     last: tuple[date, int | None] | None
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Read-only mappings do not pickle; rebuild them from plain dicts.
+        plain = (dict(self.states), dict(self.initial), dict(self.recent), self.last)
+        return _readonly_snapshot, plain
+
 
 @dataclass(frozen=True, slots=True)
 class ReplayResult:
@@ -151,6 +160,28 @@ class ReplayResult:
     states: Mapping[str, PlayerState]
     matches: tuple[Match, ...]
     changes: tuple[tuple[PlayerChange, ...], ...]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _readonly_result, (dict(self.states), self.matches, self.changes)
+
+
+def _readonly_snapshot(
+    states: dict[str, PlayerState],
+    initial: dict[str, PlayerState],
+    recent: dict[str, tuple[tuple[date, tuple[str, ...]], ...]],
+    last: tuple[date, int | None] | None,
+) -> ReplaySnapshot:
+    return ReplaySnapshot(
+        MappingProxyType(states), MappingProxyType(initial), MappingProxyType(recent), last
+    )
+
+
+def _readonly_result(
+    states: dict[str, PlayerState],
+    matches: tuple[Match, ...],
+    changes: tuple[tuple[PlayerChange, ...], ...],
+) -> ReplayResult:
+    return ReplayResult(MappingProxyType(states), matches, changes)
 
 
 def _fast_constructor(cls: type[PlayerChange]) -> Callable[..., PlayerChange]:
@@ -509,9 +540,7 @@ class Replayer:
         periods = (ordinal - p.last) // self.params.rating_period_days
         if periods <= 0:
             return p.rd
-        phi = p.rd / GLICKO2_SCALE
-        grown = sqrt(phi * phi + periods * p.volatility * p.volatility)
-        return GLICKO2_SCALE * (grown if grown < self._phi_max else self._phi_max)
+        return GLICKO2_SCALE * inflate(p.rd / GLICKO2_SCALE, p.volatility, periods, self._phi_max)
 
     def _rate_teams(self, match: Match, ordinal: int, s_a: float) -> tuple[PlayerChange, ...]:
         """Any team size and method, through teams.rate_sides."""

@@ -1,3 +1,13 @@
 """The fixed cast (see tests/factories.py)."""
 
-from tests.factories import alice, bob, charlie, ladder, mod, outsider, private_ladder  # noqa: F401
+from tests.factories import (  # noqa: F401
+    alice,
+    bob,
+    charlie,
+    dave,
+    doubles,
+    ladder,
+    mod,
+    outsider,
+    private_ladder,
+)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 import random
 from datetime import date, timedelta
+from types import MappingProxyType
 
 import pytest
 
@@ -297,6 +299,16 @@ def test_snapshot_is_immutable_and_self_contained() -> None:
     assert restored.state("Unseen") == initial["Unseen"]
     with pytest.raises(EngineError):
         restored.rate(singles(snap.last[0] - timedelta(days=1), "P1", "P2"))  # type: ignore[index]
+
+
+def test_snapshot_and_result_pickle() -> None:
+    replayer = Replayer(Params(), BADMINTON)
+    replayer.rate_all(_history(10, seed=6))
+    snap = replayer.snapshot()
+    assert pickle.loads(pickle.dumps(snap)) == snap
+    result = replay(_history(10, seed=6), Params(), BADMINTON)
+    again = pickle.loads(pickle.dumps(result))
+    assert again == result and isinstance(again.states, MappingProxyType)
 
 
 def test_replay_function_sorts_by_date_then_id() -> None:

@@ -1,0 +1,989 @@
+"""The match life cycle (PRODUCT.md "Matches"): every rule, in one place.
+
+The web pages and the API call these operations and hold no rules of their own.
+Each operation checks its own preconditions and either raises a ``MatchError``
+having changed nothing, or, in one transaction with the match row locked, makes
+the change, writes exactly one ``AuditEntry`` and, after commit, sends its emails
+and (when the match enters or leaves a rated state) enqueues the rating work.
+
+States::
+
+    pending ──confirm──▶ confirmed ──correct──▶ corrected ──correct / void──▶ …
+       │                    └──────void──────▶ voided
+       ├──dispute──▶ disputed ──resolve: uphold / correct / void──▶ confirmed / corrected / voided
+       ├──cancel (reporter)──▶ cancelled
+       └──time (confirm_within_hours)──▶ expired
+
+A pending match past its window counts as expired at once, before the periodic
+``expire_overdue`` sweep writes it down.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import DatabaseError, transaction
+from django.db.models import Q, QuerySet
+from django.http import Http404
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.formats import date_format
+
+from accounts.models import MODERATORS_GROUP, User
+from ladder.models import (
+    CANCELLED,
+    CONFIRMED,
+    CORRECTED,
+    DISPUTED,
+    EXPIRED,
+    LIVE_STATES,
+    PENDING,
+    RATED_STATES,
+    VOIDED,
+    AuditEntry,
+    Dispute,
+    Game,
+    Ladder,
+    Match,
+    MatchPlayer,
+    Membership,
+)
+from ratings import tasks as rating_tasks
+from ratings.engine.formats import ScoreError
+
+log = logging.getLogger(__name__)
+
+CONFIRM, DISPUTE, CANCEL, RESOLVE, CORRECT, VOID = (
+    "confirm",
+    "dispute",
+    "cancel",
+    "resolve",
+    "correct",
+    "void",
+)
+ACTIONS = (CONFIRM, DISPUTE, CANCEL, RESOLVE, CORRECT, VOID)
+DECISIONS = ("uphold", "correct", "void")
+_DECISION_STATE = {"uphold": CONFIRMED, "correct": CORRECTED, "void": VOIDED}
+_DECISION_RESOLUTION = {"uphold": "upheld", "correct": "corrected", "void": "voided"}
+_DECIDED_STATES = (CONFIRMED, CORRECTED, VOIDED, CANCELLED, EXPIRED)
+
+# How a refused transition describes the match's state: "This match is already confirmed."
+STATE_PHRASES = {
+    PENDING: "waiting for confirmation",
+    CONFIRMED: "already confirmed",
+    DISPUTED: "disputed and waiting for a moderator",
+    CORRECTED: "already corrected by a moderator",
+    VOIDED: "voided",
+    CANCELLED: "cancelled",
+    EXPIRED: "expired",
+}
+# No sport we know scores this much in one game; PositiveSmallIntegerField holds 32767.
+MAX_POINTS = 9999
+RATE_WINDOW = timedelta(hours=1)
+
+
+# ---- errors -----------------------------------------------------------------------------
+
+
+class MatchError(Exception):
+    """A match operation that cannot be done; ``message`` is for people, ``status`` for HTTP."""
+
+    status = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class MatchValidationError(MatchError):
+    """Bad input: ``errors`` maps a field ("games", "played_on", …, "__all__") to messages."""
+
+    status = 400
+
+    def __init__(self, errors: Mapping[str, Sequence[str]], message: str | None = None) -> None:
+        self.errors: dict[str, list[str]] = {k: list(v) for k, v in errors.items() if v}
+        messages = [m for msgs in self.errors.values() for m in msgs]
+        super().__init__(message or " ".join(messages) or "The input is not valid.")
+
+
+class MatchPermissionError(MatchError):
+    """This user may not do this to this match."""
+
+    status = 403
+
+
+class MatchStateError(MatchError):
+    """The state machine refuses the transition (including confirming an expired match)."""
+
+    status = 409
+
+
+class _Errors(dict[str, list[str]]):
+    def add(self, key: str, message: str) -> None:
+        self.setdefault(key, []).append(message)
+
+    def raise_if_any(self) -> None:
+        if self:
+            raise MatchValidationError(self)
+
+
+# ---- reading ----------------------------------------------------------------------------
+
+
+def get_match_for_user(user: Any, pk: Any) -> Match:
+    """The match ``pk`` with its players, games, disputes and audit trail; 404 if not visible."""
+    try:
+        return Match.objects.visible_to(user).with_history().get(pk=pk)
+    except (Match.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such match.") from None
+
+
+@dataclass
+class Inbox:
+    """What waits for a member: matches to confirm, their own open reports, open disputes."""
+
+    to_confirm: list[Match] = field(default_factory=list)
+    my_pending: list[Match] = field(default_factory=list)
+    disputes: list[Match] = field(default_factory=list)  # moderators only
+
+    @property
+    def count(self) -> int:
+        return len(self.to_confirm)
+
+
+def inbox_for(user: Any, now: datetime | None = None) -> Inbox:
+    """The inbox of ``user`` (empty for visitors)."""
+    if user is None or not user.is_authenticated:
+        return Inbox()
+    now = now or timezone.now()
+    waiting = (
+        Match.objects.filter(state=PENDING, players__user=user)
+        .exclude(reporter=user)
+        .with_details()
+        .order_by("created_at", "pk")
+    )
+    to_confirm = [
+        m for m in waiting if m.side_of(user) != m.reporter_side and not m.is_expired(now)
+    ]
+    mine = (
+        Match.objects.filter(reporter=user, state__in=(PENDING, DISPUTED))
+        .with_details()
+        .order_by("created_at", "pk")
+    )
+    my_pending = [m for m in mine if not m.is_expired(now)]
+    disputes = list(moderation_queue()) if user.is_moderator else []
+    return Inbox(to_confirm=to_confirm, my_pending=my_pending, disputes=disputes)
+
+
+def moderation_queue() -> QuerySet[Match]:
+    """Disputed matches, the longest waiting first, with players, games and disputes."""
+    return (
+        Match.objects.filter(state=DISPUTED)
+        .with_details()
+        .prefetch_related("disputes__raised_by")
+        .order_by("updated_at", "pk")
+    )
+
+
+# ---- who may do what ----------------------------------------------------------------------
+
+
+def _require_signed_in(user: Any) -> None:
+    if user is None or not user.is_authenticated:
+        raise MatchPermissionError("Sign in first.")
+
+
+def _require_live_pending(match: Match, now: datetime, done: str) -> None:
+    if match.state == PENDING and match.is_expired(now):
+        when = date_format(timezone.localtime(match.expires_at), "j F Y, H:i")
+        raise MatchStateError(
+            f"This match expired unconfirmed on {when}; it can no longer be {done}."
+        )
+    if match.state != PENDING:
+        raise MatchStateError(
+            f"This match is {STATE_PHRASES[match.state]}; only a match waiting for "
+            f"confirmation can be {done}."
+        )
+
+
+def _check_opponent(match: Match, user: Any, now: datetime, verb: str, done: str) -> None:
+    _require_signed_in(user)
+    side = match.side_of(user)
+    if side is None or side == match.reporter_side:
+        if user.pk == match.reporter_id:
+            message = f"You reported this match; one of your opponents must {verb} it."
+        elif side is not None:
+            message = (
+                f"You played on {match.reporter.name}'s side; only a player of the other "
+                f"side can {verb} this match."
+            )
+        else:
+            message = f"Only a player of the side opposing {match.reporter.name} can {verb} this match."
+        raise MatchPermissionError(message)
+    _require_live_pending(match, now, done)
+
+
+def _check_confirm(match: Match, user: Any, now: datetime) -> None:
+    _check_opponent(match, user, now, "confirm", "confirmed")
+
+
+def _check_dispute(match: Match, user: Any, now: datetime) -> None:
+    _check_opponent(match, user, now, "dispute", "disputed")
+
+
+def _check_cancel(match: Match, user: Any, now: datetime) -> None:
+    _require_signed_in(user)
+    if user.pk != match.reporter_id:
+        raise MatchPermissionError(
+            f"Only {match.reporter.name}, who reported this match, can cancel it."
+        )
+    _require_live_pending(match, now, "cancelled")
+
+
+def _require_moderator(user: Any, what: str) -> None:
+    _require_signed_in(user)
+    if not user.is_moderator:
+        raise MatchPermissionError(f"Only a moderator can {what}.")
+
+
+def _check_resolve(match: Match, user: Any, now: datetime) -> None:
+    _require_moderator(user, "resolve a dispute")
+    if match.state != DISPUTED:
+        raise MatchStateError(
+            f"This match is {STATE_PHRASES[match.state]}; there is no open dispute to resolve."
+        )
+
+
+def _check_rated(match: Match, user: Any, verb: str, done: str) -> None:
+    _require_moderator(user, f"{verb} a confirmed match")
+    if match.state not in RATED_STATES:
+        hint = " Resolve the dispute instead." if match.state == DISPUTED else ""
+        raise MatchStateError(
+            f"This match is {STATE_PHRASES[match.state]}; only a confirmed match can be {done}."
+            + hint
+        )
+
+
+def _check_correct(match: Match, user: Any, now: datetime) -> None:
+    _check_rated(match, user, "correct", "corrected")
+
+
+def _check_void(match: Match, user: Any, now: datetime) -> None:
+    _check_rated(match, user, "void", "voided")
+
+
+_CHECKS: dict[str, Callable[[Match, Any, datetime], None]] = {
+    CONFIRM: _check_confirm,
+    DISPUTE: _check_dispute,
+    CANCEL: _check_cancel,
+    RESOLVE: _check_resolve,
+    CORRECT: _check_correct,
+    VOID: _check_void,
+}
+
+
+def allowed_actions(match: Match, user: Any, now: datetime | None = None) -> set[str]:
+    """The actions ``user`` may take on ``match`` now (for buttons; the operations re-check)."""
+    now = now or timezone.now()
+    allowed = set()
+    for action, check in _CHECKS.items():
+        try:
+            check(match, user, now)
+        except MatchError:
+            continue
+        allowed.add(action)
+    return allowed
+
+
+# ---- validation helpers ----------------------------------------------------------------------
+
+
+def _games(raw: Any, ladder: Ladder, errors: _Errors, key: str = "games") -> list[tuple[int, int]]:
+    """``raw`` as (a, b) tuples if they are a valid match in the ladder's format; else errors."""
+    if not isinstance(raw, list | tuple):
+        errors.add(key, "Enter the games as a list of scores, like [[21, 15], [21, 18]].")
+        return []
+    games = [tuple(g) if isinstance(g, list | tuple) else g for g in raw]
+    try:
+        ladder.scoring().validate_games(games)
+    except ScoreError as exc:
+        for problem in exc.problems:
+            errors.add(key, f"{problem}.")
+        return []
+    too_many = [n for n, (a, b) in enumerate(games, 1) if max(a, b) > MAX_POINTS]
+    for number in too_many:
+        errors.add(key, f"Game {number}: more than {MAX_POINTS} points is not a real score.")
+    return [] if too_many else [(int(a), int(b)) for a, b in games]
+
+
+def _check_date(
+    played_on: Any, errors: _Errors, now: datetime, max_age_days: int | None
+) -> date | None:
+    if isinstance(played_on, datetime) or not isinstance(played_on, date):
+        errors.add("played_on", "Enter the date the match was played.")
+        return None
+    today = timezone.localdate(now)
+    if played_on > today:
+        errors.add("played_on", "The date cannot be in the future.")
+    elif max_age_days is not None and played_on < today - timedelta(days=max_age_days):
+        errors.add(
+            "played_on",
+            f"Matches can be reported up to {max_age_days} days after they were played; "
+            f"{date_format(played_on, 'j F Y')} is too long ago.",
+        )
+    return played_on
+
+
+def _is_number(value: Any) -> bool:
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    )
+
+
+def _stats(
+    raw: Any, ladder: Ladder, players: Sequence[User], errors: _Errors
+) -> dict[int, dict[str, float]]:
+    """Per-player stats keyed by user id, from keys that are user ids or usernames."""
+    if raw in (None, {}):
+        return {}
+    if not isinstance(raw, Mapping):
+        errors.add("stats", "Stats must map each player to their numbers, like {name: {kills: 3}}.")
+        return {}
+    if ladder.team_method != "performance_weighted":
+        if any(raw.values()):
+            errors.add("stats", f"{ladder.name} does not use player stats; leave them out.")
+        return {}
+    by_key: dict[Any, User] = {}
+    for user in players:
+        by_key[user.pk] = by_key[user.username] = user
+    allowed = ladder.stat_names
+    result: dict[int, dict[str, float]] = {}
+    for key, values in raw.items():
+        user = by_key.get(key)
+        if user is None and isinstance(key, str) and key.isdigit():
+            user = by_key.get(int(key))
+        if user is None:
+            errors.add("stats", f"{key} is not a player in this match.")
+            continue
+        if not isinstance(values, Mapping):
+            errors.add("stats", f"{user.name}'s stats must be numbers by name, like {{kills: 3}}.")
+            continue
+        for stat, value in values.items():
+            if allowed and stat not in allowed:
+                errors.add(
+                    "stats",
+                    f"{ladder.name} has no stat called {stat!r}; it uses {', '.join(allowed)}.",
+                )
+            elif not _is_number(value):
+                errors.add("stats", f"{user.name}'s {stat} must be a number, not {value!r}.")
+        result[user.pk] = dict(values)
+    return result
+
+
+def _reason(reason: Any, errors: _Errors, prompt: str) -> str:
+    text = reason.strip() if isinstance(reason, str) else ""
+    if not text:
+        errors.add("reason", prompt)
+    return text
+
+
+# ---- snapshots and transitions --------------------------------------------------------------
+
+
+def _snapshot_of(
+    played_on: date,
+    side_a: Iterable[User],
+    side_b: Iterable[User],
+    games: Iterable[tuple[int, int]],
+    stats: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    snap: dict[str, Any] = {
+        "played_on": played_on.isoformat(),
+        "side_a": [u.username for u in side_a],
+        "side_b": [u.username for u in side_b],
+        "games": [[a, b] for a, b in games],
+    }
+    if stats:
+        snap["stats"] = dict(stats)
+    return snap
+
+
+def snapshot(match: Match) -> dict[str, Any]:
+    """What an audit entry records of a match: date, players, games (and stats if any)."""
+    stats = {p.user.username: p.stats for p in match.players.all() if p.stats}
+    return _snapshot_of(
+        match.played_on, match.side_a_players, match.side_b_players, match.game_scores, stats
+    )
+
+
+def _lock(match: Match | int) -> Match:
+    pk = match if isinstance(match, int) else match.pk
+    try:
+        return Match.objects.select_for_update(of=("self",)).with_details().get(pk=pk)
+    except Match.DoesNotExist:
+        raise Http404("No such match.") from None
+
+
+def _transition(
+    match: Match,
+    actor: User | None,
+    action: str,
+    to_state: str,
+    now: datetime,
+    *,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    reason: str = "",
+    extra_fields: Sequence[str] = (),
+) -> None:
+    """Move ``match`` to ``to_state`` and write its one audit entry (inside the caller's atomic)."""
+    from_state = match.state
+    match.state = to_state
+    match.updated_at = now
+    update = ["state", "updated_at", *extra_fields]
+    if to_state in _DECIDED_STATES:
+        match.decided_at = now
+        update.append("decided_at")
+    # The ratings pipeline replays whatever enters or leaves a rated state (PRODUCT.md
+    # "Ratings in the site"); a match that never counted and never will needs nothing.
+    rate = from_state in RATED_STATES or to_state in RATED_STATES
+    if rate:
+        match.needs_rating = True
+        update.append("needs_rating")
+    match.save(update_fields=update)
+    AuditEntry.objects.create(
+        match=match,
+        actor=actor,
+        at=now,
+        action=action,
+        from_state=from_state,
+        to_state=to_state,
+        before=before,
+        after=after,
+        reason=reason,
+    )
+    if rate:
+        ladder_id = match.ladder_id
+        transaction.on_commit(lambda: rating_tasks.enqueue_rating(ladder_id))
+
+
+def _replace_games(match: Match, games: Sequence[tuple[int, int]]) -> None:
+    match.games.all().delete()
+    Game.objects.bulk_create(
+        Game(match=match, number=n, a_points=a, b_points=b) for n, (a, b) in enumerate(games, 1)
+    )
+    # Drop the stale prefetch so the snapshot after the change reads the new games.
+    getattr(match, "_prefetched_objects_cache", {}).pop("games", None)
+
+
+# ---- operations -------------------------------------------------------------------------
+
+
+def report_match(
+    *,
+    ladder: Ladder,
+    reporter: User,
+    played_on: date,
+    side_a: Sequence[User],
+    side_b: Sequence[User],
+    games: Sequence[Sequence[int]],
+    stats: Mapping[Any, Mapping[str, Any]] | None = None,
+    now: datetime | None = None,
+) -> Match:
+    """Report a match ``reporter`` played; it waits for an opponent to confirm it."""
+    now = now or timezone.now()
+    _require_signed_in(reporter)
+    side_a, side_b = list(side_a), list(side_b)
+    players = side_a + side_b
+    errors = _Errors()
+
+    played_on = _check_date(played_on, errors, now, ladder.max_report_age_days)  # type: ignore[assignment]
+    size = ladder.team_size
+    for key, label, side in (("side_a", "Side A", side_a), ("side_b", "Side B", side_b)):
+        if len(side) != size:
+            need = f"{size} player" if size == 1 else f"{size} players"
+            errors.add(key, f"{label} needs exactly {need} in {ladder.name}; it has {len(side)}.")
+    seen: set[int] = set()
+    for user in players:
+        if user.pk in seen:
+            errors.add("players", f"{user.name} is named twice; every player must be different.")
+        seen.add(user.pk)
+    if reporter.pk not in seen:
+        errors.add("players", "You can only report a match you played in: add yourself to a side.")
+    game_scores = _games(games, ladder, errors)
+    player_stats = _stats(stats, ladder, players, errors)
+
+    with transaction.atomic():
+        # Lock the players' memberships (in a fixed order, so two reports cannot deadlock):
+        # a second report of the same match, or a double click, waits for this one and
+        # then sees it as a duplicate; the pending and hourly limits cannot be raced either.
+        members = set(
+            Membership.objects.select_for_update()
+            .filter(ladder=ladder, user__in=[u.pk for u in players] + [reporter.pk])
+            .order_by("pk")
+            .values_list("user_id", flat=True)
+        )
+        if reporter.pk not in members:
+            raise MatchPermissionError(
+                f"You are not a member of {ladder.name}; join it to report matches."
+            )
+        for user in dict.fromkeys(players):
+            if user.pk not in members:
+                errors.add("players", f"{user.name} is not a member of {ladder.name}.")
+        _check_limits(ladder, reporter, now, errors)
+        if not errors:
+            duplicate = _find_duplicate(ladder, played_on, side_a, side_b, game_scores)
+            if duplicate is not None:
+                errors.add(
+                    "__all__",
+                    f"This match is already reported (match {duplicate.pk} by "
+                    f"{duplicate.reporter.name}: same players, date and score); confirm or "
+                    "dispute that one instead.",
+                )
+        errors.raise_if_any()
+
+        match = Match.objects.create(
+            ladder=ladder,
+            played_on=played_on,
+            reporter=reporter,
+            state=PENDING,
+            created_at=now,
+            updated_at=now,
+        )
+        MatchPlayer.objects.bulk_create(
+            MatchPlayer(
+                match=match,
+                user=user,
+                side=side,
+                position=position,
+                stats=player_stats.get(user.pk),
+            )
+            for side, members_of_side in (("a", side_a), ("b", side_b))
+            for position, user in enumerate(members_of_side)
+        )
+        Game.objects.bulk_create(
+            Game(match=match, number=n, a_points=a, b_points=b)
+            for n, (a, b) in enumerate(game_scores, 1)
+        )
+        stats_by_name = {u.username: player_stats[u.pk] for u in players if u.pk in player_stats}
+        AuditEntry.objects.create(
+            match=match,
+            actor=reporter,
+            at=now,
+            action="report",
+            from_state="",
+            to_state=PENDING,
+            before=None,
+            after=_snapshot_of(played_on, side_a, side_b, game_scores, stats_by_name),
+        )
+        match = Match.objects.with_details().get(pk=match.pk)
+        transaction.on_commit(lambda: notify_reported(match))
+    return match
+
+
+def _check_limits(ladder: Ladder, reporter: User, now: datetime, errors: _Errors) -> None:
+    mine = Match.objects.filter(ladder=ladder, reporter=reporter)
+    window = timedelta(hours=ladder.confirm_within_hours)
+    pending = mine.filter(state=PENDING, created_at__gt=now - window).count()
+    if pending >= ladder.max_pending_reports:
+        errors.add(
+            "__all__",
+            f"You already have {pending} reports waiting for confirmation on {ladder.name}, "
+            "the most allowed; wait until your opponents confirm them, or cancel one.",
+        )
+    recent = mine.filter(created_at__gt=now - RATE_WINDOW).count()
+    if recent >= ladder.reports_per_hour:
+        errors.add(
+            "__all__",
+            f"You have reported {recent} matches on {ladder.name} in the last hour, the most "
+            "allowed; please try again later.",
+        )
+
+
+def _find_duplicate(
+    ladder: Ladder,
+    played_on: date,
+    side_a: Sequence[User],
+    side_b: Sequence[User],
+    games: Sequence[tuple[int, int]],
+) -> Match | None:
+    """A live match with the same players, date and score (sides swapped means scores swapped)."""
+    a, b = {u.pk for u in side_a}, {u.pk for u in side_b}
+    games = list(games)
+    swapped = [(y, x) for x, y in games]
+    candidates = (
+        Match.objects.filter(
+            ladder=ladder, played_on=played_on, state__in=LIVE_STATES, players__user=side_a[0]
+        )
+        .with_details()
+        .distinct()
+    )
+    for match in candidates:
+        other_a = {u.pk for u in match.side_a_players}
+        other_b = {u.pk for u in match.side_b_players}
+        scores = match.game_scores
+        if (other_a, other_b, scores) == (a, b, games) or (other_a, other_b, scores) == (
+            b,
+            a,
+            swapped,
+        ):
+            return match
+    return None
+
+
+def confirm_match(match: Match, by: User, now: datetime | None = None) -> Match:
+    """An opponent confirms the reported score; the match is then rated."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _lock(match)
+        _check_confirm(match, by, now)
+        snap = snapshot(match)
+        _transition(match, by, "confirm", CONFIRMED, now, before=snap, after=snap)
+        transaction.on_commit(lambda: notify_confirmed(match, by))
+    return match
+
+
+def dispute_match(
+    match: Match,
+    by: User,
+    reason: str,
+    proposed_games: Sequence[Sequence[int]] | None = None,
+    now: datetime | None = None,
+) -> Match:
+    """An opponent says the report is wrong (reason required, may propose the right score)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _lock(match)
+        _check_dispute(match, by, now)
+        errors = _Errors()
+        text = _reason(reason, errors, "Say what is wrong with the reported result.")
+        proposed = None
+        if proposed_games:
+            proposed = _games(proposed_games, match.ladder, errors)
+            if proposed and proposed == match.game_scores:
+                errors.add(
+                    "games", "That is the reported score; confirm the match if it is right."
+                )
+        errors.raise_if_any()
+        dispute = Dispute.objects.create(
+            match=match,
+            raised_by=by,
+            reason=text,
+            proposed_games=[list(g) for g in proposed] if proposed else None,
+            created_at=now,
+        )
+        before = snapshot(match)
+        after = {**before, "proposed_games": dispute.proposed_games}
+        _transition(match, by, "dispute", DISPUTED, now, before=before, after=after, reason=text)
+        transaction.on_commit(lambda: notify_disputed(match, dispute))
+    return match
+
+
+def cancel_match(match: Match, by: User, now: datetime | None = None) -> Match:
+    """The reporter withdraws a report nobody has confirmed yet."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _lock(match)
+        _check_cancel(match, by, now)
+        snap = snapshot(match)
+        _transition(match, by, "cancel", CANCELLED, now, before=snap, after=snap)
+    return match
+
+
+def _moderator_changes(
+    match: Match,
+    errors: _Errors,
+    games: Sequence[Sequence[int]] | None,
+    played_on: date | None,
+    now: datetime,
+) -> tuple[list[tuple[int, int]], date | None]:
+    """A moderator's new score (required) and date (optional, not in the future)."""
+    new_games: list[tuple[int, int]] = []
+    if not games:
+        errors.add("games", "Enter the correct score.")
+    else:
+        new_games = _games(games, match.ladder, errors)
+    if played_on is not None:
+        # A moderator may correct a date of any age; only the future is impossible.
+        played_on = _check_date(played_on, errors, now, max_age_days=None)
+    if new_games and new_games == match.game_scores and played_on in (None, match.played_on):
+        errors.add("games", "That is the score already recorded; nothing would change.")
+    return new_games, played_on
+
+
+def _apply_correction(
+    match: Match, games: Sequence[tuple[int, int]], played_on: date | None
+) -> list[str]:
+    _replace_games(match, games)
+    if played_on is not None and played_on != match.played_on:
+        match.played_on = played_on
+        return ["played_on"]
+    return []
+
+
+def resolve_dispute(
+    match: Match,
+    by: User,
+    decision: str,
+    reason: str,
+    games: Sequence[Sequence[int]] | None = None,
+    played_on: date | None = None,
+    now: datetime | None = None,
+) -> Match:
+    """A moderator settles a dispute: uphold the report, correct the score, or void the match."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _lock(match)
+        _check_resolve(match, by, now)
+        errors = _Errors()
+        if decision not in DECISIONS:
+            errors.add("decision", "Choose uphold, correct or void.")
+        text = _reason(reason, errors, "Give the reason for your decision; the players see it.")
+        new_games: list[tuple[int, int]] = []
+        new_date = None
+        if decision == "correct":
+            new_games, new_date = _moderator_changes(match, errors, games, played_on, now)
+        errors.raise_if_any()
+
+        before = snapshot(match)
+        extra = _apply_correction(match, new_games, new_date) if decision == "correct" else []
+        match.disputes.filter(resolution__isnull=True).update(
+            resolution=_DECISION_RESOLUTION[decision],
+            resolved_by=by,
+            resolution_reason=text,
+            resolved_at=now,
+        )
+        _transition(
+            match,
+            by,
+            f"resolve_{decision}",
+            _DECISION_STATE[decision],
+            now,
+            before=before,
+            after=snapshot(match),
+            reason=text,
+            extra_fields=extra,
+        )
+        transaction.on_commit(lambda: notify_decided(match, by, f"resolve_{decision}", text))
+    return match
+
+
+def correct_match(
+    match: Match,
+    by: User,
+    games: Sequence[Sequence[int]],
+    reason: str,
+    played_on: date | None = None,
+    now: datetime | None = None,
+) -> Match:
+    """A moderator corrects the score (and maybe the date) of a confirmed match."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _lock(match)
+        _check_correct(match, by, now)
+        errors = _Errors()
+        text = _reason(reason, errors, "Give the reason for the correction; the players see it.")
+        new_games, new_date = _moderator_changes(match, errors, games, played_on, now)
+        errors.raise_if_any()
+        before = snapshot(match)
+        extra = _apply_correction(match, new_games, new_date)
+        _transition(
+            match,
+            by,
+            "correct",
+            CORRECTED,
+            now,
+            before=before,
+            after=snapshot(match),
+            reason=text,
+            extra_fields=extra,
+        )
+        transaction.on_commit(lambda: notify_decided(match, by, "correct", text))
+    return match
+
+
+def void_match(match: Match, by: User, reason: str, now: datetime | None = None) -> Match:
+    """A moderator voids a confirmed match: it no longer counts."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _lock(match)
+        _check_void(match, by, now)
+        errors = _Errors()
+        text = _reason(reason, errors, "Give the reason for voiding the match; the players see it.")
+        errors.raise_if_any()
+        snap = snapshot(match)
+        _transition(match, by, "void", VOIDED, now, before=snap, after=snap, reason=text)
+        transaction.on_commit(lambda: notify_decided(match, by, "void", text))
+    return match
+
+
+def expire_overdue(now: datetime | None = None) -> int:
+    """Mark pending matches past their confirmation window expired; returns how many."""
+    now = now or timezone.now()
+    expired = 0
+    for ladder_id, hours in Ladder.objects.values_list("pk", "confirm_within_hours"):
+        overdue = list(
+            Match.objects.filter(
+                ladder_id=ladder_id, state=PENDING, created_at__lt=now - timedelta(hours=hours)
+            ).values_list("pk", flat=True)
+        )
+        for pk in overdue:
+            with transaction.atomic():
+                match = _lock(pk)
+                if not match.is_expired(now) or match.state != PENDING:
+                    continue  # confirmed or cancelled in the meantime
+                snap = snapshot(match)
+                _transition(match, None, "expire", EXPIRED, now, before=snap, after=snap)
+                expired += 1
+    return expired
+
+
+# ---- predictions ------------------------------------------------------------------------
+
+
+def predict_for_report(
+    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
+) -> float | None:
+    """RATINGS.md §6: the probability that side A wins, from the players' current ratings.
+
+    None when it cannot be computed honestly: a side is empty, a player is named twice or
+    is not a member, or the engine is unavailable. Never a made-up number.
+    """
+    players = [*side_a, *side_b]
+    if not side_a or not side_b or len({u.pk for u in players}) != len(players):
+        return None
+    try:
+        from ratings.engine.predict import win_probability
+        from ratings.engine.types import EngineError, PlayerState
+    except ImportError:  # the engine is being rebuilt; show nothing rather than a guess
+        return None
+    states = _player_states(ladder, players, PlayerState)
+    if states is None:
+        return None
+    try:
+        return win_probability(
+            [states[u.pk] for u in side_a], [states[u.pk] for u in side_b], ladder.params(), on
+        )
+    except EngineError:
+        return None
+
+
+def _player_states(ladder: Ladder, players: Sequence[User], state_class: Any) -> dict | None:
+    """Each player's current state: their stored rating, else their starting one (RATINGS.md §4)."""
+    memberships = {
+        m.user_id: m for m in Membership.objects.filter(ladder=ladder, user__in=players)
+    }
+    if len(memberships) != len({u.pk for u in players}):
+        return None
+    volatility = ladder.params().initial_volatility
+    states = {
+        pk: state_class(rating=m.initial_rating, rd=m.initial_rd, volatility=volatility)
+        for pk, m in memberships.items()
+    }
+    states.update(_stored_ratings(ladder, players, state_class))
+    return states
+
+
+def _stored_ratings(ladder: Ladder, players: Sequence[User], state_class: Any) -> dict:
+    """States the ratings pipeline stored (ratings.PlayerRating), when it exists."""
+    from django.apps import apps
+
+    try:
+        rating_model = apps.get_model("ratings", "PlayerRating")
+    except LookupError:
+        return {}
+    try:
+        with transaction.atomic():  # a savepoint: a missing table must not poison the caller
+            rows = list(rating_model.objects.filter(ladder=ladder, user__in=players))
+    except DatabaseError:
+        log.warning("ratings.PlayerRating is not migrated; predicting from starting ratings")
+        return {}
+    return {
+        r.user_id: state_class(
+            rating=r.rating,
+            rd=r.rd,
+            volatility=r.volatility,
+            matches=r.matches,
+            last_played=r.last_played,
+        )
+        for r in rows
+    }
+
+
+# ---- notifications ------------------------------------------------------------------------
+
+
+def _site_url(path: str) -> str:
+    return getattr(settings, "SITE_URL", "http://127.0.0.1:8000").rstrip("/") + path
+
+
+def _send(template: str, recipients: Iterable[User], **context: Any) -> None:
+    """One plain-text email per recipient with an address; a mail failure is logged, not raised.
+
+    It runs after commit: the match has changed whatever the mail server says.
+    """
+    for user in {u.pk: u for u in recipients}.values():
+        if not user.email:
+            continue
+        ctx = {**context, "recipient": user}
+        subject = " ".join(
+            render_to_string(f"ladder/email/{template}_subject.txt", ctx).split()
+        )
+        body = render_to_string(f"ladder/email/{template}.txt", ctx)
+        try:
+            send_mail(subject, body, None, [user.email])
+        except Exception:
+            log.exception("Could not send %s email to %s", template, user.username)
+
+
+def _context(match: Match) -> dict[str, Any]:
+    return {"match": match, "ladder": match.ladder, "url": _site_url(match.get_absolute_url())}
+
+
+def moderators() -> QuerySet[User]:
+    """Who hears about disputes: the Moderators group and superusers, with an email."""
+    return (
+        User.objects.filter(Q(groups__name=MODERATORS_GROUP) | Q(is_superuser=True), is_active=True)
+        .exclude(email="")
+        .distinct()
+    )
+
+
+def notify_reported(match: Match) -> None:
+    """Tell the opponents a match against them waits for their confirmation."""
+    _send(
+        "match_reported",
+        match.opponents,
+        inbox_url=_site_url("/inbox/"),
+        expires_at=match.expires_at,
+        **_context(match),
+    )
+
+
+def notify_confirmed(match: Match, by: User) -> None:
+    _send("match_confirmed", [match.reporter], by=by, **_context(match))
+
+
+def notify_disputed(match: Match, dispute: Dispute) -> None:
+    """The reporter learns of the dispute; moderators get it to settle."""
+    ctx = {"dispute": dispute, "by": dispute.raised_by, **_context(match)}
+    _send("match_disputed", [match.reporter], **ctx)
+    _send(
+        "dispute_for_moderators",
+        moderators(),
+        moderation_url=_site_url("/moderation/"),
+        **ctx,
+    )
+
+
+def notify_decided(match: Match, by: User, action: str, reason: str) -> None:
+    """Every player hears a moderator's decision on their match, with the reason."""
+    players = [*match.side_a_players, *match.side_b_players]
+    _send("match_decided", players, by=by, action=action, reason=reason, **_context(match))

@@ -1,0 +1,192 @@
+"""Exactly-once rating on real services: PostgreSQL under 50 threads, a Celery worker killed
+mid-task, and Redis down while members confirm."""
+
+from __future__ import annotations
+
+import random
+import signal
+import threading
+import time
+from datetime import date, timedelta
+
+import pytest
+from django.db import connection, connections
+
+from ladder.matches import confirm_match
+from ladder.models import Match
+from ratings.engine import get_format, parse_matches
+from ratings.imports import _create_matches, player_lookup
+from ratings.models import RatingChange
+from ratings.pipeline import rate_ladder
+from tests.ratings.test_pipeline import SCORES, assert_equals_replay
+from tests.support import services
+
+pytestmark = pytest.mark.services
+START = date.today() - timedelta(days=10)
+
+
+def require_postgres() -> None:
+    if connection.vendor != "postgresql":
+        services.missing("PostgreSQL (concurrency needs real row locks)")
+
+
+def pending_matches(ladder, users, make_match, n: int, seed: int):  # type: ignore[no-untyped-def]
+    rng = random.Random(seed)
+    return [
+        make_match(
+            ladder,
+            *[[u] for u in rng.sample(users, 2)],
+            rng.choice(SCORES),
+            START + timedelta(days=i % 7),
+            state="pending",
+        )
+        for i in range(n)
+    ]
+
+
+def wait_until(condition, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fifty_threads_confirming_and_rating_rate_every_match_once(club, make_match) -> None:  # type: ignore[no-untyped-def]
+    require_postgres()
+    ladder, users = club
+    matches = pending_matches(ladder, users, make_match, 50, seed=11)
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(50)
+
+    def confirm(match: Match) -> None:
+        try:
+            barrier.wait()
+            opponent = match.players.get(side="b").user
+            confirm_match(Match.objects.get(pk=match.pk), opponent)  # rating runs after commit
+            rate_ladder(ladder.pk)  # and once more, racing the others
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=confirm, args=(m,)) for m in matches]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not errors, errors
+    assert Match.objects.filter(ladder=ladder, state="confirmed").count() == 50
+    assert RatingChange.objects.filter(ladder=ladder).count() == 100
+    assert_equals_replay(ladder)
+
+
+def _load_unrated_history(ladder, lines: int) -> None:  # type: ignore[no-untyped-def]
+    """Confirmed matches from the BWF file, waiting to be rated (as if confirmed one by one)."""
+    from pathlib import Path
+
+    from tests.factories import MembershipFactory, UserFactory
+
+    text = "".join(
+        (Path(__file__).resolve().parents[1] / "data" / "bwf_mens_singles_2018_2021.csv")
+        .open()
+        .readlines()[: lines + 1]
+    )
+    parsed = parse_matches(text, get_format("badminton_21"), team_size=1)
+    names = sorted({n for m in parsed for n in (*m.side_a, *m.side_b)})
+    for i, name in enumerate(names):
+        MembershipFactory(ladder=ladder, user=UserFactory(username=f"bwf{i}", display_name=name))
+    _create_matches(ladder, parsed, player_lookup(names), None)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_worker_killed_mid_rating_leaves_nothing_half_done(  # type: ignore[no-untyped-def]
+    club, celery_broker, worker_database_url, monkeypatch
+) -> None:
+    require_postgres()
+    ladder, _ = club
+    _load_unrated_history(ladder, 3000)
+    monkeypatch.setenv("CELERY_VISIBILITY_TIMEOUT", "3")  # redeliver the lost message quickly
+    monkeypatch.setenv("CELERY_RESTORE_INTERVAL", "1")
+    worker = services.start_celery_worker(celery_broker, worker_database_url)
+    try:
+        from ratings.tasks import enqueue_rating
+
+        assert enqueue_rating(ladder.pk)
+        wait_until(
+            lambda: "Task ratings.rate_ladder" in worker.output() and "received" in worker.output(),
+            20,
+            "the worker to take the task",
+        )
+        time.sleep(0.5)  # well inside the run: rating 3,000 matches takes seconds
+        worker.kill(signal.SIGKILL)
+        assert "succeeded" not in worker.output(), (
+            "the run finished before the kill; load more matches"
+        )
+        assert RatingChange.objects.filter(ladder=ladder).count() == 0
+        assert Match.objects.filter(ladder=ladder, needs_rating=True).count() == 3000
+    finally:
+        worker.stop()
+    again = services.start_celery_worker(celery_broker, worker_database_url)
+    try:
+        # No new message: the killed worker's unacknowledged one comes back by itself.
+        wait_until(
+            lambda: not Match.objects.filter(ladder=ladder, needs_rating=True).exists(),
+            60,
+            "the redelivered task to rate the ladder",
+        )
+    finally:
+        again.stop()
+    assert RatingChange.objects.filter(ladder=ladder).count() == 6000
+    assert_equals_replay(ladder)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_redis_down_confirmations_succeed_and_the_sweep_rates_them_later(  # type: ignore[no-untyped-def]
+    club, make_match, settings, worker_database_url
+) -> None:
+    require_postgres()
+    ladder, users = club
+    matches = pending_matches(ladder, users, make_match, 5, seed=12)
+    try:
+        redis = services.start_redis()
+    except FileNotFoundError:
+        services.missing("redis-server")
+    from ladder.celery import app
+    from tests.conftest import _reset_broker_pool
+
+    url, port = redis.extra["url"], int(redis.extra["port"])
+    old = (app.conf.broker_url, app.conf.task_always_eager)
+    app.conf.broker_url, app.conf.task_always_eager = url, False
+    _reset_broker_pool(app)
+    worker = None
+    try:
+        redis.stop()  # the broker is down
+        for match in matches:
+            started = time.monotonic()
+            confirm_match(Match.objects.get(pk=match.pk), match.players.get(side="b").user)
+            assert time.monotonic() - started < 2.0
+        assert (
+            Match.objects.filter(ladder=ladder, state="confirmed", needs_rating=True).count() == 5
+        )
+        assert not RatingChange.objects.filter(ladder=ladder).exists()
+
+        redis = services.start_redis(port)  # back on the same address
+        _reset_broker_pool(app)
+        worker = services.start_celery_worker(url, worker_database_url)
+        app.send_task("ratings.sweep")  # what beat sends every minute
+        wait_until(
+            lambda: not Match.objects.filter(ladder=ladder, needs_rating=True).exists(),
+            30,
+            "the sweep to rate the waiting matches",
+        )
+    finally:
+        if worker:
+            worker.stop()
+        redis.stop()
+        app.conf.broker_url, app.conf.task_always_eager = old
+        _reset_broker_pool(app)
+    assert RatingChange.objects.filter(ladder=ladder).count() == 10
+    assert_equals_replay(ladder)
