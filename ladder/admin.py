@@ -201,7 +201,16 @@ class AuditEntryInline(ReadOnlyInline):
 
 @admin.register(Match)
 class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["id", "played_on", "ladder", "players", "score", "state", "reporter", "created_at"]
+    list_display = [
+        "id",
+        "played_on",
+        "ladder",
+        "players",
+        "score",
+        "state",
+        "reporter",
+        "created_at",
+    ]
     list_display_links = ["id", "played_on"]
     list_filter = ["state", "ladder", "needs_rating"]
     search_fields = ["players__user__username", "players__user__display_name", "=id"]
@@ -246,7 +255,17 @@ class AuditEntryAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_filter = ["action", "to_state"]
     search_fields = ["=match__id", "actor__username", "reason"]
     list_select_related = ["actor"]
-    fields = ["match", "at", "actor", "action", "from_state", "to_state", "before", "after", "reason"]
+    fields = [
+        "match",
+        "at",
+        "actor",
+        "action",
+        "from_state",
+        "to_state",
+        "before",
+        "after",
+        "reason",
+    ]
     readonly_fields = fields
     date_hierarchy = "at"
 

@@ -2,13 +2,31 @@
 
 from __future__ import annotations
 
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from ladder.api import LadderViewSet
+from ladder.api import (
+    InboxViewSet,
+    LadderViewSet,
+    MatchViewSet,
+    PlayerViewSet,
+    PredictView,
+    TokenView,
+)
+from ratings.api import HistoryView, LeaderboardView
 
 app_name = "api"
 
 router = DefaultRouter()
 router.register("ladders", LadderViewSet, basename="ladder")
+router.register("matches", MatchViewSet, basename="match")
+router.register("inbox", InboxViewSet, basename="inbox")
+router.register("players", PlayerViewSet, basename="player")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("ladders/<slug:slug>/leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
+    path("players/<str:username>/history/", HistoryView.as_view(), name="history"),
+    path("predict/", PredictView.as_view(), name="predict"),
+    path("auth/token/", TokenView.as_view(), name="token"),
+    *router.urls,
+]

@@ -1,8 +1,9 @@
 """Club night: propose a round of balanced matches for the players in the hall.
 
-The core (``propose``) is pure: frozen dataclasses in, a ``Round`` out, no Django.
-The Django-facing service that loads ratings and recent matches from the database
-comes after it (``propose_round``).
+The core (``propose``) is pure: frozen dataclasses in, a ``Round`` out; it touches no
+database and no Django. The site's side comes after it: ``propose_round`` loads a
+ladder's ratings and recent matches and calls the core; ``add_round`` and friends keep
+tonight's rounds in a ``ClubNight`` (ladder/models.py).
 
 Who plays
 ---------
@@ -50,16 +51,24 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, timedelta
+from functools import cache
 from itertools import combinations
 from math import comb
+from operator import itemgetter
 from types import MappingProxyType
+from typing import Any
 
-from ratings.engine.predict import inflated_rd, match_quality, win_probability
-from ratings.engine.teams import rms
+from django.db import transaction
+from django.utils import timezone
+
+from ladder.models import LIVE_STATES, ClubNight, Ladder, MatchPlayer, Membership
+from ratings.engine.predict import QUALITY_SCALE, inflated_rd, match_quality, win_probability
+from ratings.engine.teams import g1_boost, rms
 from ratings.engine.types import Params, PlayerState
+from ratings.models import PlayerRating
 
 # ---- scoring weights ------------------------------------------------------------------------
 
@@ -91,9 +100,18 @@ GREEDY_NEIGHBOURS = 8
 #: Matches a match trades players with in the local search: the nearest in mean rating
 #: (a good swap between a strong and a weak match is rare; skipping the rest makes a pass
 #: over a 100-player hall several times cheaper). Halls of up to 12 see every match.
-NEIGHBOUR_MATCHES = 5
-#: Perturb-and-repair iterations of the local search after the greedy start.
-ILS_ITERATIONS = 150
+NEIGHBOUR_MATCHES = 4
+#: Ways to re-deal two matches' players (or a match and the bench) tried in full; beyond,
+#: one-for-one swaps. 35 covers doubles: C(7, 3) deals of two matches' eight players.
+REGROUP_MAX = 35
+#: Perturb-and-repair iterations of the local search after the greedy start, at most; the
+#: search also stops once it has evaluated EVALUATIONS distinct matches, its real cost: a
+#: small hall (whose few matches are soon all known) gets every iteration, a large one as
+#: many as the evaluation budget pays for (~40 for 40 players in doubles).
+ILS_ITERATIONS = 300
+EVALUATIONS = 25_000
+#: ... and once this many iterations in a row found nothing better.
+STALL = 100
 #: Hard stop for the local search (seconds): a guard for very large halls or slow
 #: machines; at the sizes of a club hall the iteration count ends the search first.
 TIME_BUDGET = 0.8
@@ -102,6 +120,7 @@ SEED = 20240601
 #: Team sizes whose side splits are all enumerated in the heuristic (10 splits at 3 a side,
 #: 35 at 4, 126 at 5); larger teams split by a swap search from a snake draft.
 FULL_SPLIT_MAX_TEAM = 3
+QUALITY_SCALE_SQ = QUALITY_SCALE * QUALITY_SCALE
 #: Improvements smaller than this are rounding noise.
 EPS = 1e-12
 
@@ -231,13 +250,37 @@ def propose(
     return hall.round(groups, byes + bench, exact)
 
 
+Take = Callable[[tuple[int, ...]], tuple[int, ...]]
+
+
+@cache
+def halves(total: int, part: int) -> tuple[tuple[Take, Take], ...]:
+    """Every way to split a sorted tuple of ``total`` into ``part`` (holding the first
+    element, so each split is seen once) and the rest, as pairs of functions that pick
+    the two parts (still sorted) from a tuple."""
+
+    def taker(indices: tuple[int, ...]) -> Take:
+        if len(indices) == 1:
+            k = indices[0]
+            return lambda t: (t[k],)
+        return itemgetter(*indices)  # type: ignore[return-value]
+
+    ways = []
+    for others in combinations(range(1, total), part - 1):
+        chosen = (0, *others)
+        rest = tuple(k for k in range(total) if k not in chosen)
+        ways.append((taker(chosen), taker(rest)))
+    return tuple(ways)
+
+
 # ---- the hall: players by index, precomputed penalties, cached match values -------------------
 
 
 @dataclass(frozen=True, slots=True)
 class _Side:
-    state: PlayerState
-    penalty: float
+    r_eff: float  # mean rating + the certainty boost b(RD_team) (RATINGS.md §6)
+    rd_sq: float  # the team's RMS RD, squared
+    penalty: float  # partner repeats within the side
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,33 +375,41 @@ class _Hall:
     # -- values ------------------------------------------------------------------------------
 
     def side(self, members: tuple[int, ...]) -> _Side:
-        """A side as one state (mean rating, RMS RD: how §6 combines a team) and its partner
-        penalty; cached, as the same sides come back again and again in the search."""
+        """A side's effective rating, squared RD and partner penalty; cached, as the search
+        meets the same sides again and again."""
         cached = self._sides.get(members)
         if cached is not None:
             return cached
-        states = [self.states[i] for i in members]
-        state = PlayerState(
-            rating=sum(s.rating for s in states) / len(states),
-            rd=rms([s.rd for s in states]),
-            volatility=0.0,
-        )
+        rd = rms([self.states[i].rd for i in members])
+        rating = sum(self.ratings[i] for i in members) / len(members)
         par = self.partner_penalty
         penalty = sum(par[x][y] for x, y in combinations(members, 2))
-        side = self._sides[members] = _Side(state, penalty)
+        side = self._sides[members] = _Side(rating + g1_boost(rd), rd * rd, penalty)
         return side
 
     def match_value(self, side_a: tuple[int, ...], side_b: tuple[int, ...]) -> float:
-        """Q minus the repeat penalties of one match (sides as sorted tuples of indices)."""
+        """Q minus the repeat penalties of one match (sides as sorted tuples of indices).
+
+        Q is ``ratings.engine.predict.match_quality`` written out on the cached side
+        aggregates: the search evaluates ~100,000 matches for a 40-player doubles hall and
+        the engine's call, which re-aggregates both sides each time, would take 5x longer.
+        tests/ladder/test_clubnight.py pins that the two agree.
+        """
         a, b = self.side(side_a), self.side(side_b)
-        # A side of one with the team's mean rating and RMS RD gives the engine's team Q.
-        value = match_quality((a.state,), (b.state,), self.params) - a.penalty - b.penalty
+        gap = (a.r_eff - b.r_eff) / QUALITY_SCALE
+        value = 1.0 / (1.0 + gap * gap + (a.rd_sq + b.rd_sq) / QUALITY_SCALE_SQ)
+        value -= a.penalty + b.penalty
         opp = self.opp_penalty
         for i in side_a:
             row = opp[i]
             for j in side_b:
                 value -= row[j]
         return value
+
+    @property
+    def evaluated(self) -> int:
+        """Distinct matches evaluated so far."""
+        return len(self._splits)
 
     def best_split(self, group: tuple[int, ...]) -> _Split:
         """The best split of a group (sorted tuple of indices) into two sides; cached."""
@@ -383,12 +434,9 @@ class _Hall:
         return cached
 
     def _enumerate_splits(self, group: tuple[int, ...]) -> _Split:
-        first, rest = group[0], group[1:]
         best: _Split | None = None
-        # The first player is always on side A: each split is seen once.
-        for partners in combinations(rest, self.team_size - 1):
-            side_a = (first, *partners)
-            side_b = tuple(i for i in rest if i not in partners)
+        for take_a, take_b in halves(len(group), self.team_size):
+            side_a, side_b = take_a(group), take_b(group)
             value = self.match_value(side_a, side_b)
             if best is None or value > best.value + EPS:
                 best = _Split(value, side_a, side_b)
@@ -499,19 +547,20 @@ def _heuristic(
 ) -> tuple[list[tuple[int, ...]], list[int]]:
     """Greedy pivots, then an iterated local search (swaps across matches and with the bench)."""
     deadline = time.perf_counter() + TIME_BUDGET
-    # Among the tied, the ones with most games (then the last by id) start on the bench.
-    order = sorted(tie, key=lambda i: (hall.players[i].games, i))
-    bench = order[len(order) - benched :] if benched else []
-    groups = _greedy(hall, playing + order[: len(order) - benched])
+    # The tied are equal for the bench; the last by id start there, the search may swap them.
+    bench = tie[len(tie) - benched :] if benched else []
+    groups = _greedy(hall, playing + tie[: len(tie) - benched])
     search = _LocalSearch(hall, groups, bench, set(tie))
     search.descend(set(range(len(groups))))
     best_value, best_groups, best_bench = search.total(), list(search.groups), list(search.bench)
+    stalled = 0
     for _ in range(ILS_ITERATIONS):
-        if time.perf_counter() > deadline:
+        if stalled >= STALL or hall.evaluated > EVALUATIONS or time.perf_counter() > deadline:
             break
         touched = search.perturb(rng)
         search.descend(touched)
         value = search.total()
+        stalled = 0 if value > best_value + EPS else stalled + 1
         if value > best_value - EPS:  # sideways moves too: they cross plateaus
             best_value, best_groups, best_bench = value, list(search.groups), list(search.bench)
         else:
@@ -556,7 +605,6 @@ class _LocalSearch:
 
     def descend(self, dirty: set[int]) -> None:
         """Apply improving moves until none is left, starting from the matches in ``dirty``."""
-        best_split = self.hall.best_split
         groups = self.groups
         while dirty:
             gi = min(dirty)
@@ -564,39 +612,80 @@ class _LocalSearch:
             improved = True
             while improved:
                 improved = False
-                g = groups[gi]
-                g_value = best_split(g).value
                 for hi in self._neighbours(gi):
-                    h = groups[hi]
-                    h_value = best_split(h).value
-                    before = g_value + h_value
-                    for x in g:
-                        for y in h:
-                            new_g = tuple(sorted([i for i in g if i != x] + [y]))
-                            new_h = tuple(sorted([i for i in h if i != y] + [x]))
-                            if best_split(new_g).value + best_split(new_h).value > before + EPS:
-                                groups[gi], groups[hi] = new_g, new_h
-                                dirty.add(hi)
-                                improved = True
-                                break
-                        if improved:
-                            break
-                    if improved:
+                    better = self._regroup(groups[gi], groups[hi])
+                    if better is not None:
+                        groups[gi], groups[hi] = better
+                        dirty.add(hi)
+                        improved = True
                         break
-                if improved or not self.bench:
-                    continue
-                for x in g:
-                    if x not in self.tie:
-                        continue
-                    for bi, y in enumerate(self.bench):
-                        new_g = tuple(sorted([i for i in g if i != x] + [y]))
-                        if best_split(new_g).value > g_value + EPS:
-                            groups[gi] = new_g
-                            self.bench[bi] = x
-                            improved = True
-                            break
-                    if improved:
-                        break
+                if not improved and self.bench:
+                    rebenched = self._rebench(groups[gi])
+                    if rebenched is not None:
+                        groups[gi], self.bench = rebenched
+                        improved = True
+
+    def _regroup(
+        self, g: tuple[int, ...], h: tuple[int, ...]
+    ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """A better way to deal the players of two matches into two matches, or None.
+
+        Every way for singles and doubles (3 and 35 of them); for bigger teams (462 at 3 a
+        side) one-for-one swaps and whole sides traded.
+        """
+        best_split = self.hall.best_split
+        size = self.hall.size
+        best_value = best_split(g).value + best_split(h).value + EPS
+        best = None
+        if comb(2 * size - 1, size - 1) <= REGROUP_MAX:
+            union = tuple(sorted(g + h))
+            for take_g, take_h in halves(2 * size, size):
+                new_g, new_h = take_g(union), take_h(union)
+                value = best_split(new_g).value + best_split(new_h).value
+                if value > best_value:
+                    best_value, best = value, (new_g, new_h)
+            return best
+        trades: list[tuple[tuple[int, ...], tuple[int, ...]]] = [
+            ((x,), (y,)) for x in g for y in h
+        ]
+        split_g, split_h = best_split(g), best_split(h)
+        trades += [
+            (side_g, side_h)
+            for side_g in (split_g.side_a, split_g.side_b)
+            for side_h in (split_h.side_a, split_h.side_b)
+        ]
+        for out_g, out_h in trades:
+            new_g = tuple(sorted([i for i in g if i not in out_g] + list(out_h)))
+            new_h = tuple(sorted([i for i in h if i not in out_h] + list(out_g)))
+            value = best_split(new_g).value + best_split(new_h).value
+            if value > best_value:
+                best_value, best = value, (new_g, new_h)
+        return best
+
+    def _rebench(self, g: tuple[int, ...]) -> tuple[tuple[int, ...], list[int]] | None:
+        """A better choice, among the tied players of a match and those sitting out, of who
+        plays in it; or None."""
+        best_split = self.hall.best_split
+        fixed = [i for i in g if i not in self.tie]
+        pool = sorted([i for i in g if i in self.tie] + self.bench)
+        need = len(g) - len(fixed)
+        best_value = best_split(g).value + EPS
+        best = None
+        if comb(len(pool), need) <= REGROUP_MAX:
+            choices: Iterable[tuple[int, ...]] = combinations(pool, need)
+        else:  # one for one
+            mine = [i for i in g if i in self.tie]
+            choices = (
+                tuple(i for i in mine if i != x) + (y,) for x in mine for y in self.bench
+            )
+        for chosen in choices:
+            new_g = tuple(sorted(fixed + list(chosen)))
+            value = best_split(new_g).value
+            if value > best_value:
+                best_value, best = value, new_g
+        if best is None:
+            return None
+        return best, [i for i in pool if i not in best]
 
     def _neighbours(self, gi: int) -> list[int]:
         """The other matches, nearest in mean rating first, at most NEIGHBOUR_MATCHES of them."""
@@ -609,23 +698,179 @@ class _LocalSearch:
         return others[:NEIGHBOUR_MATCHES]
 
     def perturb(self, rng: random.Random) -> set[int]:
-        """Rotate one random player along a few random matches (and maybe with the bench)."""
+        """Two or three random moves among nearby matches (and the bench): one move alone
+        would be undone by the next descent."""
         groups = self.groups
         touched: set[int] = set()
-        if len(groups) >= 2:
-            chosen = rng.sample(range(len(groups)), min(3, len(groups)))
-            picked = [rng.choice(groups[gi]) for gi in chosen]
-            for k, gi in enumerate(chosen):
-                incoming = picked[k - 1]
-                groups[gi] = tuple(sorted([i for i in groups[gi] if i != picked[k]] + [incoming]))
-            touched.update(chosen)
-        if self.bench and (len(groups) < 2 or rng.random() < 0.5):
-            candidates = [(gi, x) for gi, g in enumerate(groups) for x in g if x in self.tie]
-            if candidates:
+        for _ in range(rng.randint(2, 3)):
+            # Matches trade with a neighbour in level: kicks across the hall make lopsided
+            # matches that the descent then spends long repairing.
+            if len(groups) >= 2 and (not self.bench or rng.random() < 0.7):
+                gi = rng.randrange(len(groups))
+                hi = rng.choice(self._neighbours(gi))
+                x, y = rng.choice(groups[gi]), rng.choice(groups[hi])
+                groups[gi] = tuple(sorted([i for i in groups[gi] if i != x] + [y]))
+                groups[hi] = tuple(sorted([i for i in groups[hi] if i != y] + [x]))
+                touched.update((gi, hi))
+            elif self.bench:
+                candidates = [(gi, x) for gi, g in enumerate(groups) for x in g if x in self.tie]
+                if not candidates:
+                    continue
                 gi, x = rng.choice(candidates)
                 bi = rng.randrange(len(self.bench))
-                y = self.bench[bi]
-                groups[gi] = tuple(sorted([i for i in groups[gi] if i != x] + [y]))
+                groups[gi] = tuple(sorted([i for i in groups[gi] if i != x] + [self.bench[bi]]))
                 self.bench[bi] = x
                 touched.add(gi)
         return touched
+
+
+# ---- the site: a ladder's club night --------------------------------------------------------
+
+
+def propose_round(
+    ladder: Ladder,
+    present_users: Sequence[Any],
+    previous_rounds: Sequence[Sequence[Pairing]] = (),
+    on: date | None = None,
+) -> Round:
+    """A round for the ladder's members in the hall (users), avoiding tonight's earlier rounds
+    (pairings of usernames) and the ladder's recent matches.
+
+    States are the players' stored ratings (ratings.PlayerRating), else their starting ones
+    (the membership's self-assessment, the ladder's initial volatility); their priority is
+    their rated matches. Raises ClubNightError for a player listed twice, a non-member, or
+    too few players for one match.
+    """
+    on = on or timezone.localdate()
+    users = list(present_users)
+    if len({u.pk for u in users}) != len(users):
+        raise ClubNightError("A player is ticked twice.")
+    check_members(ladder, users)
+    size = 2 * ladder.team_size
+    if len(users) < size:
+        kind = {1: "A singles match", 2: "A doubles match"}.get(ladder.team_size, "A match")
+        raise ClubNightError(
+            f"{kind} needs {size} players; "
+            f"{len(users)} {'is' if len(users) == 1 else 'are'} ticked."
+        )
+    states = player_states(ladder, users)
+    present = [Present(u.username, u.name, *states[u.pk]) for u in users]
+    return propose(
+        present,
+        ladder.team_size,
+        ladder.params(),
+        on=on,
+        history=recent_pairings(ladder, users, on),
+        previous_rounds=previous_rounds,
+    )
+
+
+def check_members(ladder: Ladder, users: Sequence[Any]) -> None:
+    """ClubNightError naming whoever is not a member of the ladder."""
+    members = set(
+        Membership.objects.filter(ladder=ladder, user__in=users).values_list("user_id", flat=True)
+    )
+    strangers = [u.name for u in users if u.pk not in members]
+    if strangers:
+        who = ", ".join(strangers)
+        verb = "is not a member" if len(strangers) == 1 else "are not members"
+        raise ClubNightError(f"{who} {verb} of {ladder.name}.")
+
+
+def player_states(ladder: Ladder, users: Sequence[Any]) -> dict[int, tuple[PlayerState, int]]:
+    """Each member's state and rated matches: the stored rating, else where they start."""
+    volatility = ladder.params().initial_volatility
+    result = {
+        m.user_id: (PlayerState(m.initial_rating, m.initial_rd, volatility), 0)
+        for m in Membership.objects.filter(ladder=ladder, user__in=users)
+    }
+    for r in PlayerRating.objects.filter(ladder=ladder, user__in=users):
+        state = PlayerState(r.rating, r.rd, r.volatility, r.matches, r.last_played)
+        result[r.user_id] = (state, r.matches)
+    return result
+
+
+def recent_pairings(ladder: Ladder, users: Sequence[Any], on: date) -> History:
+    """Who played with and against whom among ``users`` in the ladder's lookback window
+    (matches that stand or may stand: pending, confirmed, disputed, corrected)."""
+    since = on - timedelta(days=ladder.lookback_days)
+    rows = (
+        MatchPlayer.objects.filter(
+            match__ladder=ladder,
+            match__state__in=LIVE_STATES,
+            match__played_on__range=(since, on),
+            user__in=users,
+        )
+        .order_by("match_id", "side", "position")
+        .values_list("match_id", "side", "user__username")
+    )
+    sides: dict[int, tuple[list[str], list[str]]] = {}
+    for match_id, side, username in rows:
+        sides.setdefault(match_id, ([], []))[0 if side == "a" else 1].append(username)
+    return History.from_pairings((tuple(a), tuple(b)) for a, b in sides.values())
+
+
+# ---- tonight, kept in a ClubNight -----------------------------------------------------------
+
+
+def round_to_json(rnd: Round) -> dict[str, Any]:
+    """A round as the API answers it and a ClubNight stores it."""
+    return {
+        "matches": [
+            {
+                "side_a": list(m.side_a),
+                "side_b": list(m.side_b),
+                "quality": round(m.quality, 4),
+                "win_probability": round(m.win_probability, 4),
+            }
+            for m in rnd.matches
+        ],
+        "byes": list(rnd.byes),
+    }
+
+
+def pairings_from_json(rounds: Iterable[Mapping[str, Any]]) -> list[list[Pairing]]:
+    """The pairings of stored (or posted) rounds, for ``previous_rounds``."""
+    return [
+        [(tuple(m["side_a"]), tuple(m["side_b"])) for m in r.get("matches", [])] for r in rounds
+    ]
+
+
+def tonight(ladder: Ladder, on: date | None = None) -> ClubNight | None:
+    return ClubNight.objects.filter(ladder=ladder, date=on or timezone.localdate()).first()
+
+
+def last_club_night(ladder: Ladder, before: date | None = None) -> ClubNight | None:
+    """The latest club night before ``before`` (today) at which someone was present."""
+    return (
+        ClubNight.objects.filter(ladder=ladder, date__lt=before or timezone.localdate())
+        .exclude(present=[])
+        .order_by("-date")
+        .first()
+    )
+
+
+def add_round(
+    ladder: Ladder, by: Any, present_users: Sequence[Any], on: date | None = None
+) -> tuple[ClubNight, Round]:
+    """Propose tonight's next round for the players ticked, and keep it (and who is present).
+
+    The night's row is locked while the round is chosen, so two organisers proposing at
+    once get two consecutive rounds, never the same one twice. Nothing is saved when the
+    round cannot be made (ClubNightError).
+    """
+    on = on or timezone.localdate()
+    with transaction.atomic():
+        night, _ = ClubNight.objects.select_for_update().get_or_create(
+            ladder=ladder, date=on, defaults={"created_by": by}
+        )
+        rnd = propose_round(ladder, present_users, pairings_from_json(night.rounds), on)
+        night.present = sorted(u.username for u in present_users)
+        night.rounds = [*night.rounds, round_to_json(rnd)]
+        night.save(update_fields=["present", "rounds"])
+    return night, rnd
+
+
+def start_over(ladder: Ladder, on: date | None = None) -> None:
+    """Forget tonight's rounds (who is present stays ticked)."""
+    ClubNight.objects.filter(ladder=ladder, date=on or timezone.localdate()).update(rounds=[])

@@ -14,13 +14,14 @@ games fragment) comes back with the rows changed and nothing reported.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date
 from dataclasses import dataclass
+from datetime import date
 from itertools import zip_longest
 from typing import Any
 
 from django import forms
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
 from accounts.models import User
 from ladder.models import Ladder
@@ -82,7 +83,7 @@ class MatchForm(forms.Form):
             typed = [(str(a), str(b)) for a, b in games]
             typed += [("", "")] * (min_rows - len(typed))
         else:
-            getlist = getattr(data, "getlist", lambda key: [])
+            getlist: Any = getattr(data, "getlist", lambda key: [])
             pairs = zip_longest(getlist("game_a"), getlist("game_b"), fillvalue="")
             typed = [(a.strip(), b.strip()) for a, b in pairs][:MAX_GAME_ROWS]
             if data.get("add_game") and len(typed) < self.max_rows:
@@ -147,7 +148,7 @@ class MatchForm(forms.Form):
 
     def errors_for(self, section: str) -> list[str]:
         if section in self.fields:
-            return list(self.errors.get(section, [])) if self.is_bound else []
+            return [str(e) for e in self.errors.get(section, [])] if self.is_bound else []
         return self.section_errors.get(section, [])
 
     @property
@@ -155,7 +156,7 @@ class MatchForm(forms.Form):
         """Every error by where it shows: field names, the domain's sections, and "all"."""
         slots: dict[str, list[str]] = {}
         if self.is_bound:
-            slots = {name: list(errors) for name, errors in self.errors.items()}
+            slots = {name: [str(e) for e in errors] for name, errors in self.errors.items()}
         for section, messages in self.section_errors.items():
             slots.setdefault(section, []).extend(messages)
         slots["all"] = slots.pop("__all__", [])
@@ -163,7 +164,7 @@ class MatchForm(forms.Form):
 
     @property
     def all_errors(self) -> list[str]:
-        return list(self.non_field_errors()) if self.is_bound else []
+        return [str(e) for e in self.non_field_errors()] if self.is_bound else []
 
     @property
     def has_errors(self) -> bool:
@@ -244,7 +245,7 @@ class ReportForm(MatchForm):
         return all(self.slot_filled(slot) for slot in self.player_slots)
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         for slot in self.player_slots:
             username = (cleaned.get(slot) or "").strip().lstrip("@")
             if not username:
@@ -319,15 +320,20 @@ class ReportForm(MatchForm):
     def opponent_inputs(self) -> list[PlayerInput]:
         return self._inputs(self.opponent_slots)
 
-    def stat_rows(self) -> list[tuple[str, list[str]]]:
+    def stat_rows(self) -> list[tuple[str, list[SafeString]]]:
         """For the template: (player label, its stat inputs) per slot."""
         labels = {"me": "You", **{slot: self.fields[slot].label for slot in self.player_slots}}
+        labels.update({slot: user.name for slot, user in self.users.items()})
         rows = []
         for slot in ["me", *self.player_slots]:
             inputs = []
             for index, name in enumerate(self.stat_names):
                 field = self[self.stat_field(slot, index)]
-                attrs = {"aria-label": f"{name}: {labels[slot]}", "class": "stat", "step": "any"}
+                attrs: dict[str, str | bool] = {
+                    "aria-label": f"{name}: {labels[slot]}",
+                    "class": "stat",
+                    "step": "any",
+                }
                 inputs.append(field.as_widget(attrs=attrs))
             rows.append((str(labels[slot]), inputs))
         return rows

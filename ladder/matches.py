@@ -225,7 +225,9 @@ def _check_opponent(match: Match, user: Any, now: datetime, verb: str, done: str
                 f"side can {verb} this match."
             )
         else:
-            message = f"Only a player of the side opposing {match.reporter.name} can {verb} this match."
+            message = (
+                f"Only a player of the side opposing {match.reporter.name} can {verb} this match."
+            )
         raise MatchPermissionError(message)
     _require_live_pending(match, now, done)
 
@@ -342,9 +344,7 @@ def _check_date(
 
 
 def _is_number(value: Any) -> bool:
-    return (
-        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    )
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _stats(
@@ -668,9 +668,7 @@ def dispute_match(
         if proposed_games:
             proposed = _games(proposed_games, match.ladder, errors)
             if proposed and proposed == match.game_scores:
-                errors.add(
-                    "games", "That is the reported score; confirm the match if it is right."
-                )
+                errors.add("games", "That is the reported score; confirm the match if it is right.")
         errors.raise_if_any()
         dispute = Dispute.objects.create(
             match=match,
@@ -877,9 +875,7 @@ def predict_for_report(
 
 def _player_states(ladder: Ladder, players: Sequence[User], state_class: Any) -> dict | None:
     """Each player's current state: their stored rating, else their starting one (RATINGS.md §4)."""
-    memberships = {
-        m.user_id: m for m in Membership.objects.filter(ladder=ladder, user__in=players)
-    }
+    memberships = {m.user_id: m for m in Membership.objects.filter(ladder=ladder, user__in=players)}
     if len(memberships) != len({u.pk for u in players}):
         return None
     volatility = ladder.params().initial_volatility
@@ -933,9 +929,7 @@ def _send(template: str, recipients: Iterable[User], **context: Any) -> None:
         if not user.email:
             continue
         ctx = {**context, "recipient": user}
-        subject = " ".join(
-            render_to_string(f"ladder/email/{template}_subject.txt", ctx).split()
-        )
+        subject = " ".join(render_to_string(f"ladder/email/{template}_subject.txt", ctx).split())
         body = render_to_string(f"ladder/email/{template}.txt", ctx)
         try:
             send_mail(subject, body, None, [user.email])

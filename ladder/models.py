@@ -602,7 +602,9 @@ class Match(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
     decided_at = models.DateTimeField(
-        null=True, blank=True, help_text="When it was confirmed, corrected, voided, cancelled or expired."
+        null=True,
+        blank=True,
+        help_text="When it was confirmed, corrected, voided, cancelled or expired.",
     )
     needs_rating = models.BooleanField(
         default=False,
@@ -635,11 +637,20 @@ class Match(models.Model):
 
     # ---- players and score (use the prefetched rows of MatchQuerySet.with_details) --------
 
+    def _rows(self, side: str) -> list[MatchPlayer]:
+        return sorted((p for p in self.players.all() if p.side == side), key=lambda p: p.position)
+
+    @property
+    def side_a_rows(self) -> list[MatchPlayer]:
+        """Side A's MatchPlayer rows (user and stats), in order."""
+        return self._rows("a")
+
+    @property
+    def side_b_rows(self) -> list[MatchPlayer]:
+        return self._rows("b")
+
     def _side(self, side: str) -> list[Any]:
-        rows = sorted(
-            (p for p in self.players.all() if p.side == side), key=lambda p: p.position
-        )
-        return [p.user for p in rows]
+        return [p.user for p in self._rows(side)]
 
     @property
     def side_a_players(self) -> list[Any]:
@@ -707,10 +718,11 @@ class MatchPlayer(models.Model):
     )
     side = models.CharField(max_length=1, choices=SIDES)
     position = models.PositiveSmallIntegerField(
-        validators=[MaxValueValidator(MAX_TEAM_SIZE - 1)], help_text="Order within the side, 0-based."
+        validators=[MaxValueValidator(MAX_TEAM_SIZE - 1)],
+        help_text="Order within the side, 0-based.",
     )
     stats = models.JSONField(
-        null=True, blank=True, help_text="Performance stats, e.g. {\"kills\": 21, \"deaths\": 14}."
+        null=True, blank=True, help_text='Performance stats, e.g. {"kills": 21, "deaths": 14}.'
     )
 
     class Meta:
@@ -758,10 +770,15 @@ class Dispute(models.Model):
     )
     reason = models.TextField()
     proposed_games = models.JSONField(
-        null=True, blank=True, help_text="The score the disputing player says is right: [[a, b], …]."
+        null=True,
+        blank=True,
+        help_text="The score the disputing player says is right: [[a, b], …].",
     )
     created_at = models.DateTimeField(default=timezone.now)
-    resolution = models.CharField(max_length=10, choices=DISPUTE_RESOLUTIONS, null=True, blank=True)
+    # NULL while the dispute is open (the shared contract); one of the resolutions after.
+    resolution = models.CharField(  # noqa: DJ001
+        max_length=10, choices=DISPUTE_RESOLUTIONS, null=True, blank=True
+    )
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -867,3 +884,39 @@ class AuditEntry(models.Model):
     @property
     def actor_name(self) -> str:
         return self.actor.name if self.actor else "System"
+
+
+# ---- club night ---------------------------------------------------------------------------
+
+
+class ClubNight(models.Model):
+    """One evening of a ladder's club night: who is in the hall and the rounds proposed so far.
+
+    Shared by everyone running it that evening (one per ladder and date), so a reload, a
+    second organiser's phone and "everyone from the last club night" all see the same.
+    ``present`` is a list of usernames; ``rounds`` a list of
+    ``{"matches": [{"side_a": [...], "side_b": [...], "quality": q, "win_probability": p}],
+    "byes": [...]}`` in the order they were proposed (ladder/clubnight.py).
+    """
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="club_nights")
+    date = models.DateField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    present = models.JSONField(default=list, blank=True, help_text="Usernames.")
+    rounds = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["-date"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "date"], name="clubnight_one_per_ladder_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"Club night of {self.ladder} on {self.date:%d %b %Y}"

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ladder.models import Ladder
+from accounts.models import User
+from ladder.models import AuditEntry, Dispute, Ladder, Match
 
 
 class LadderSerializer(serializers.HyperlinkedModelSerializer):
@@ -53,3 +55,304 @@ class LadderSerializer(serializers.HyperlinkedModelSerializer):
         values = {f.name: getattr(params, f.name) for f in fields(params)}
         values["stat_weights"] = dict(values["stat_weights"])
         return values
+
+
+# ---- matches --------------------------------------------------------------------------------
+#
+# Input serializers only parse (usernames, dates, whole numbers); every rule is the domain's
+# (ladder/matches.py), whose MatchError the views turn into the same 400/403/409 as the web.
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+        "example": [[21, 15], [19, 21], [21, 18]],
+    }
+)
+class GamesField(serializers.Field):
+    """Games as ``[[21, 15], [19, 21]]`` from side A's view; whole numbers, two per game."""
+
+    default_error_messages = {
+        "not_a_list": "Enter the games as a list of scores, like [[21, 15], [21, 18]].",
+        "not_a_pair": "Game {number}: {value!r} is not a score like [21, 15].",
+        "not_a_number": "Game {number}: points are whole numbers, like [21, 15].",
+    }
+
+    def to_internal_value(self, data: Any) -> list[tuple[int, int]]:
+        if not isinstance(data, list):
+            self.fail("not_a_list")
+        games = []
+        for number, game in enumerate(data, start=1):
+            if not isinstance(game, list | tuple) or len(game) != 2:
+                self.fail("not_a_pair", number=number, value=game)
+            points = []
+            for value in game:
+                if isinstance(value, bool):
+                    self.fail("not_a_number", number=number)
+                if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                    value = int(value)
+                if isinstance(value, float) and value.is_integer():
+                    value = int(value)
+                if not isinstance(value, int):
+                    self.fail("not_a_number", number=number)
+                points.append(value)
+            games.append((points[0], points[1]))
+        return games
+
+    def to_representation(self, value: Any) -> list[list[int]]:
+        return [[a, b] for a, b in value]
+
+
+class UsernamesField(serializers.ListField):
+    """Players by username, resolved to users (unknown names are a field error)."""
+
+    child = serializers.CharField(max_length=150)
+
+    def to_internal_value(self, data: Any) -> list[User]:
+        names = super().to_internal_value(data)
+        users = {u.username: u for u in User.objects.filter(username__in=names)}
+        unknown = [n for n in names if n not in users]
+        if unknown:
+            raise serializers.ValidationError(
+                [f"No player called {name!r}." for name in dict.fromkeys(unknown)]
+            )
+        return [users[n] for n in names]
+
+
+class PlayerRefSerializer(serializers.Serializer):
+    username = serializers.CharField(read_only=True)
+    name = serializers.CharField(read_only=True, help_text="Display name, else the username.")
+
+
+class MatchPlayerSerializer(serializers.Serializer):
+    username = serializers.CharField(source="user.username", read_only=True)
+    name = serializers.CharField(source="user.name", read_only=True)
+    stats = serializers.JSONField(read_only=True, allow_null=True)
+
+
+class DisputeSerializer(serializers.ModelSerializer):
+    raised_by = serializers.CharField(source="raised_by.username", read_only=True)
+    resolved_by = serializers.CharField(
+        source="resolved_by.username", read_only=True, allow_null=True, default=None
+    )
+    proposed_games = serializers.JSONField(read_only=True, allow_null=True)
+    is_open = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Dispute
+        fields = [
+            "id",
+            "raised_by",
+            "reason",
+            "proposed_games",
+            "created_at",
+            "is_open",
+            "resolution",
+            "resolved_by",
+            "resolution_reason",
+            "resolved_at",
+        ]
+        read_only_fields = fields
+
+
+class AuditEntrySerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(
+        source="actor.username",
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="Username; null for the system (expiry).",
+    )
+    actor_name = serializers.CharField(read_only=True)
+    before = serializers.JSONField(read_only=True, allow_null=True)
+    after = serializers.JSONField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = AuditEntry
+        fields = [
+            "at",
+            "actor",
+            "actor_name",
+            "action",
+            "from_state",
+            "to_state",
+            "before",
+            "after",
+            "reason",
+        ]
+        read_only_fields = fields
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    """A match as lists show it; ``allowed_actions`` are those of the requesting user."""
+
+    url = serializers.HyperlinkedIdentityField(view_name="api:match-detail")
+    page = serializers.SerializerMethodField(help_text="The match's page on the site.")
+    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    reporter = serializers.CharField(source="reporter.username", read_only=True)
+    side_a = MatchPlayerSerializer(source="side_a_rows", many=True, read_only=True)
+    side_b = MatchPlayerSerializer(source="side_b_rows", many=True, read_only=True)
+    games = GamesField(source="game_scores", read_only=True)
+    score = serializers.CharField(source="score_text", read_only=True)
+    winner = serializers.ChoiceField(
+        source="winner_side", choices=["a", "b"], read_only=True, allow_null=True
+    )
+    expires_at = serializers.DateTimeField(
+        read_only=True, help_text="When a pending report stops being confirmable."
+    )
+    allowed_actions = serializers.SerializerMethodField(
+        help_text="What you may do now: confirm, dispute, cancel, resolve, correct, void."
+    )
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "url",
+            "page",
+            "ladder",
+            "played_on",
+            "state",
+            "reporter",
+            "side_a",
+            "side_b",
+            "games",
+            "score",
+            "winner",
+            "created_at",
+            "updated_at",
+            "decided_at",
+            "expires_at",
+            "needs_rating",
+            "rated_at",
+            "allowed_actions",
+        ]
+        read_only_fields = fields
+
+    def get_page(self, match: Match) -> str:
+        request = self.context.get("request")
+        path = match.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+    @extend_schema_field(
+        serializers.ListField(
+            child=serializers.ChoiceField(
+                choices=["confirm", "dispute", "cancel", "resolve", "correct", "void"]
+            )
+        )
+    )
+    def get_allowed_actions(self, match: Match) -> list[str]:
+        from ladder.matches import allowed_actions
+
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        return sorted(allowed_actions(match, user))
+
+
+class MatchDetailSerializer(MatchSerializer):
+    """A match with its disputes and audit trail."""
+
+    disputes = DisputeSerializer(many=True, read_only=True)
+    audit = AuditEntrySerializer(many=True, read_only=True)
+
+    class Meta(MatchSerializer.Meta):
+        fields = [*MatchSerializer.Meta.fields, "disputes", "audit"]
+        read_only_fields = fields
+
+
+class ReportSerializer(serializers.Serializer):
+    """Report a match you played (POST /api/v1/matches/)."""
+
+    ladder = serializers.SlugField(help_text="The ladder's slug.")
+    played_on = serializers.DateField(help_text="The day it was played (YYYY-MM-DD).")
+    side_a = UsernamesField(
+        allow_empty=True, help_text="Usernames of side A (you may be on either side)."
+    )
+    side_b = UsernamesField(allow_empty=True, help_text="Usernames of side B.")
+    games = GamesField(help_text="Game scores from side A's view.")
+    stats = serializers.DictField(
+        child=serializers.DictField(),
+        required=False,
+        help_text='Performance-weighted ladders only: {"username": {"kills": 21, "deaths": 14}}.',
+    )
+
+    def validate_ladder(self, slug: str) -> Ladder:
+        request = self.context["request"]
+        ladder = Ladder.objects.visible_to(request.user).filter(slug=slug).first()
+        if ladder is None:
+            raise serializers.ValidationError(f"No ladder called {slug!r}.")
+        return ladder
+
+
+class DisputeInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        allow_blank=True, trim_whitespace=False, help_text="What is wrong (required)."
+    )
+    proposed_games = GamesField(
+        required=False, allow_null=True, help_text="The score you say is right (optional)."
+    )
+
+
+class ResolveInputSerializer(serializers.Serializer):
+    decision = serializers.ChoiceField(
+        choices=["uphold", "correct", "void"],
+        help_text="uphold: the report stands; correct: new games (and date); void.",
+    )
+    reason = serializers.CharField(allow_blank=True, help_text="Required; the players see it.")
+    games = GamesField(required=False, allow_null=True, help_text="For correct: the score.")
+    played_on = serializers.DateField(
+        required=False, allow_null=True, help_text="For correct: the date, if it was wrong."
+    )
+
+
+class CorrectInputSerializer(serializers.Serializer):
+    games = GamesField(help_text="The correct score.")
+    reason = serializers.CharField(allow_blank=True, help_text="Required; the players see it.")
+    played_on = serializers.DateField(
+        required=False, allow_null=True, help_text="The date, if it was wrong."
+    )
+
+
+class VoidInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(allow_blank=True, help_text="Required; the players see it.")
+
+
+class InboxSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Matches waiting for your confirmation.")
+    to_confirm = MatchSerializer(many=True, help_text="Reported against you; confirm or dispute.")
+    my_pending = MatchSerializer(many=True, help_text="Your reports still pending or disputed.")
+    disputes = MatchSerializer(many=True, help_text="Moderators: open disputes, oldest first.")
+
+
+class PlayerSerializer(serializers.ModelSerializer):
+    name = serializers.CharField(read_only=True, help_text="Display name, else the username.")
+
+    class Meta:
+        model = User
+        fields = ["username", "name"]
+        read_only_fields = fields
+
+
+class PredictInputSerializer(serializers.Serializer):
+    ladder = serializers.SlugField()
+    side_a = UsernamesField(allow_empty=True)
+    side_b = UsernamesField(allow_empty=True)
+    on = serializers.DateField(
+        required=False, allow_null=True, help_text="The day of the match (default: today)."
+    )
+
+    def validate_ladder(self, slug: str) -> Ladder:
+        request = self.context["request"]
+        ladder = Ladder.objects.visible_to(request.user).filter(slug=slug).first()
+        if ladder is None:
+            raise serializers.ValidationError(f"No ladder called {slug!r}.")
+        return ladder
+
+
+class PredictionSerializer(serializers.Serializer):
+    probability = serializers.FloatField(
+        allow_null=True,
+        help_text="RATINGS.md §6: the chance side A wins; null when there is no honest "
+        "prediction (a side incomplete, a player twice or not a member).",
+    )

@@ -192,6 +192,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # A match's state appears as state, from_state and to_state: one named enum.
+    "ENUM_NAME_OVERRIDES": {"MatchStateEnum": "ladder.models.MATCH_STATES"},
 }
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

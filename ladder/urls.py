@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/", include("accounts.urls")),
     path("ladders/", include("ladder.ladder_urls")),
+    path("", include("ratings.urls")),  # /players/<username>/, /ladders/<slug>/head-to-head/
     path("matches/<int:pk>/", views_matches.match_detail, name="match_detail"),
     path("matches/<int:pk>/confirm/", views_matches.confirm, name="match_confirm"),
     path("matches/<int:pk>/dispute/", views_matches.dispute, name="match_dispute"),

@@ -65,23 +65,20 @@ def ladder_list(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
+def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """The ladder page: its leaderboard (ratings.views), with the details and joining beside it."""
+    from ratings.views import leaderboard  # ratings.views builds on this module's helpers
+
     ladder = get_ladder_for_user(request, slug)
-    members = (
-        Membership.objects.filter(ladder=ladder)
-        .listed_for(request.user)
-        .select_related("user")
-        .order_by("-initial_rating", "user__display_name", "user__username")
-    )
-    own = next((m for m in members if m.user_id == request.user.pk), None)
+    own = None
+    if request.user.is_authenticated:
+        own = Membership.objects.filter(ladder=ladder, user=request.user).first()
     context = {
-        "ladder": ladder,
-        "members": members,
         "membership": own,
         "can_join": own is None and can_join(request.user, ladder),
         "form": JoinForm(ladder=ladder),
     }
-    return render(request, "ladder/detail.html", context)
+    return leaderboard(request, ladder, context)
 
 
 @login_required

@@ -52,9 +52,17 @@ NOSCRIPT_MEMBERS = 60
 # ---- helpers ------------------------------------------------------------------------------
 
 
+class SignedInRequest(HtmxHttpRequest):
+    """The request of a ``login_required`` view: its user is a member account."""
+
+    user: User  # type: ignore[assignment]
+
+
 def _forbidden(request: HttpRequest, message: str) -> HttpResponse:
     """The 403 page (or, for HTMX, just the message) explaining what is not allowed."""
-    template = "ladder/_refusal.html" if getattr(request, "htmx", False) else "ladder/forbidden.html"
+    template = (
+        "ladder/_refusal.html" if getattr(request, "htmx", False) else "ladder/forbidden.html"
+    )
     return render(request, template, {"message": message}, status=403)
 
 
@@ -99,21 +107,25 @@ def _row_response(
     return trigger_client_event(response, "inbox-changed")
 
 
+def _refused(request: HtmxHttpRequest, match: Match, exc: domain.MatchError) -> HttpResponse:
+    """A transition the domain refused: the row with its message (HTMX, 403 / 409), the 403
+    page, or, for a state that does not allow it, a message on the match page."""
+    if request.htmx:
+        return _row_response(request, match, error=exc.message, status=exc.status)
+    if isinstance(exc, domain.MatchStateError):
+        messages.error(request, exc.message)
+        return redirect(match)
+    return _forbidden(request, exc.message)
+
+
 def _transition(
     request: HtmxHttpRequest, match: Match, run: Callable[[], Match], done: str
 ) -> HttpResponse:
     """Run one state change; answer with the inbox row (HTMX) or a redirect and a message."""
     try:
         match = run()
-    except domain.MatchPermissionError as exc:
-        if request.htmx:
-            return _row_response(request, match, error=exc.message, status=403)
-        return _forbidden(request, exc.message)
-    except domain.MatchStateError as exc:
-        if request.htmx:
-            return _row_response(request, match, error=exc.message, status=409)
-        messages.error(request, exc.message)
-        return redirect(match)
+    except (domain.MatchPermissionError, domain.MatchStateError) as exc:
+        return _refused(request, match, exc)
     if request.htmx:
         return _row_response(request, match, note=done)
     messages.success(request, done)
@@ -159,6 +171,7 @@ def _dry_run_report(ladder: Ladder, reporter: User, **arguments: Any) -> dict[st
 class Prediction:
     probability: float | None
     note: str
+    sides: str = ""
 
 
 def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | None) -> Prediction:
@@ -171,11 +184,13 @@ def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | No
     probability = domain.predict_for_report(ladder, side_a, side_b, arguments["played_on"])
     if probability is None:
         return Prediction(None, "No prediction: the rating engine has none for these players yet.")
-    return Prediction(probability, "")
+    partners = side_a[1:]
+    yours = f"you and {names_and(partners)}" if partners else "you"
+    return Prediction(probability, "", f"{yours} beat {names_and(side_b)}")
 
 
 def _report_context(
-    request: HttpRequest,
+    request: SignedInRequest,
     ladder: Ladder,
     form: ReportForm,
     arguments: dict[str, Any] | None,
@@ -198,7 +213,7 @@ def _report_context(
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def report(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+def report(request: SignedInRequest, slug: str) -> HttpResponse:
     """The report form (GET); report the match (POST) and go to its page."""
     ladder = _member_ladder(request, slug)
     if isinstance(ladder, HttpResponse):
@@ -234,13 +249,16 @@ def report(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                     return redirect(match)
             status = 400
     return render(
-        request, "ladder/report.html", _report_context(request, ladder, form, arguments), status=status
+        request,
+        "ladder/report.html",
+        _report_context(request, ladder, form, arguments),
+        status=status,
     )
 
 
 @login_required
 @require_POST
-def report_validate(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+def report_validate(request: SignedInRequest, slug: str) -> HttpResponse:
     """Validation as you type: the form's errors and the prediction, nothing created.
 
     Answers 200 with out-of-band swaps of every error slot and the prediction panel, so
@@ -278,7 +296,7 @@ def _live_errors(form: ReportForm) -> list[tuple[str, list[str]]]:
 
 @login_required
 @require_GET
-def player_search(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
     """Type-ahead: the ladder's members matching the text, as choices; with ``pick``, the
     player input again with the chosen member filled in."""
     ladder = get_ladder_for_user(request, slug)
@@ -305,8 +323,9 @@ def player_search(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     found: list[Membership] = []
     if text:
         found = list(
-            members.filter(Q(user__username__icontains=text) | Q(user__display_name__icontains=text))
-            .order_by("user__display_name", "user__username")[:SEARCH_LIMIT]
+            members.filter(
+                Q(user__username__icontains=text) | Q(user__display_name__icontains=text)
+            ).order_by("user__display_name", "user__username")[:SEARCH_LIMIT]
         )
     context = {"ladder": ladder, "slot": slot, "label": label, "members": found, "text": text}
     return render(request, "ladder/_player_options.html", context)
@@ -333,7 +352,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def confirm(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+def confirm(request: SignedInRequest, pk: int) -> HttpResponse:
     match = domain.get_match_for_user(request.user, pk)
     return _transition(
         request,
@@ -345,7 +364,7 @@ def confirm(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def cancel(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+def cancel(request: SignedInRequest, pk: int) -> HttpResponse:
     match = domain.get_match_for_user(request.user, pk)
     return _transition(
         request,
@@ -357,13 +376,16 @@ def cancel(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def dispute(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
     """The dispute form (a page, or in place of the inbox row); dispute the match (POST)."""
     match = domain.get_match_for_user(request.user, pk)
     if request.htmx and request.GET.get("cancel"):
         return _row_response(request, match)
     if request.method == "GET" and "dispute" not in _actions(match, request.user):
-        message = "You cannot dispute this match: " + _why_not(match)
+        message = (
+            "Only a player of the side opposing the reporter can dispute a match, while it "
+            f"waits for confirmation. This one is {match.get_state_display().lower()}."
+        )
         if request.htmx:
             return _row_response(request, match, error=message, status=403)
         return _forbidden(request, message)
@@ -377,7 +399,7 @@ def dispute(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             except domain.MatchValidationError as exc:
                 form.add_domain_errors(exc.errors)
             except (domain.MatchPermissionError, domain.MatchStateError) as exc:
-                return _transition(request, match, _raiser(exc), "")
+                return _refused(request, match, exc)
             else:
                 done = "Disputed: a moderator will look at it. The match is not rated meanwhile."
                 if request.htmx:
@@ -408,34 +430,19 @@ def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, Any
     }
 
 
-def _raiser(exc: Exception) -> Callable[[], Match]:
-    def run() -> Match:
-        raise exc
-
-    return run
-
-
-def _why_not(match: Match) -> str:
-    if match.state != "pending":
-        return f"it is {match.get_state_display().lower()}."
-    if match.is_expired():
-        return "its confirmation window has closed."
-    return f"only {names_or(match.opponents)} can, while it waits for confirmation."
-
-
 # ---- inbox --------------------------------------------------------------------------------
 
 
 @login_required
 @require_GET
-def inbox(request: HttpRequest) -> HttpResponse:
+def inbox(request: SignedInRequest) -> HttpResponse:
     box = domain.inbox_for(request.user)
     user = request.user
     context = {
         "inbox": box,
         "to_confirm": [Row(m, _actions(m, user)) for m in box.to_confirm],
         "my_pending": [Row(m, _actions(m, user)) for m in box.my_pending],
-        "disputes": list(getattr(box, "disputes", []) or []),
+        "disputes": box.disputes,
         "ladders": Ladder.objects.filter(memberships__user=user).order_by("name"),
     }
     return render(request, "ladder/inbox.html", context)
@@ -472,8 +479,8 @@ def _case(match: Match, data: Any = None) -> Case:
 
 @login_required
 @require_GET
-def moderation(request: HttpRequest) -> HttpResponse:
-    if not request.user.is_moderator:  # type: ignore[union-attr]
+def moderation(request: SignedInRequest) -> HttpResponse:
+    if not request.user.is_moderator:
         return _forbidden(request, "The moderation queue is for moderators.")
     cases = [_case(match) for match in domain.moderation_queue()]
     return render(request, "ladder/moderation.html", {"cases": cases})
@@ -481,7 +488,7 @@ def moderation(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def resolve(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+def resolve(request: SignedInRequest, pk: int) -> HttpResponse:
     """Resolve a dispute: uphold, correct (with the games) or void, with a reason."""
     match = domain.get_match_for_user(request.user, pk)
     if request.method == "GET":
@@ -524,19 +531,19 @@ def _resolution_note(arguments: dict[str, Any]) -> str:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def correct(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+def correct(request: SignedInRequest, pk: int) -> HttpResponse:
     """A moderator corrects a confirmed (or corrected) match: new games, a reason."""
     return _moderate(request, pk, "correct")
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def void(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+def void(request: SignedInRequest, pk: int) -> HttpResponse:
     """A moderator voids a confirmed (or corrected) match, with a reason."""
     return _moderate(request, pk, "void")
 
 
-def _moderate(request: HtmxHttpRequest, pk: int, decision: str) -> HttpResponse:
+def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
     match = domain.get_match_for_user(request.user, pk)
     if request.method == "GET" and decision not in _actions(match, request.user):
         return _forbidden(

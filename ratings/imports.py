@@ -17,6 +17,7 @@ from django.utils.text import slugify
 
 from accounts.models import User
 from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
+from ratings.bulk import insert_rows, reserve_ids
 from ratings.engine import Match as EngineMatch
 from ratings.engine import parse_matches, write_matches
 from ratings.engine.importfmt import ImportFormatError
@@ -83,6 +84,7 @@ def import_matches(
 def _create_players(names: Sequence[str], users: dict[str, User]) -> int:
     """Member accounts with no usable password; the file's name becomes the display name."""
     taken = set(User.objects.values_list("username", flat=True))
+    new = []
     for name in names:
         base = (slugify(name).replace("-", "_") or "player")[:140]
         username, n = base, 1
@@ -92,7 +94,14 @@ def _create_players(names: Sequence[str], users: dict[str, User]) -> int:
         taken.add(username)
         user = User(username=username, display_name=name[:60], email=f"{username}@imported.invalid")
         user.set_unusable_password()
-        user.save()
+        new.append(user)
+    User.objects.bulk_create(new, batch_size=INSERT_BATCH)
+    # Ids are not returned everywhere (older SQLite); read them back by the unique username.
+    ids = dict(
+        User.objects.filter(username__in=[u.username for u in new]).values_list("username", "pk")
+    )
+    for name, user in zip(names, new, strict=True):
+        user.pk = ids[user.username]
         users[name] = user
     return len(names)
 
@@ -113,6 +122,18 @@ def _add_members(ladder: Ladder, users: Iterable[User]) -> int:
     return len(new)
 
 
+MATCH_FIELDS = (
+    "ladder",
+    "played_on",
+    "reporter",
+    "state",
+    "created_at",
+    "updated_at",
+    "decided_at",
+    "needs_rating",
+)
+
+
 def _create_matches(
     ladder: Ladder, parsed: Sequence[EngineMatch], users: dict[str, User], progress: Progress | None
 ) -> None:
@@ -120,36 +141,48 @@ def _create_matches(
     now = timezone.now()
     for start in range(0, len(parsed), INSERT_BATCH):
         chunk = parsed[start : start + INSERT_BATCH]
-        matches = Match.objects.bulk_create(
-            [
+        values = [
+            (ladder.pk, m.played_on, users[m.side_a[0]].pk, "confirmed", now, now, now, True)
+            for m in chunk
+        ]
+        ids = reserve_ids(Match, len(chunk))
+        if ids is None:  # no sequence to draw from: let the ORM return the new ids
+            made = Match.objects.bulk_create(
                 Match(
-                    ladder=ladder,
-                    played_on=m.played_on,
-                    reporter=users[m.side_a[0]],
-                    state="confirmed",
-                    created_at=now,
-                    decided_at=now,
-                    needs_rating=True,
-                )
-                for m in chunk
-            ]
-        )
-        players, games = [], []
-        for row, m in zip(matches, chunk, strict=True):
-            for side, names in (("a", m.side_a), ("b", m.side_b)):
-                for position, name in enumerate(names):
-                    stats = (m.stats or {}).get(name)
-                    players.append(
-                        MatchPlayer(
-                            match=row, user=users[name], side=side, position=position, stats=stats
+                    **dict(
+                        zip(
+                            ("ladder_id", "played_on", "reporter_id", *MATCH_FIELDS[3:]),
+                            v,
+                            strict=True,
                         )
                     )
-            games.extend(
-                Game(match=row, number=i, a_points=a, b_points=b)
-                for i, (a, b) in enumerate(m.games, 1)
+                )
+                for v in values
             )
-        MatchPlayer.objects.bulk_create(players)
-        Game.objects.bulk_create(games)
+            ids = [m.pk for m in made]
+        else:
+            insert_rows(
+                Match, ("id", *MATCH_FIELDS), ((pk, *v) for pk, v in zip(ids, values, strict=True))
+            )
+        insert_rows(
+            MatchPlayer,
+            ("match", "user", "side", "position", "stats"),
+            (
+                (pk, users[name].pk, side, position, (m.stats or {}).get(name))
+                for pk, m in zip(ids, chunk, strict=True)
+                for side, names in (("a", m.side_a), ("b", m.side_b))
+                for position, name in enumerate(names)
+            ),
+        )
+        insert_rows(
+            Game,
+            ("match", "number", "a_points", "b_points"),
+            (
+                (pk, number, a, b)
+                for pk, m in zip(ids, chunk, strict=True)
+                for number, (a, b) in enumerate(m.games, 1)
+            ),
+        )
         if progress:
             progress(len(chunk))
 

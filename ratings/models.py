@@ -81,7 +81,9 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         text = text.strip().lstrip("@")
         if not text:
             return self
-        return self.filter(Q(user__display_name__icontains=text) | Q(user__username__icontains=text))
+        return self.filter(
+            Q(user__display_name__icontains=text) | Q(user__username__icontains=text)
+        )
 
     def with_standing(self, viewer: Any, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
         """Annotate ``status`` (ranked / provisional / inactive), ``status_order`` and ``rank``.
@@ -95,7 +97,10 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
             PlayerRating.objects.filter(ladder=OuterRef("ladder"))
             .listed_for(viewer)
             .filter(active & ESTABLISHED)
-            .filter(Q(rating__gt=OuterRef("rating")) | Q(rating=OuterRef("rating"), pk__lt=OuterRef("pk")))
+            .filter(
+                Q(rating__gt=OuterRef("rating"))
+                | Q(rating=OuterRef("rating"), pk__lt=OuterRef("pk"))
+            )
             .order_by()
             .values("ladder")
             .annotate(n=Count("pk"))
@@ -188,11 +193,7 @@ class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
         changes = self.filter(user=user)
         if ladder is not None:
             changes = changes.filter(ladder=ladder)
-        return (
-            changes.with_previous()
-            .with_match_details()
-            .order_by("-played_on", "-match_id")
-        )
+        return changes.with_previous().with_match_details().order_by("-played_on", "-match_id")
 
     def _against(self, user: Any, ladder: Any, same_side: bool) -> Any:
         """Other players' rows in ``user``'s matches on ``ladder``, grouped by player."""

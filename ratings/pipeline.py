@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -26,8 +26,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
+from ratings.bulk import insert_rows
 from ratings.engine import Match as EngineMatch
-from ratings.engine import PlayerChange, PlayerState, Replayer, ReplaySnapshot
+from ratings.engine import PlayerState, Replayer, ReplaySnapshot
 from ratings.models import PlayerRating, RatingChange
 
 log = logging.getLogger(__name__)
@@ -78,20 +79,20 @@ def rate_ladder(ladder_id: int) -> RateResult:
                 replayer = Replayer.from_snapshot(
                     ladder.params(), ladder.scoring(), _snapshot(ladder, last)
                 )
-                ids = [pk for _, pk, _, _ in affecting]
+                ids = {pk for _, pk, _, _ in affecting}
                 result = RateResult(
                     rated=_rate_and_store(ladder, replayer, load_matches(ladder, ids), since=None)
                 )
             else:
                 result = RateResult(rated=_replay_from(ladder, first), replayed_from=first)
         now = timezone.now()
-        pending_ids = [pk for pk, _, _, _ in pending]
-        Match.objects.filter(pk__in=pending_ids, state__in=RATED_STATES).update(
-            needs_rating=False, rated_at=now
-        )
-        Match.objects.filter(pk__in=pending_ids).exclude(state__in=RATED_STATES).update(
-            needs_rating=False, rated_at=None
-        )
+        # Exactly the rows claimed above: a match confirmed meanwhile keeps its flag.
+        rated = [pk for pk, _, state, _ in pending if state in RATED_STATES]
+        unrated = [pk for pk, _, state, _ in pending if state not in RATED_STATES]
+        for chunk in _chunks(rated):
+            Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=now)
+        for chunk in _chunks(unrated):
+            Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=None)
     log.info(
         "ladder %s: rated %s match(es), replayed from %s",
         ladder.slug,
@@ -115,6 +116,12 @@ def recompute_ladder(ladder_id: int) -> int:
     return count
 
 
+def _chunks(ids: list[int], size: int = 1000) -> Iterable[list[int]]:
+    """Ids a thousand at a time: one statement with very many parameters is slow to build."""
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
 def ladders_needing_rating() -> list[int]:
     """Ladders with matches waiting to be rated (the periodic sweep's work list)."""
     return sorted(set(Match.objects.filter(needs_rating=True).values_list("ladder_id", flat=True)))
@@ -123,37 +130,37 @@ def ladders_needing_rating() -> list[int]:
 # -- reading matches -------------------------------------------------------------
 
 
-def load_matches(ladder: Ladder, ids: Sequence[int] | None = None) -> list[EngineMatch]:
-    """The ladder's rated matches (or the given ones) as engine values, in (played_on, id) order.
+def load_matches(ladder: Ladder, waiting_only: set[int] | None = None) -> list[EngineMatch]:
+    """The ladder's rated matches as engine values, in (played_on, id) order.
 
-    Players are named by user id: names change, ids do not.
+    `waiting_only`: just these matches, all of which wait for rating (`needs_rating`);
+    they are selected by that flag and filtered here, since a query naming many
+    thousands of ids costs more than reading a few rows too many. Players are named by
+    user id: names change, ids do not.
     """
     matches = Match.objects.filter(ladder=ladder, state__in=RATED_STATES)
-    if ids is not None:
-        matches = matches.filter(pk__in=ids)
-    rows = list(matches.order_by("played_on", "id").values_list("id", "played_on"))
-    wanted = [pk for pk, _ in rows]
+    if waiting_only is not None:
+        matches = matches.filter(needs_rating=True)
+    rows = [
+        (pk, played_on)
+        for pk, played_on in matches.order_by("played_on", "id").values_list("id", "played_on")
+        if waiting_only is None or pk in waiting_only
+    ]
     sides: dict[int, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
     stats: dict[int, dict[str, dict[str, float]]] = defaultdict(dict)
-    players = (
+    for match_id, user_id, side, player_stats in (
         MatchPlayer.objects.filter(match__in=matches)
-        if ids is None
-        else (MatchPlayer.objects.filter(match_id__in=wanted))
-    )
-    for match_id, user_id, side, player_stats in players.order_by(
-        "match_id", "side", "position"
-    ).values_list("match_id", "user_id", "side", "stats"):
+        .order_by("match_id", "side", "position")
+        .values_list("match_id", "user_id", "side", "stats")
+    ):
         sides[match_id][0 if side == "a" else 1].append(str(user_id))
         if player_stats:
             stats[match_id][str(user_id)] = player_stats
     games: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    game_rows = (
+    for match_id, a, b in (
         Game.objects.filter(match__in=matches)
-        if ids is None
-        else Game.objects.filter(match_id__in=wanted)
-    )
-    for match_id, a, b in game_rows.order_by("match_id", "number").values_list(
-        "match_id", "a_points", "b_points"
+        .order_by("match_id", "number")
+        .values_list("match_id", "a_points", "b_points")
     ):
         games[match_id].append((a, b))
     return [
@@ -258,51 +265,44 @@ def _rate_and_store(
     wins: dict[str, int] = defaultdict(int)
     losses: dict[str, int] = defaultdict(int)
     touched: set[str] = set()
-    rows: list[RatingChange] = []
     stored = 0
-    for match in matches:
-        changes = replayer.rate(match)
-        side_a = set(match.side_a)
-        for change in changes:
-            if change.outcome > 0.5:
-                wins[change.player] += 1
-            elif change.outcome < 0.5:
-                losses[change.player] += 1
-            touched.add(change.player)
-        if since is None or (match.played_on, match.id) >= since:
-            rows.extend(
-                _change_row(ladder, match, c, "a" if c.player in side_a else "b") for c in changes
-            )
+
+    def rows() -> Iterable[tuple[object, ...]]:
+        nonlocal stored
+        for match in matches:
+            changes = replayer.rate(match)
+            side_a = set(match.side_a)
+            for c in changes:
+                if c.outcome > 0.5:
+                    wins[c.player] += 1
+                elif c.outcome < 0.5:
+                    losses[c.player] += 1
+                touched.add(c.player)
+            if since is not None and (match.played_on, match.id) < since:
+                continue
             stored += 1
-            if len(rows) >= WRITE_BATCH:
-                RatingChange.objects.bulk_create(rows)
-                rows = []
-    RatingChange.objects.bulk_create(rows)
+            for c in changes:
+                yield (
+                    match.id, int(c.player), ladder.pk, match.played_on,
+                    "a" if c.player in side_a else "b",
+                    c.rating_before, c.rd_before, c.volatility_before,
+                    c.rating_after, c.rd_after, c.volatility_after,
+                    c.expected, c.outcome, c.repetition_weight, c.diversity_ratio,
+                    c.gate_open, c.performance_weight, c.rating_after - c.rating_before,
+                )  # fmt: skip
+
+    insert_rows(RatingChange, CHANGE_FIELDS, rows())
     _store_states(ladder, replayer, touched, wins, losses, add=not full)
     return stored
 
 
-def _change_row(ladder: Ladder, match: EngineMatch, c: PlayerChange, side: str) -> RatingChange:
-    return RatingChange(
-        match_id=match.id,
-        user_id=int(c.player),
-        ladder=ladder,
-        played_on=match.played_on,
-        side=side,
-        rating_before=c.rating_before,
-        rd_before=c.rd_before,
-        volatility_before=c.volatility_before,
-        rating_after=c.rating_after,
-        rd_after=c.rd_after,
-        volatility_after=c.volatility_after,
-        expected=c.expected,
-        outcome=c.outcome,
-        repetition_weight=c.repetition_weight,
-        diversity_ratio=c.diversity_ratio,
-        gate_open=c.gate_open,
-        performance_weight=c.performance_weight,
-        change=c.rating_after - c.rating_before,
-    )
+CHANGE_FIELDS = (
+    "match", "user", "ladder", "played_on", "side",
+    "rating_before", "rd_before", "volatility_before",
+    "rating_after", "rd_after", "volatility_after",
+    "expected", "outcome", "repetition_weight", "diversity_ratio",
+    "gate_open", "performance_weight", "change",
+)  # fmt: skip
 
 
 def _store_states(

@@ -53,9 +53,13 @@ def audit_score(entry: Any) -> str:
     before, after = entry.before, entry.after
     old, new = _snap_games(before), _snap_games(after)
     text = f"{old} → {new}" if old and new and old != new else (new or old)
-    if isinstance(before, dict) and isinstance(after, dict):
-        if before.get("played_on") and before.get("played_on") != after.get("played_on"):
-            text += f"; date {before['played_on']} → {after.get('played_on')}"
+    if (
+        isinstance(before, dict)
+        and isinstance(after, dict)
+        and before.get("played_on")
+        and before.get("played_on") != after.get("played_on")
+    ):
+        text += f"; date {before['played_on']} → {after.get('played_on')}"
     if isinstance(after, dict) and after.get("proposed_games"):
         text += f"; proposed {games_text(after['proposed_games'])}"
     return text

@@ -17,18 +17,29 @@ opponents (individual), or Glicko-1's E (glicko1_team). `repetition_weight` is t
 weight the update used: the mean over opponents, for composite_team the side's mean.
 glicko1_team has no repetition weight or diversity gate: `repetition_weight` is 1 and
 `gate_open` True; the diversity ratio is still reported.
+
+Native path: `rate_all` (and so `replay`) hands singles to the C module `_native`
+(ratings/engine/_native.c, built by `pip install -e .`) when it is importable, with the
+same arithmetic in the same order, so the results are the same bit for bit. The
+Replayer's own state stays the truth: the C side loads each player it meets from here,
+leaves every match it does not handle (teams, errors) to `rate`, and writes the players
+back before anything else can look at them. `LADDER_ENGINE_NATIVE=0` switches it off;
+`Replayer.use_native = False` does for one replayer.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date
-from types import MappingProxyType, MemberDescriptorType
+from itertools import islice
+from types import MappingProxyType, MemberDescriptorType, ModuleType
 from typing import Any
 
+from ratings.engine import glicko2
 from ratings.engine import predict as _predict
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.glicko2 import inflate, update_one
@@ -55,6 +66,30 @@ MIN_SCALE_FACTOR = 50.0
 # Team methods that reduce to the plain single-opponent update for singles with
 # identical arithmetic (performance_weighted rescales the change, glicko1_team is Glicko-1).
 _FAST_SINGLES_METHODS = frozenset({"composite_opponent", "individual", "composite_team"})
+# The interface version of _native.c this module speaks; another build is ignored.
+NATIVE_API_VERSION = 1
+# rate_all reads an iterator (not a list or tuple) in pieces of this many matches.
+NATIVE_CHUNK = 65536
+# Ordinals differ by less than this, so a longer lookback is the same as this one.
+_LOOKBACK_CAP = 1 << 40
+_MATCH_FIELDS = ("played_on", "side_a", "side_b", "games", "id")
+
+
+def _load_native() -> ModuleType | None:
+    """The C module, unless LADDER_ENGINE_NATIVE=0 or it is missing or from another version."""
+    if os.environ.get("LADDER_ENGINE_NATIVE", "1").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    try:
+        from ratings.engine import _native  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    if getattr(_native, "API_VERSION", None) != NATIVE_API_VERSION:
+        return None
+    return _native
+
+
+#: The C module `rate_all` uses for singles, or None (pure Python).
+NATIVE: ModuleType | None = _load_native()
 
 
 def validate_params(params: Params) -> None:
@@ -259,6 +294,8 @@ class Replayer:
 
     # Singles through the fused path below; tests switch it off to compare with teams.rate_sides.
     use_fast_singles = True
+    # rate_all through the C module when it is there (NATIVE); False: pure Python.
+    use_native = True
 
     def __init__(
         self,
@@ -363,9 +400,88 @@ class Replayer:
     # -- rating ------------------------------------------------------------------
 
     def rate_all(self, matches: Iterable[Match]) -> list[tuple[PlayerChange, ...]]:
-        """Rate matches in the order given (they must be in (played_on, id) order)."""
-        rate = self.rate
-        return [rate(m) for m in matches]
+        """Rate matches in the order given (they must be in (played_on, id) order).
+
+        The same as `[self.rate(m) for m in matches]`, results, errors and the state left
+        behind included; singles go through the C module when it is there.
+        """
+        if NATIVE is None or not (self.use_native and self._fast and self.use_fast_singles):
+            rate = self.rate
+            return [rate(m) for m in matches]
+        return self._rate_all_native(matches)
+
+    def _native_engine(self) -> Any:
+        """A C working copy of this replayer for one rate_all call (see _native.c)."""
+        assert NATIVE is not None
+        lookback, alpha, threshold, period, center, low, high, rd_max, tau, slope = self._constants
+        constants = (
+            min(lookback, _LOOKBACK_CAP),
+            alpha,
+            threshold,
+            min(period, _LOOKBACK_CAP),
+            center,
+            low,
+            high,
+            rd_max,
+            tau,
+            slope,
+            self._phi_max,
+            GLICKO2_SCALE,
+            glicko2.THREE_OVER_PI_SQUARED,
+            glicko2.VOLATILITY_EPSILON,
+            glicko2.MAX_VOLATILITY_ITERATIONS,
+            glicko2.MAX_BRACKET_STEPS,
+        )
+        return NATIVE.Replay(
+            constants=constants,
+            player=self._player,
+            outcomes=self._outcomes,
+            outcome=self._outcome,
+            change=PlayerChange,
+            change_fields=tuple(f.name for f in fields(PlayerChange)),
+            fast_change=_change is not PlayerChange,
+            match=Match,
+            match_fields=_MATCH_FIELDS,
+            deque=deque,
+            last=(self._last_ordinal, self._last_id),
+        )
+
+    def _rate_all_native(self, matches: Iterable[Match]) -> list[tuple[PlayerChange, ...]]:
+        engine = self._native_engine()
+        out: list[tuple[PlayerChange, ...]] = []
+        try:
+            if isinstance(matches, list | tuple):
+                self._run_native(engine, matches, out)
+            else:
+                it = iter(matches)
+                while True:
+                    chunk: list[Match] = []
+                    try:
+                        chunk.extend(islice(it, NATIVE_CHUNK))
+                    except BaseException:
+                        self._run_native(engine, chunk, out)  # what came before the error
+                        raise
+                    self._run_native(engine, chunk, out)
+                    if len(chunk) < NATIVE_CHUNK:
+                        break
+        finally:
+            self._last_ordinal, self._last_id = engine.export()
+        return out
+
+    def _run_native(
+        self, engine: Any, matches: Sequence[Match], out: list[tuple[PlayerChange, ...]]
+    ) -> None:
+        """Rate `matches` natively; each match the C side leaves (teams, errors) through `rate`."""
+        i, n = 0, len(matches)
+        while True:
+            i = engine.run(matches, i, out)
+            if i >= n:
+                return
+            self._last_ordinal, self._last_id = engine.export()
+            changes = self.rate(matches[i])  # raises for a bad match, as rate_all does
+            out.append(changes)
+            engine.forget([c.player for c in changes], self._last_ordinal, self._last_id)
+            i += 1
 
     def rate(self, match: Match) -> tuple[PlayerChange, ...]:
         """Rate one match; side A's players first, then side B's.

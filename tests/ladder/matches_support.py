@@ -89,3 +89,30 @@ def in_state(state: str, match: Match, *, opponent, reporter, mod) -> Match:  # 
             assert matches.expire_overdue() == 1
         return Match.objects.with_details().get(pk=match.pk)
     raise ValueError(state)
+
+
+# ---- the API --------------------------------------------------------------------------------
+
+API = "/api/v1/matches/"
+
+
+def api_client(user: Any = None) -> Any:
+    """An APIClient, signed in as ``user`` (force_authenticate) unless it is None or anonymous."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    if user is not None and user.is_authenticated:
+        client.force_authenticate(user)
+    return client
+
+
+def report_payload(ladder: Ladder, side_a: list[Any], side_b: list[Any], **overrides: Any) -> dict:
+    payload = {
+        "ladder": ladder.slug,
+        "played_on": timezone.localdate().isoformat(),
+        "side_a": [u.username for u in side_a],
+        "side_b": [u.username for u in side_b],
+        "games": [[21, 15], [21, 18]],
+    }
+    payload.update(overrides)
+    return payload

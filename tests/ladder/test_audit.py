@@ -32,23 +32,68 @@ def snap(games, played_on=None):
 # transition: (how to get there from a fresh report, actor, action, from, to, before, after, reason)
 CASES = {
     "report": (None, "alice", "report", "", "pending", None, snap(SCORE), ""),
-    "confirm": ("confirm", "charlie", "confirm", "pending", "confirmed", snap(SCORE), snap(SCORE), ""),
+    "confirm": (
+        "confirm",
+        "charlie",
+        "confirm",
+        "pending",
+        "confirmed",
+        snap(SCORE),
+        snap(SCORE),
+        "",
+    ),
     "dispute": (
-        "dispute", "dave", "dispute", "pending", "disputed", snap(SCORE),
-        {**snap(SCORE), "proposed_games": FIXED}, "Three games",
+        "dispute",
+        "dave",
+        "dispute",
+        "pending",
+        "disputed",
+        snap(SCORE),
+        {**snap(SCORE), "proposed_games": FIXED},
+        "Three games",
     ),
     "cancel": ("cancel", "alice", "cancel", "pending", "cancelled", snap(SCORE), snap(SCORE), ""),
     "expire": ("expire", None, "expire", "pending", "expired", snap(SCORE), snap(SCORE), ""),
     "resolve_uphold": (
-        "resolve_uphold", "mod", "resolve_uphold", "disputed", "confirmed", snap(SCORE), snap(SCORE), "Checked"
+        "resolve_uphold",
+        "mod",
+        "resolve_uphold",
+        "disputed",
+        "confirmed",
+        snap(SCORE),
+        snap(SCORE),
+        "Checked",
     ),
     "resolve_correct": (
-        "resolve_correct", "mod", "resolve_correct", "disputed", "corrected", snap(SCORE), snap(FIXED), "Checked"
+        "resolve_correct",
+        "mod",
+        "resolve_correct",
+        "disputed",
+        "corrected",
+        snap(SCORE),
+        snap(FIXED),
+        "Checked",
     ),
     "resolve_void": (
-        "resolve_void", "mod", "resolve_void", "disputed", "voided", snap(SCORE), snap(SCORE), "Checked"
+        "resolve_void",
+        "mod",
+        "resolve_void",
+        "disputed",
+        "voided",
+        snap(SCORE),
+        snap(SCORE),
+        "Checked",
     ),
-    "correct": ("correct", "mod", "correct", "confirmed", "corrected", snap(SCORE), snap(FIXED), "Typo"),
+    "correct": (
+        "correct",
+        "mod",
+        "correct",
+        "confirmed",
+        "corrected",
+        snap(SCORE),
+        snap(FIXED),
+        "Typo",
+    ),
     "void": ("void", "mod", "void", "confirmed", "voided", snap(SCORE), snap(SCORE), "Friendly"),
 }
 
@@ -58,8 +103,9 @@ def run(step, match, users):
     if step in ("resolve_uphold", "resolve_correct", "resolve_void"):
         match = matches.dispute_match(match, users["dave"], "Three games", FIXED)
         decision = step.split("_")[1]
-        return matches.resolve_dispute(match, users["mod"], decision, "Checked",
-                                       games=FIXED if decision == "correct" else None)
+        return matches.resolve_dispute(
+            match, users["mod"], decision, "Checked", games=FIXED if decision == "correct" else None
+        )
     if step in ("correct", "void"):
         match = matches.confirm_match(match, users["charlie"])
         if step == "correct":
@@ -77,7 +123,9 @@ def run(step, match, users):
 
 
 @pytest.mark.parametrize("transition", list(CASES))
-def test_every_transition_writes_exactly_one_entry(doubles, alice, bob, charlie, dave, mod, transition):
+def test_every_transition_writes_exactly_one_entry(
+    doubles, alice, bob, charlie, dave, mod, transition
+):
     users = {"alice": alice, "charlie": charlie, "dave": dave, "mod": mod}
     step, actor, action, from_state, to_state, before, after, reason = CASES[transition]
     match = doubles_match(doubles, alice, bob, charlie, dave)
@@ -85,8 +133,11 @@ def test_every_transition_writes_exactly_one_entry(doubles, alice, bob, charlie,
         entries_before = AuditEntry.objects.count()
         match = run(step, match, users)
         # the preparatory step (confirm / dispute) wrote its own one entry
-        assert AuditEntry.objects.count() == entries_before + (2 if step in (
-            "resolve_uphold", "resolve_correct", "resolve_void", "correct", "void") else 1)
+        assert AuditEntry.objects.count() == entries_before + (
+            2
+            if step in ("resolve_uphold", "resolve_correct", "resolve_void", "correct", "void")
+            else 1
+        )
     entry = AuditEntry.objects.filter(match=match).order_by("at", "pk").last()
     assert entry.action == action
     assert entry.actor == (users[actor] if actor else None)
@@ -188,9 +239,12 @@ postgres_only = pytest.mark.skipif(
     ],
 )
 def test_postgres_refuses_raw_sql(entry, sql):
-    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [entry.pk])
+    with (
+        pytest.raises(DatabaseError, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(sql, [entry.pk])
     unchanged_entry(entry)
 
 
@@ -210,7 +264,9 @@ def test_postgres_still_inserts(entry):
 
 def test_the_admin_shows_matches_read_only(client, entry, mod, alice):
     match = entry.match
-    matches.dispute_match(match, match.side_b_players[0], "Wrong score", [[21, 15], [19, 21], [21, 8]])
+    matches.dispute_match(
+        match, match.side_b_players[0], "Wrong score", [[21, 15], [19, 21], [21, 8]]
+    )
     client.force_login(mod)
     change = reverse("admin:ladder_match_change", args=[match.pk])
     page = client.get(change)
@@ -239,9 +295,16 @@ def test_nobody_changes_or_deletes_audit_entries_in_the_admin(client, entry, mod
     assert client.get(view).status_code == 200
     assert client.post(view, {"reason": "rewritten"}).status_code == 403
     assert client.get(reverse("admin:ladder_auditentry_delete", args=[entry.pk])).status_code == 403
-    assert client.post(reverse("admin:ladder_auditentry_delete", args=[entry.pk]), {"post": "yes"}).status_code == 403
+    assert (
+        client.post(
+            reverse("admin:ladder_auditentry_delete", args=[entry.pk]), {"post": "yes"}
+        ).status_code
+        == 403
+    )
     assert client.get(reverse("admin:ladder_auditentry_add")).status_code == 403
-    assert client.get(reverse("admin:ladder_match_delete", args=[entry.match_id])).status_code == 403
+    assert (
+        client.get(reverse("admin:ladder_match_delete", args=[entry.match_id])).status_code == 403
+    )
     unchanged_entry(entry)
 
 

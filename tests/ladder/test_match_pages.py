@@ -55,7 +55,11 @@ TRANSITIONS = {
     "dispute": (
         "pending",
         "match_dispute",
-        {"reason": "Game two was 19-21", "game_a": ["21", "19", "21"], "game_b": ["15", "21", "10"]},
+        {
+            "reason": "Game two was 19-21",
+            "game_a": ["21", "19", "21"],
+            "game_b": ["15", "21", "10"],
+        },
         "disputed",
         "dispute",
     ),
@@ -214,7 +218,9 @@ def test_match_page_shows_sides_games_state_and_history(client, fresh, alice, ch
 
 def test_match_page_shows_dispute_and_audit_of_every_transition(client, fresh, charlie, mod):
     match = fresh("pending")
-    matches.dispute_match(match, charlie, "It was 19-21 in the second", [(21, 15), (19, 21), (21, 10)])
+    matches.dispute_match(
+        match, charlie, "It was 19-21 in the second", [(21, 15), (19, 21), (21, 10)]
+    )
     matches.resolve_dispute(
         match, mod, "correct", "Both pairs agree", games=[(21, 15), (19, 21), (21, 10)]
     )
@@ -312,7 +318,11 @@ def test_dispute_in_place_with_htmx(client, fresh, charlie):
 
     done = client.post(
         url("match_dispute", match),
-        {"reason": "Second game was 19-21", "game_a": ["21", "19", "21"], "game_b": ["15", "21", "10"]},
+        {
+            "reason": "Second game was 19-21",
+            "game_a": ["21", "19", "21"],
+            "game_b": ["15", "21", "10"],
+        },
         **HX,
     )
     assert done.status_code == 200
@@ -408,7 +418,9 @@ def test_resolve_requires_a_reason_and_a_decision(client, fresh, mod):
     match = fresh("disputed")
     client.force_login(mod)
     with unchanged(match):
-        response = client.post(url("match_resolve", match), {"decision": "void", "reason": ""}, **HX)
+        response = client.post(
+            url("match_resolve", match), {"decision": "void", "reason": ""}, **HX
+        )
     assert response.status_code == 400
     page = response.content.decode()
     assert "Give the reason for your decision" in page
@@ -459,7 +471,9 @@ def test_resolve_of_an_undisputed_match_is_refused(client, fresh, mod):
     match = fresh("confirmed")
     client.force_login(mod)
     with unchanged(match):
-        response = client.post(url("match_resolve", match), {"decision": "void", "reason": "x"}, **HX)
+        response = client.post(
+            url("match_resolve", match), {"decision": "void", "reason": "x"}, **HX
+        )
     assert response.status_code == 409
     assert "there is no open dispute" in response.content.decode()
 
@@ -470,7 +484,8 @@ def test_correct_page_rejects_an_invalid_score(client, fresh, mod):
     assert client.get(url("match_correct", match)).status_code == 200
     with unchanged(match):
         response = client.post(
-            url("match_correct", match), {"reason": "Typo", "game_a": ["21", "21"], "game_b": ["20", "3"]}
+            url("match_correct", match),
+            {"reason": "Typo", "game_a": ["21", "21"], "game_b": ["20", "3"]},
         )
     assert response.status_code == 400
     assert "needs a 2-point lead" in response.content.decode()
@@ -611,7 +626,9 @@ def test_validate_as_you_type_creates_nothing(client, doubles, alice):
 def test_prediction_is_the_domains(client, doubles, alice, bob, charlie, dave):
     client.force_login(alice)
     response = client.post(reverse("ladder:report_validate", args=["doubles"]), report_data())
-    expected = matches.predict_for_report(doubles, [alice, bob], [charlie, dave], timezone.localdate())
+    expected = matches.predict_for_report(
+        doubles, [alice, bob], [charlie, dave], timezone.localdate()
+    )
     assert expected is not None
     assert f"{expected * 100:.0f}%" in response.content.decode()
 
@@ -673,3 +690,28 @@ def test_ladder_page_links_to_the_report_form_for_members(client, doubles, alice
     assert report_url() in client.get(doubles.get_absolute_url()).content.decode()
     client.force_login(outsider)
     assert report_url() not in client.get(doubles.get_absolute_url()).content.decode()
+
+
+def _queries(client, path):  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(path).status_code == 200
+    return len(captured)
+
+
+def test_inbox_and_moderation_queries_do_not_grow_with_matches(client, fresh, charlie, mod):
+    fresh("pending")
+    fresh("disputed", games=[(21, 1), (21, 2)])
+    client.force_login(charlie)
+    inbox_one = _queries(client, reverse("inbox"))
+    client.force_login(mod)
+    queue_one = _queries(client, reverse("moderation"))
+    for n in range(3, 6):
+        fresh("pending", games=[(21, n), (21, n + 10)])
+        fresh("disputed", games=[(n + 10, 21), (n, 21)])
+    client.force_login(charlie)
+    assert _queries(client, reverse("inbox")) == inbox_one
+    client.force_login(mod)
+    assert _queries(client, reverse("moderation")) == queue_one

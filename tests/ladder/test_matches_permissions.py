@@ -36,7 +36,11 @@ TRANSITIONS = {
         lambda m, u: matches.correct_match(m, u, [(21, 10), (21, 12)], "Typo in the report"),
         "corrected",
     ),
-    "void": ("confirmed", lambda m, u: matches.void_match(m, u, "A friendly, not a ladder game"), "voided"),
+    "void": (
+        "confirmed",
+        lambda m, u: matches.void_match(m, u, "A friendly, not a ladder game"),
+        "voided",
+    ),
 }
 ALLOWED = {
     "confirm": {"opponent"},

@@ -78,11 +78,25 @@ def test_date_limits(ladder, alice, bob, days_ago, ok):
     if ok:
         assert report(ladder, alice, [alice], [bob], played_on=played_on).played_on == played_on
     elif days_ago < 0:
-        refused("played_on", "The date cannot be in the future.", ladder=ladder, reporter=alice,
-                side_a=[alice], side_b=[bob], played_on=played_on)
+        refused(
+            "played_on",
+            "The date cannot be in the future.",
+            ladder=ladder,
+            reporter=alice,
+            side_a=[alice],
+            side_b=[bob],
+            played_on=played_on,
+        )
     else:
-        refused("played_on", "Matches can be reported up to 14 days after they were played",
-                ladder=ladder, reporter=alice, side_a=[alice], side_b=[bob], played_on=played_on)
+        refused(
+            "played_on",
+            "Matches can be reported up to 14 days after they were played",
+            ladder=ladder,
+            reporter=alice,
+            side_a=[alice],
+            side_b=[bob],
+            played_on=played_on,
+        )
 
 
 def test_dates_are_the_sites_days(ladder, alice, bob, settings):
@@ -94,57 +108,115 @@ def test_dates_are_the_sites_days(ladder, alice, bob, settings):
 
 
 def test_a_date_must_be_a_date(ladder, alice, bob):
-    refused("played_on", "Enter the date the match was played.", ladder=ladder, reporter=alice,
-            side_a=[alice], side_b=[bob], played_on="2025-01-01")
+    refused(
+        "played_on",
+        "Enter the date the match was played.",
+        ladder=ladder,
+        reporter=alice,
+        side_a=[alice],
+        side_b=[bob],
+        played_on="2025-01-01",
+    )
 
 
 def test_a_player_twice(ladder, alice, bob):
-    refused("players", "Alice Archer is named twice", ladder=ladder, reporter=alice,
-            side_a=[alice], side_b=[alice])
+    refused(
+        "players",
+        "Alice Archer is named twice",
+        ladder=ladder,
+        reporter=alice,
+        side_a=[alice],
+        side_b=[alice],
+    )
 
 
 def test_a_player_twice_in_doubles(doubles, alice, bob, charlie):
-    refused("players", "Bob Baker is named twice", ladder=doubles, reporter=alice,
-            side_a=[alice, bob], side_b=[charlie, bob])
+    refused(
+        "players",
+        "Bob Baker is named twice",
+        ladder=doubles,
+        reporter=alice,
+        side_a=[alice, bob],
+        side_b=[charlie, bob],
+    )
 
 
 @pytest.mark.parametrize(
     ("side_a", "side_b", "field", "message"),
     [
-        (["alice", "bob"], ["charlie"], "side_a", "Side A needs exactly 1 player in Club Singles; it has 2."),
+        (
+            ["alice", "bob"],
+            ["charlie"],
+            "side_a",
+            "Side A needs exactly 1 player in Club Singles; it has 2.",
+        ),
         (["alice"], [], "side_b", "Side B needs exactly 1 player in Club Singles; it has 0."),
     ],
 )
 def test_wrong_team_size(ladder, alice, bob, charlie, side_a, side_b, field, message):
     users = {"alice": alice, "bob": bob, "charlie": charlie}
-    refused(field, message, ladder=ladder, reporter=alice,
-            side_a=[users[u] for u in side_a], side_b=[users[u] for u in side_b])
+    refused(
+        field,
+        message,
+        ladder=ladder,
+        reporter=alice,
+        side_a=[users[u] for u in side_a],
+        side_b=[users[u] for u in side_b],
+    )
 
 
 def test_wrong_team_size_in_doubles(doubles, alice, bob, charlie):
-    refused("side_b", "Side B needs exactly 2 players in Club Doubles; it has 1.",
-            ladder=doubles, reporter=alice, side_a=[alice, bob], side_b=[charlie])
+    refused(
+        "side_b",
+        "Side B needs exactly 2 players in Club Doubles; it has 1.",
+        ladder=doubles,
+        reporter=alice,
+        side_a=[alice, bob],
+        side_b=[charlie],
+    )
 
 
 def test_a_non_member(ladder, alice, dave):
-    refused("players", "Dave Dunn is not a member of Club Singles.", ladder=ladder,
-            reporter=alice, side_a=[alice], side_b=[dave])
+    refused(
+        "players",
+        "Dave Dunn is not a member of Club Singles.",
+        ladder=ladder,
+        reporter=alice,
+        side_a=[alice],
+        side_b=[dave],
+    )
 
 
 def test_the_reporter_must_play(ladder, alice, bob, charlie):
-    refused("players", "You can only report a match you played in", ladder=ladder,
-            reporter=alice, side_a=[bob], side_b=[charlie])
+    refused(
+        "players",
+        "You can only report a match you played in",
+        ladder=ladder,
+        reporter=alice,
+        side_a=[bob],
+        side_b=[charlie],
+    )
 
 
 def test_a_non_member_cannot_report(ladder, bob, outsider):
-    with unchanged(), pytest.raises(matches.MatchPermissionError, match="not a member of Club Singles"):
+    with (
+        unchanged(),
+        pytest.raises(matches.MatchPermissionError, match="not a member of Club Singles"),
+    ):
         report(ladder, outsider, [outsider], [bob])
 
 
 def test_every_problem_is_reported_at_once(ladder, alice, bob):
-    error = refused("games", "Game 1: 21-20", ladder=ladder, reporter=alice, side_a=[alice],
-                    side_b=[alice], games=[(21, 20), (21, 5)],
-                    played_on=TODAY() + timedelta(days=1))
+    error = refused(
+        "games",
+        "Game 1: 21-20",
+        ladder=ladder,
+        reporter=alice,
+        side_a=[alice],
+        side_b=[alice],
+        games=[(21, 20), (21, 5)],
+        played_on=TODAY() + timedelta(days=1),
+    )
     assert set(error.errors) == {"games", "players", "played_on"}
     assert "The date cannot be in the future." in error.message
 
@@ -154,21 +226,41 @@ def test_every_problem_is_reported_at_once(ladder, alice, bob):
 
 def test_the_same_match_twice_is_a_duplicate(ladder, alice, bob):
     first = report(ladder, alice, [alice], [bob])
-    error = refused("__all__", f"This match is already reported (match {first.pk} by Alice Archer",
-                    ladder=ladder, reporter=alice, side_a=[alice], side_b=[bob])
+    error = refused(
+        "__all__",
+        f"This match is already reported (match {first.pk} by Alice Archer",
+        ladder=ladder,
+        reporter=alice,
+        side_a=[alice],
+        side_b=[bob],
+    )
     assert "confirm or dispute that one instead" in error.message
 
 
 def test_the_opponent_reporting_it_from_their_side_is_a_duplicate(ladder, alice, bob):
     report(ladder, alice, [alice], [bob], games=[(21, 15), (19, 21), (21, 18)])
-    refused("__all__", "already reported", ladder=ladder, reporter=bob, side_a=[bob],
-            side_b=[alice], games=[(15, 21), (21, 19), (18, 21)])
+    refused(
+        "__all__",
+        "already reported",
+        ladder=ladder,
+        reporter=bob,
+        side_a=[bob],
+        side_b=[alice],
+        games=[(15, 21), (21, 19), (18, 21)],
+    )
 
 
 def test_doubles_duplicate_in_any_player_order(doubles, alice, bob, charlie, dave):
     report(doubles, alice, [alice, bob], [charlie, dave])
-    refused("__all__", "already reported", ladder=doubles, reporter=dave, side_a=[dave, charlie],
-            side_b=[bob, alice], games=[(15, 21), (18, 21)])
+    refused(
+        "__all__",
+        "already reported",
+        ladder=doubles,
+        reporter=dave,
+        side_a=[dave, charlie],
+        side_b=[bob, alice],
+        games=[(15, 21), (18, 21)],
+    )
 
 
 @pytest.mark.parametrize(
@@ -199,8 +291,9 @@ def test_a_live_match_in_any_state_is_a_duplicate(ladder, alice, bob, state):
         matches.confirm_match(first, bob)
     else:
         matches.dispute_match(first, bob, "Not this score")
-    refused("__all__", "already reported", ladder=ladder, reporter=bob, side_a=[alice],
-            side_b=[bob])
+    refused(
+        "__all__", "already reported", ladder=ladder, reporter=bob, side_a=[alice], side_b=[bob]
+    )
 
 
 # ---- limits -------------------------------------------------------------------------------
@@ -211,9 +304,15 @@ def test_pending_limit(ladder, alice, bob, charlie):
     ladder.save()
     report(ladder, alice, [alice], [bob], games=[(21, 1), (21, 1)])
     report(ladder, alice, [alice], [charlie], games=[(21, 2), (21, 2)])
-    error = refused("__all__", "You already have 2 reports waiting for confirmation on Club Singles",
-                    ladder=ladder, reporter=alice, side_a=[alice], side_b=[bob],
-                    games=[(21, 3), (21, 3)])
+    error = refused(
+        "__all__",
+        "You already have 2 reports waiting for confirmation on Club Singles",
+        ladder=ladder,
+        reporter=alice,
+        side_a=[alice],
+        side_b=[bob],
+        games=[(21, 3), (21, 3)],
+    )
     assert "cancel one" in error.message
     # Others are not limited by alice's reports.
     assert report(ladder, bob, [bob], [charlie]).state == "pending"
@@ -236,11 +335,19 @@ def test_hourly_rate_limit(ladder, alice, bob):
     for n in range(2):
         match = report(ladder, alice, [alice], [bob], games=[(21, n), (21, n)], now=now)
         matches.confirm_match(match, bob, now=now)  # so the pending limit is not the reason
-    refused("__all__", "You have reported 2 matches on Club Singles in the last hour",
-            ladder=ladder, reporter=alice, side_a=[alice], side_b=[bob], games=[(21, 9), (21, 9)],
-            now=now + timedelta(minutes=59))
-    later = report(ladder, alice, [alice], [bob], games=[(21, 9), (21, 9)],
-                   now=now + timedelta(minutes=61))
+    refused(
+        "__all__",
+        "You have reported 2 matches on Club Singles in the last hour",
+        ladder=ladder,
+        reporter=alice,
+        side_a=[alice],
+        side_b=[bob],
+        games=[(21, 9), (21, 9)],
+        now=now + timedelta(minutes=59),
+    )
+    later = report(
+        ladder, alice, [alice], [bob], games=[(21, 9), (21, 9)], now=now + timedelta(minutes=61)
+    )
     assert later.state == "pending"
 
 
@@ -286,13 +393,28 @@ def test_stats_are_stored_per_player_by_username_or_id(league, alice, bob):
     ],
 )
 def test_bad_stats(league, alice, bob, stats, message):
-    refused("stats", message, ladder=league, reporter=alice, side_a=[alice], side_b=[bob],
-            games=[(16, 12)], stats=stats)
+    refused(
+        "stats",
+        message,
+        ladder=league,
+        reporter=alice,
+        side_a=[alice],
+        side_b=[bob],
+        games=[(16, 12)],
+        stats=stats,
+    )
 
 
 def test_stats_on_a_ladder_that_does_not_use_them(ladder, alice, bob):
-    refused("stats", "Club Singles does not use player stats", ladder=ladder, reporter=alice,
-            side_a=[alice], side_b=[bob], stats={"alice": {"kills": 3}})
+    refused(
+        "stats",
+        "Club Singles does not use player stats",
+        ladder=ladder,
+        reporter=alice,
+        side_a=[alice],
+        side_b=[bob],
+        stats={"alice": {"kills": 3}},
+    )
 
 
 def test_empty_stats_are_fine_anywhere(ladder, alice, bob):

@@ -15,7 +15,16 @@ from ladder.tasks import expire_pending_matches
 from tests.factories import reported_match
 from tests.ladder.matches_support import doubles_match, in_state, unchanged
 
-STATES = ("pending", "confirmed", "disputed", "corrected", "voided", "cancelled", "expired", "overdue")
+STATES = (
+    "pending",
+    "confirmed",
+    "disputed",
+    "corrected",
+    "voided",
+    "cancelled",
+    "expired",
+    "overdue",
+)
 # What the right person may do in each state ("overdue": pending past its window, not yet swept).
 POSSIBLE = {
     "pending": {"confirm", "dispute", "cancel"},
@@ -44,8 +53,13 @@ def attempt(action, match, *, reporter, opponent, mod):
 @pytest.mark.parametrize("state", STATES)
 @pytest.mark.parametrize("action", matches.ACTIONS)
 def test_state_machine(doubles, alice, bob, charlie, dave, mod, state, action):
-    match = in_state(state, doubles_match(doubles, alice, bob, charlie, dave),
-                     opponent=charlie, reporter=alice, mod=mod)
+    match = in_state(
+        state,
+        doubles_match(doubles, alice, bob, charlie, dave),
+        opponent=charlie,
+        reporter=alice,
+        mod=mod,
+    )
     actor = {"confirm": charlie, "dispute": charlie, "cancel": alice}.get(action, mod)
     assert (action in matches.allowed_actions(match, actor)) is (action in POSSIBLE[state])
     if action in POSSIBLE[state]:
@@ -60,16 +74,27 @@ def test_state_machine(doubles, alice, bob, charlie, dave, mod, state, action):
 @pytest.mark.parametrize(
     ("state", "message"),
     [
-        ("confirmed", "This match is already confirmed; only a match waiting for confirmation can be confirmed."),
-        ("cancelled", "This match is cancelled; only a match waiting for confirmation can be confirmed."),
+        (
+            "confirmed",
+            "This match is already confirmed; only a match waiting for confirmation can be confirmed.",
+        ),
+        (
+            "cancelled",
+            "This match is cancelled; only a match waiting for confirmation can be confirmed.",
+        ),
         ("disputed", "This match is disputed and waiting for a moderator"),
         ("overdue", "This match expired unconfirmed on "),
         ("expired", "This match is expired"),
     ],
 )
 def test_refusals_say_why(doubles, alice, bob, charlie, dave, mod, state, message):
-    match = in_state(state, doubles_match(doubles, alice, bob, charlie, dave),
-                     opponent=dave, reporter=alice, mod=mod)
+    match = in_state(
+        state,
+        doubles_match(doubles, alice, bob, charlie, dave),
+        opponent=dave,
+        reporter=alice,
+        mod=mod,
+    )
     with pytest.raises(matches.MatchStateError, match=message):
         matches.confirm_match(match, charlie)
 
@@ -80,7 +105,10 @@ def test_confirm(ladder, alice, bob):
     match = matches.confirm_match(match, bob, now=now)
     match.refresh_from_db()
     assert (match.state, match.decided_at, match.updated_at, match.needs_rating) == (
-        "confirmed", now, now, True
+        "confirmed",
+        now,
+        now,
+        True,
     )
 
 
@@ -109,7 +137,10 @@ def test_expiry(ladder, alice, bob, charlie):
     assert (old.state, old.decided_at, old.needs_rating) == ("expired", now, False)
     entry = AuditEntry.objects.filter(match=old).last()
     assert (entry.action, entry.actor, entry.from_state, entry.to_state) == (
-        "expire", None, "pending", "expired"
+        "expire",
+        None,
+        "pending",
+        "expired",
     )
     assert entry.actor_name == "System"
     assert Match.objects.get(pk=fresh.pk).state == "pending"
@@ -143,13 +174,17 @@ def test_the_periodic_task_expires(ladder, alice, bob, settings):
 @pytest.fixture
 def disputed(ladder, alice, bob):
     match = reported_match(ladder, alice, [alice], [bob])
-    return matches.dispute_match(match, bob, "It went to three games", [[21, 15], [19, 21], [21, 18]])
+    return matches.dispute_match(
+        match, bob, "It went to three games", [[21, 15], [19, 21], [21, 18]]
+    )
 
 
 def test_a_dispute_keeps_the_reason_and_proposed_score(disputed, bob):
     dispute = Dispute.objects.get(match=disputed)
     assert (dispute.raised_by, dispute.reason, dispute.proposed_games) == (
-        bob, "It went to three games", [[21, 15], [19, 21], [21, 18]]
+        bob,
+        "It went to three games",
+        [[21, 15], [19, 21], [21, 18]],
     )
     assert dispute.is_open and dispute.proposed_score_text == "21-15 19-21 21-18"
     assert not disputed.needs_rating
@@ -160,7 +195,11 @@ def test_a_dispute_keeps_the_reason_and_proposed_score(disputed, bob):
     [
         ({"reason": "  "}, "reason", "Say what is wrong with the reported result."),
         ({"reason": "x", "proposed_games": [[21, 15]]}, "games", "The match is not finished"),
-        ({"reason": "x", "proposed_games": [[21, 15], [21, 18]]}, "games", "That is the reported score"),
+        (
+            {"reason": "x", "proposed_games": [[21, 15], [21, 18]]},
+            "games",
+            "That is the reported score",
+        ),
     ],
 )
 def test_bad_disputes(ladder, alice, bob, kwargs, field, message):
@@ -186,9 +225,12 @@ def test_resolve(disputed, mod, decision, state, score, resolution):
     assert (match.state, match.score_text, match.decided_at) == (state, score, now)
     assert match.needs_rating is (state != "voided")  # a never-rated match needs no rating
     dispute = Dispute.objects.get(match=match)
-    assert (dispute.resolution, dispute.resolved_by, dispute.resolution_reason, dispute.resolved_at) == (
-        resolution, mod, "Spoke to both", now
-    )
+    assert (
+        dispute.resolution,
+        dispute.resolved_by,
+        dispute.resolution_reason,
+        dispute.resolved_at,
+    ) == (resolution, mod, "Spoke to both", now)
     assert not dispute.is_open
     entry = AuditEntry.objects.filter(match=match).last()
     assert (entry.action, entry.reason) == (f"resolve_{decision}", "Spoke to both")
@@ -196,8 +238,9 @@ def test_resolve(disputed, mod, decision, state, score, resolution):
 
 def test_a_correction_may_fix_the_date(disputed, mod):
     yesterday = timezone.localdate() - timedelta(days=1)
-    match = matches.resolve_dispute(disputed, mod, "correct", "Wrong day", games=[[21, 1], [21, 2]],
-                                    played_on=yesterday)
+    match = matches.resolve_dispute(
+        disputed, mod, "correct", "Wrong day", games=[[21, 1], [21, 2]], played_on=yesterday
+    )
     match.refresh_from_db()
     assert match.played_on == yesterday
     entry = AuditEntry.objects.filter(match=match).last()
@@ -210,10 +253,26 @@ def test_a_correction_may_fix_the_date(disputed, mod):
         ({"decision": "maybe", "reason": "x"}, "decision", "Choose uphold, correct or void."),
         ({"decision": "void", "reason": ""}, "reason", "Give the reason for your decision"),
         ({"decision": "correct", "reason": "x"}, "games", "Enter the correct score."),
-        ({"decision": "correct", "reason": "x", "games": [[21, 20], [21, 0]]}, "games", "Game 1: 21-20"),
-        ({"decision": "correct", "reason": "x", "games": [[21, 15], [21, 18]]}, "games", "already recorded"),
-        ({"decision": "correct", "reason": "x", "games": [[21, 1], [21, 1]],
-          "played_on": timezone.localdate() + timedelta(days=3)}, "played_on", "future"),
+        (
+            {"decision": "correct", "reason": "x", "games": [[21, 20], [21, 0]]},
+            "games",
+            "Game 1: 21-20",
+        ),
+        (
+            {"decision": "correct", "reason": "x", "games": [[21, 15], [21, 18]]},
+            "games",
+            "already recorded",
+        ),
+        (
+            {
+                "decision": "correct",
+                "reason": "x",
+                "games": [[21, 1], [21, 1]],
+                "played_on": timezone.localdate() + timedelta(days=3),
+            },
+            "played_on",
+            "future",
+        ),
     ],
 )
 def test_bad_resolutions(disputed, mod, kwargs, field, message):
@@ -235,7 +294,11 @@ def test_correct_and_void_a_confirmed_match(ladder, alice, bob, mod):
     match.refresh_from_db()
     assert (match.state, match.needs_rating) == ("voided", True)  # it leaves a rated state
     assert list(AuditEntry.objects.filter(match=match).values_list("action", flat=True)) == [
-        "report", "confirm", "correct", "correct", "void"
+        "report",
+        "confirm",
+        "correct",
+        "correct",
+        "void",
     ]
 
 
@@ -251,8 +314,9 @@ def test_void_needs_a_reason(ladder, alice, bob, mod):
 def test_inbox(doubles, alice, bob, charlie, dave, mod):
     now = timezone.now()
     waiting = doubles_match(doubles, alice, bob, charlie, dave)
-    overdue = doubles_match(doubles, alice, bob, charlie, dave, games=[(21, 1), (21, 1)],
-                            now=now - timedelta(days=8))
+    overdue = doubles_match(
+        doubles, alice, bob, charlie, dave, games=[(21, 1), (21, 1)], now=now - timedelta(days=8)
+    )
     confirmed = matches.confirm_match(
         doubles_match(doubles, alice, bob, charlie, dave, games=[(21, 2), (21, 2)]), dave
     )
@@ -324,7 +388,11 @@ def test_predict_uses_the_starting_ratings(ladder, alice, bob, charlie):
 
 @pytest.mark.parametrize("case", ["empty side", "twice", "non-member"])
 def test_predict_gives_none_rather_than_a_guess(ladder, alice, bob, dave, case):
-    sides = {"empty side": ([alice], []), "twice": ([alice], [alice]), "non-member": ([alice], [dave])}
+    sides = {
+        "empty side": ([alice], []),
+        "twice": ([alice], [alice]),
+        "non-member": ([alice], [dave]),
+    }
     assert matches.predict_for_report(ladder, *sides[case]) is None
 
 

@@ -63,7 +63,9 @@ def test_dispute_mails_the_reporter_and_the_moderators(
     UserFactory(username="root", is_superuser=True, is_staff=True)
     UserFactory(username="quiet", is_superuser=True, email="")  # no address: skipped
     match = doubles_match(doubles, alice, bob, charlie, dave)
-    now_commit(matches.dispute_match, match, charlie, "Game two was 19-21.", [[21, 15], [19, 21], [21, 10]])
+    now_commit(
+        matches.dispute_match, match, charlie, "Game two was 19-21.", [[21, 15], [19, 21], [21, 10]]
+    )
     moderators_subject = f"Dispute to settle: Club Doubles match of {match.played_on:%-d %b %Y}"
     assert sent() == {
         ("alice@example.org", "Charlie Chen disputed your Club Doubles match"),
@@ -85,11 +87,15 @@ def test_dispute_mails_the_reporter_and_the_moderators(
         ("void", "A moderator voided your Club Doubles match"),
     ],
 )
-def test_a_decision_mails_every_player(doubles, alice, bob, charlie, dave, mod, now_commit, decision, subject):
+def test_a_decision_mails_every_player(
+    doubles, alice, bob, charlie, dave, mod, now_commit, decision, subject
+):
     match = matches.dispute_match(doubles_match(doubles, alice, bob, charlie, dave), charlie, "No")
     games = [[21, 1], [21, 2]] if decision == "correct" else None
     now_commit(matches.resolve_dispute, match, mod, decision, "Seen on video", games=games)
-    assert {to for to, _ in sent()} == {f"{u}@example.org" for u in ("alice", "bob", "charlie", "dave")}
+    assert {to for to, _ in sent()} == {
+        f"{u}@example.org" for u in ("alice", "bob", "charlie", "dave")
+    }
     assert {s for _, s in sent()} == {subject}
     assert "Seen on video" in mail.outbox[0].body
 

@@ -7,14 +7,15 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ladder.demo import DEMO_PASSWORD, seed_club
+from ladder.demo import DEMO_PASSWORD, seed_club, seed_matches
 from ladder.models import Ladder
 
 
 class Command(BaseCommand):
     help = (
         "Create a demo club: ladders Singles, Doubles and 5v5 League, a moderator, a "
-        "superuser and 16 members. Idempotent; existing data is left alone."
+        "superuser and 16 members, and a season of matches on Singles and Doubles (most "
+        "confirmed, a few pending, one disputed). Idempotent; existing data is left alone."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -41,6 +42,7 @@ class Command(BaseCommand):
                 "needs --force."
             )
         club = seed_club()
+        season = seed_matches(club)
         if not club.created:
             self.stdout.write("The demo club is complete already; nothing added.")
             return
@@ -53,6 +55,9 @@ class Command(BaseCommand):
                 f"{ladder.name} (/ladders/{slug}/)" for slug, ladder in club.ladders.items()
             )
         )
+        for slug, states in season.items():
+            played = ", ".join(f"{count} {state}" for state, count in sorted(states.items()))
+            self.stdout.write(f"Season on {club.ladders[slug].name}: {played}.")
         self.stdout.write(
             f"Log in with password {DEMO_PASSWORD!r} as:\n"
             "  mod    - moderator (ladder admin at /admin/)\n"

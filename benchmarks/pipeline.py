@@ -1,0 +1,210 @@
+"""Benchmarks of the ratings pipeline on real PostgreSQL (and Redis + a Celery worker).
+
+    .venv/bin/python benchmarks/pipeline.py [--matches 100000] [--big-players 10000] [--big-matches 200000]
+
+Starts a throwaway PostgreSQL cluster (as the tests do), then measures:
+1. importing and rating N singles matches end to end (`import_matches`),
+2. time from a confirmation to the rating being visible, with a real worker on Redis,
+3. leaderboard and player page server time with many players and matches.
+Prints a markdown table (the results in docs/BENCHMARKS.md come from it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.support import services  # noqa: E402
+
+
+def rally_game(p_a: float, rng: random.Random) -> tuple[int, int]:
+    """One badminton game to 21 (win by 2, cap 30), rally by rally."""
+    a = b = 0
+    while True:
+        if rng.random() < p_a:
+            a += 1
+        else:
+            b += 1
+        if (a >= 21 or b >= 21) and abs(a - b) >= 2 or a == 30 or b == 30:
+            return a, b
+
+
+def synthetic_history(players: int, matches: int, seed: int, end: date) -> str:
+    """A singles history in the import format: players meet neighbours in skill, rally by rally."""
+    rng = random.Random(seed)
+    skill = [rng.gauss(0, 1) for _ in range(players)]
+    days = 730
+    lines = ["played_on,side_a,side_b,score,stats"]
+    for i in range(matches):
+        a = rng.randrange(players)
+        b = (a + rng.randint(1, 40)) % players
+        p = 1 / (1 + 10 ** (-(skill[a] - skill[b]) * 0.15))
+        games, won_a, won_b = [], 0, 0
+        while won_a < 2 and won_b < 2:
+            g = rally_game(p, rng)
+            games.append(g)
+            won_a += g[0] > g[1]
+            won_b += g[1] > g[0]
+        played = end - timedelta(days=days - i * days // matches)
+        score = " ".join(f"{x}-{y}" for x, y in games)
+        lines.append(f"{played.isoformat()},player{a:05d},player{b:05d},{score},")
+    return "\n".join(lines) + "\n"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def setup_django(database_url: str) -> None:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
+    os.environ["LOG_LEVEL"] = "ERROR"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def import_file(text: str, slug: str) -> float:
+    from django.core.management import call_command
+
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+        f.write(text)
+    started = time.perf_counter()
+    call_command("import_matches", f.name, "--ladder", slug, "--create-ladder", "--create-players",
+                 verbosity=0, stdout=io.StringIO())
+    elapsed = time.perf_counter() - started
+    os.unlink(f.name)
+    return elapsed
+
+
+def confirmation_latency(database_url: str, samples: int) -> list[float]:
+    """Report + confirm in this process; a real worker on Redis rates; poll until visible."""
+    from django.db import connection
+
+    from ladder.celery import app
+    from ladder.matches import confirm_match, report_match
+    from ladder.models import Ladder, Membership
+    from ratings.models import RatingChange
+    from tests.conftest import _reset_broker_pool
+
+    redis = services.start_redis()
+    app.conf.broker_url, app.conf.task_always_eager = redis.extra["url"], False
+    _reset_broker_pool(app)
+    worker = services.start_celery_worker(redis.extra["url"], database_url)
+    latencies = []
+    try:
+        ladder = Ladder.objects.get(slug="latency")
+        ladder.max_pending_reports = ladder.reports_per_hour = 10_000
+        ladder.save()
+        users = [m.user for m in Membership.objects.filter(ladder=ladder).select_related("user")[:40]]
+        rng = random.Random(3)
+        today = date.today()
+        for i in range(samples):
+            a, b = rng.sample(users, 2)
+            match = report_match(ladder=ladder, reporter=a, played_on=today, side_a=[a], side_b=[b],
+                                 games=[(21, rng.randint(0, 19)), (21, rng.randint(0, 19))])
+            started = time.perf_counter()
+            confirm_match(match, b)
+            while not RatingChange.objects.filter(match=match).exists():
+                time.sleep(0.002)
+            latencies.append(time.perf_counter() - started)
+            connection.close()
+    finally:
+        worker.stop()
+        redis.stop()
+    return latencies
+
+
+def page_latency(path: str, samples: int) -> list[float]:
+    from django.db import connection, reset_queries
+    from django.test import Client
+
+    client = Client(HTTP_HOST="localhost")
+    client.get(path)  # warm
+    times = []
+    for _ in range(samples):
+        reset_queries()
+        started = time.perf_counter()
+        response = client.get(path)
+        times.append(time.perf_counter() - started)
+        assert response.status_code == 200, (path, response.status_code)
+    connection.close()
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--matches", type=int, default=100_000)
+    parser.add_argument("--big-players", type=int, default=10_000)
+    parser.add_argument("--big-matches", type=int, default=200_000)
+    parser.add_argument("--latency-samples", type=int, default=100)
+    args = parser.parse_args()
+
+    cluster = services.start_postgres()
+    subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(cluster.port), "-U", "postgres", "-qc",
+                    "create database bench"], check=True)
+    database_url = cluster.url("bench")
+    rows: list[tuple[str, str, str]] = []
+
+    def record(*row: str) -> None:
+        rows.append(row)  # type: ignore[arg-type]
+        print(" | ".join(row), file=sys.stderr, flush=True)
+
+    try:
+        setup_django(database_url)
+        today = date.today()
+        players = max(args.matches // 20, 100)
+        elapsed = import_file(synthetic_history(players, args.matches, 1, today), "import")
+        record(*(f"import + rate {args.matches:,} singles matches ({players:,} players)",
+                     f"{elapsed:.1f} s", "≤ 60 s"))
+
+        import_file(synthetic_history(200, 2_000, 2, today - timedelta(days=1)), "latency")
+        lat = confirmation_latency(database_url, args.latency_samples)
+        record(*(f"confirmation → rating visible, real worker ({len(lat)} samples)",
+                     f"p50 {percentile(lat, .5) * 1000:.0f} ms, p95 {percentile(lat, .95) * 1000:.0f} ms",
+                     "p95 < 1 s"))
+
+        elapsed = import_file(synthetic_history(args.big_players, args.big_matches, 3, today), "big")
+        record(*(f"import + rate {args.big_matches:,} matches ({args.big_players:,} players)",
+                     f"{elapsed:.1f} s", ""))
+        from ratings.models import PlayerRating
+
+        top = PlayerRating.objects.filter(ladder__slug="big").order_by("-rating").select_related("user").first()
+        for label, path in (
+            ("leaderboard page", "/ladders/big/"),
+            ("leaderboard page 20", "/ladders/big/?page=20"),
+            ("leaderboard search", "/ladders/big/?q=player0012"),
+            ("player page (top player)", f"/players/{top.user.username}/"),
+        ):
+            times = page_latency(path, 100)
+            record(*(f"{label}, {args.big_players:,} players / {args.big_matches:,} matches",
+                         f"p50 {percentile(times, .5) * 1000:.1f} ms, p95 {percentile(times, .95) * 1000:.1f} ms",
+                         "p95 < 50 ms"))
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        cluster.stop()
+    print("| measure | result | target |\n| --- | --- | --- |")
+    for row in rows:
+        print(f"| {row[0]} | {row[1]} | {row[2]} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""The ratings API: a ladder's leaderboard and a player's rating history.
+
+The same data, filters and visibility as the pages (both read through ``ratings.queries``):
+an invisible ladder or player is 404. Predictions are /api/v1/predict/ (ladder.api).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, permissions
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.models import User
+from ladder.models import Ladder
+from ratings import queries
+from ratings.models import RatingChange
+from ratings.serializers import (
+    LeaderboardQuerySerializer,
+    LeaderboardRowSerializer,
+    RatingChangeSerializer,
+)
+
+
+def visible_ladder(request: Request, slug: str) -> Ladder:
+    """The ladder ``slug`` if the caller may see it; 404 otherwise (even if it exists)."""
+    return get_object_or_404(Ladder.objects.visible_to(request.user), slug=slug)
+
+
+class LeaderboardPagination(PageNumberPagination):
+    page_size = queries.LEADERBOARD_PAGE_SIZE
+
+
+class HistoryPagination(PageNumberPagination):
+    page_size = queries.HISTORY_PAGE_SIZE
+
+
+@extend_schema(
+    tags=["ratings"],
+    parameters=[
+        OpenApiParameter("q", OpenApiTypes.STR, description="Part of a name or username."),
+        OpenApiParameter(
+            "status",
+            OpenApiTypes.STR,
+            enum=[value for value, _ in queries.STATUS_FILTERS],
+            description="Only players of this status (default: all).",
+        ),
+    ],
+)
+class LeaderboardView(generics.ListAPIView):
+    """A ladder's leaderboard: ranked players by rating, then provisional, then inactive."""
+
+    serializer_class = LeaderboardRowSerializer
+    pagination_class = LeaderboardPagination
+    permission_classes = [permissions.AllowAny]
+
+    def get_queryset(self) -> Any:
+        ladder = visible_ladder(self.request, self.kwargs["slug"])
+        query = LeaderboardQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        return queries.leaderboard(
+            ladder,
+            self.request.user,
+            text=query.validated_data.get("q", ""),
+            status=query.validated_data["status"],
+        ).select_related("ladder")
+
+
+@extend_schema(
+    tags=["ratings"],
+    parameters=[
+        OpenApiParameter(
+            "ladder", OpenApiTypes.STR, description="Only this ladder (slug); default: all."
+        )
+    ],
+)
+class HistoryView(generics.ListAPIView):
+    """A player's rated matches, newest first, each with its rating change explained."""
+
+    serializer_class = RatingChangeSerializer
+    pagination_class = HistoryPagination
+    permission_classes = [permissions.AllowAny]
+
+    def get_queryset(self) -> Any:
+        player = get_object_or_404(User, username=self.kwargs["username"])
+        memberships = queries.player_memberships(player, self.request.user)
+        if not queries.can_view_player(player, self.request.user, memberships):
+            raise Http404("No such player.")
+        ladder_ids = [m.ladder_id for m in memberships]
+        slug = self.request.query_params.get("ladder")
+        if slug:
+            ladder_ids = [m.ladder_id for m in memberships if m.ladder.slug == slug]
+            if not ladder_ids:
+                raise Http404("No such player.")
+        self.ladder_ids = ladder_ids
+        return RatingChange.objects.history(player).filter(ladder_id__in=ladder_ids)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        assert page is not None  # always paginated
+        hidden = queries.hidden_members(request.user, self.ladder_ids)
+        entries = queries.history_entries(page, hidden)
+        return self.get_paginated_response(self.get_serializer(entries, many=True).data)

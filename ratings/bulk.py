@@ -1,0 +1,66 @@
+"""Fast inserts of many rows: PostgreSQL's COPY, or one executemany elsewhere.
+
+Imports and replays write hundreds of thousands of rows; building a model instance for
+each (what bulk_create does) costs more than the rating itself. These helpers write
+plain tuples in the order of the given columns. Nothing here knows any rule.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.db import connection, models
+
+
+def _columns(model: type[models.Model], fields: Sequence[str]) -> list[str]:
+    return [model._meta.get_field(name).column for name in fields]
+
+
+def _jsonable(value: Any) -> Any:
+    return json.dumps(value) if isinstance(value, dict | list) else value
+
+
+def insert_rows(
+    model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> int:
+    """Insert `rows` (tuples in the order of `fields`, foreign keys as ids); returns the count."""
+    table = connection.ops.quote_name(model._meta.db_table)
+    columns = ", ".join(connection.ops.quote_name(c) for c in _columns(model, fields))
+    json_at = [
+        i
+        for i, name in enumerate(fields)
+        if isinstance(model._meta.get_field(name), models.JSONField)
+    ]
+    count = 0
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    if json_at:
+                        row = [_jsonable(v) if i in json_at else v for i, v in enumerate(row)]
+                    copy.write_row(row)
+                    count += 1
+        else:
+            marks = ", ".join(["%s"] * len(fields))
+            batch = [
+                [_jsonable(v) if i in json_at else v for i, v in enumerate(row)] for row in rows
+            ]
+            cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", batch)
+            count = len(batch)
+    return count
+
+
+def reserve_ids(model: type[models.Model], count: int) -> list[int] | None:
+    """`count` new primary keys in increasing order (PostgreSQL); None where unsupported."""
+    if connection.vendor != "postgresql" or count == 0:
+        return None if count else []
+    table = model._meta.db_table
+    column = model._meta.pk.column
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s) ORDER BY 1",
+            [table, column, count],
+        )
+        return [row[0] for row in cursor.fetchall()]

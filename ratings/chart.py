@@ -1,0 +1,191 @@
+"""The rating-over-time chart of a player page: an inline SVG drawn on the server.
+
+No JavaScript and no chart library: ``rating_chart`` turns a player's history into
+coordinates, and ``templates/ratings/_chart.html`` draws them. The line is the rating
+at the end of each day the player played; the band around it is ± RD; the axes read
+in x.xx (RATINGS.md §1) and dates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from ratings.engine.scales import DISPLAY_DIVISOR, display
+
+WIDTH = 720
+HEIGHT = 260
+LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28  # room for the axis labels
+# More days than this and every k-th day is drawn (the last always is).
+MAX_POINTS = 400
+# Dots on the line only while they stay apart.
+MAX_DOTS = 120
+# Rating steps between gridlines, in points (0.05 … 1.00 on the display scale).
+Y_STEPS = (50, 100, 200, 250, 500, 1000)
+Y_TICKS = 5
+X_TICKS = 7
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+
+@dataclass(frozen=True)
+class Point:
+    x: float
+    y: float
+    day: date
+    rating: float
+    rd: float
+    matches: int  # matches played that day
+
+    @property
+    def label(self) -> str:
+        if self.matches == 0:
+            what = "start"
+        else:
+            what = "1 match" if self.matches == 1 else f"{self.matches} matches"
+        return f"{self.day:%d %b %Y}: {display(self.rating)} ± {self.rd:.0f} ({what})"
+
+
+@dataclass(frozen=True)
+class Tick:
+    at: float  # x or y in the SVG
+    label: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    left: int
+    right: float
+    top: int
+    bottom: float
+    line: str  # SVG path data
+    band: str
+    points: tuple[Point, ...]
+    y_ticks: tuple[Tick, ...]
+    x_ticks: tuple[Tick, ...]
+    summary: str  # for screen readers
+
+    @property
+    def dots(self) -> tuple[Point, ...]:
+        return self.points if len(self.points) <= MAX_DOTS else ()
+
+
+def daily(
+    history: Iterable[tuple[date, float, float, float, float]],
+) -> list[tuple[date, float, float, int]]:
+    """(day, rating, rd, matches) at the end of each day, starting with the state before
+    the first match; ``history`` is (played_on, rating_before, rd_before, rating_after,
+    rd_after) in playing order."""
+    days: list[tuple[date, float, float, int]] = []
+    for played_on, rating_before, rd_before, rating_after, rd_after in history:
+        if not days:
+            days.append((played_on, rating_before, rd_before, 0))
+        if days[-1][0] == played_on and days[-1][3] > 0:
+            days[-1] = (played_on, rating_after, rd_after, days[-1][3] + 1)
+        else:
+            days.append((played_on, rating_after, rd_after, 1))
+    return days
+
+
+def rating_chart(
+    history: Sequence[tuple[date, float, float, float, float]],
+    width: int = WIDTH,
+    height: int = HEIGHT,
+) -> Chart | None:
+    """The chart of a history (see ``daily``); None without a single match."""
+    days = daily(history)
+    if len(days) < 2:
+        return None
+    if len(days) > MAX_POINTS:
+        step = math.ceil(len(days) / MAX_POINTS)
+        days = days[::step] + ([days[-1]] if (len(days) - 1) % step else [])
+    first, last = days[0][0].toordinal(), days[-1][0].toordinal()
+    low = min(r - d for _, r, d, _ in days)
+    high = max(r + d for _, r, d, _ in days)
+    y_step = next((s for s in Y_STEPS if (high - low) / s <= Y_TICKS), Y_STEPS[-1])
+    low = math.floor(low / y_step) * y_step
+    high = math.ceil(high / y_step) * y_step
+    if high == low:
+        high = low + y_step
+    right, bottom = width - RIGHT, height - BOTTOM
+    span = max(last - first, 1)
+
+    def x_of(day: date, index: int) -> float:
+        if last == first:  # everything on one day: spread the points evenly
+            return LEFT + (right - LEFT) * index / (len(days) - 1)
+        return LEFT + (right - LEFT) * (day.toordinal() - first) / span
+
+    def y_of(rating: float) -> float:
+        return bottom - (bottom - TOP) * (rating - low) / (high - low)
+
+    # The starting state shares its x with the end of the first day: a vertical first step.
+    points = [
+        Point(x_of(day, i), y_of(rating), day, rating, rd, matches)
+        for i, (day, rating, rd, matches) in enumerate(days)
+    ]
+    line = "M" + " L".join(f"{p.x:.1f},{p.y:.1f}" for p in points)
+    upper = [f"{p.x:.1f},{y_of(p.rating + p.rd):.1f}" for p in points]
+    lower = [f"{p.x:.1f},{y_of(p.rating - p.rd):.1f}" for p in reversed(points)]
+    band = "M" + " L".join(upper + lower) + " Z"
+    y_ticks = tuple(
+        Tick(y_of(value), f"{value / DISPLAY_DIVISOR:.2f}") for value in _range(low, high, y_step)
+    )
+    x_ticks = tuple(
+        Tick(x_of(day, 0), label)
+        for day, label in _date_ticks(days[0][0], days[-1][0])
+        if last != first
+    )
+    summary = (
+        f"Rating from {display(days[0][1])} on {days[0][0]:%d %b %Y} to {display(days[-1][1])}"
+        f" on {days[-1][0]:%d %b %Y}, with the ± RD band."
+    )
+    return Chart(
+        width,
+        height,
+        LEFT,
+        right,
+        TOP,
+        bottom,
+        line,
+        band,
+        tuple(points),
+        y_ticks,
+        x_ticks,
+        summary,
+    )
+
+
+def _range(low: float, high: float, step: float) -> list[float]:
+    count = round((high - low) / step)
+    return [low + i * step for i in range(count + 1)]
+
+
+def _date_ticks(start: date, end: date) -> list[tuple[date, str]]:
+    """Up to about ``X_TICKS`` round dates between ``start`` and ``end``."""
+    days = (end - start).days
+    if days <= 62:
+        step = next(s for s in (1, 2, 7, 14, 31) if days / s <= X_TICKS)
+        ticks = []
+        ordinal = start.toordinal()
+        while ordinal <= end.toordinal():
+            day = date.fromordinal(ordinal)
+            ticks.append((day, f"{day.day} {MONTHS[day.month - 1]}"))
+            ordinal += step
+        return ticks
+    months = (end.year - start.year) * 12 + end.month - start.month
+    step = next((s for s in (1, 2, 3, 6, 12, 24, 60) if months / s <= X_TICKS), 120)
+    ticks = []
+    index = start.year * 12 + start.month  # months since year 0, of the month after ``start``
+    while True:
+        year, month = divmod(index, 12)  # month 0 is January
+        day = date(year, month + 1, 1)
+        if day > end:
+            return ticks
+        if step < 12 and month % step == 0:
+            ticks.append((day, f"{MONTHS[month]} {year}"))
+        elif step >= 12 and month == 0 and year % (step // 12) == 0:
+            ticks.append((day, str(year)))
+        index += 1

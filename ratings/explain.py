@@ -1,0 +1,166 @@
+"""A rating change in plain words, from the fields stored with it (PRODUCT.md "Ratings in the site").
+
+    expected 0.31, won 21-12 21-15: +84; third match against Sam in 90 days, counted at 0.71
+
+``explain(change, context)`` is pure wording: ``context`` carries what the row alone does
+not know (the score from the player's side, the opponents' names, the ladder's
+parameters, the previous match). ``context_for`` builds it from a change read with
+``RatingChange.objects.history()`` (match, players and games prefetched).
+
+Repetition (RATINGS.md §2): a match against an opponent met ``n`` times before inside
+the lookback window is weighted ``1 / (1 + repetition_alpha × n)``, so ``n`` is read back
+from the stored weight. For a team match the weight is the mean over the opponents and
+no single count can be read back; the wording says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+# Below this a difference is rounding, not something to explain.
+WEIGHT_EPSILON = 0.005
+RD_EPSILON = 0.5
+# RD grows a little every week without a match; a break is worth a note from this long.
+BREAK_DAYS = 30
+HIDDEN_PLAYER = "a hidden player"
+
+_ORDINALS = (
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What explaining a change needs beyond the stored row."""
+
+    score: str = ""  # the games from the player's side: "21-12 21-15"
+    opponents: tuple[str, ...] = ()
+    lookback_days: int = 90
+    repetition_alpha: float = 0.2
+    diversity_threshold: float = 0.2
+    # The player's previous match on this ladder: RD right after it, and its date. None
+    # for a first match; ``has_previous`` False when the previous match is unknown.
+    previous_rd: float | None = None
+    previous_played_on: date | None = None
+    has_previous: bool = True
+
+
+def signed_points(value: float) -> str:
+    """A change in rating points: +84, -12, 0."""
+    points = round(value)
+    return f"{points:+d}" if points else "0"
+
+
+def ordinal(n: int) -> str:
+    """1 → "first", 3 → "third", 12 → "12th"."""
+    if 1 <= n <= len(_ORDINALS):
+        return _ORDINALS[n - 1]
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def earlier_meetings(weight: float, alpha: float) -> int | None:
+    """``n`` from ``weight = 1 / (1 + alpha n)``; None when the weight is not of that form."""
+    if alpha <= 0 or weight <= 0:
+        return None
+    n = (1.0 / weight - 1.0) / alpha
+    rounded = round(n)
+    return rounded if rounded >= 1 and abs(n - rounded) < 0.05 else None
+
+
+def explain(change: Any, context: Context) -> str:
+    """The change in words: result against expectation, then anything that shaped it."""
+    result = "won" if change.outcome > 0.5 else "lost"
+    head = f"expected {change.expected:.2f}, {result}"
+    if context.score:
+        head += f" {context.score}"
+    parts = [f"{head}: {signed_points(change.change)}"]
+    parts.extend(_notes(change, context))
+    return "; ".join(parts)
+
+
+def _notes(change: Any, context: Context) -> list[str]:
+    notes = []
+    window = f"{context.lookback_days} days"
+    if context.has_previous and context.previous_played_on is None:
+        notes.append(
+            f"first rated match, starting from {change.rating_before / 1000:.2f}"
+            f" ± {change.rd_before:.0f}"
+        )
+    elif (
+        context.previous_rd is not None
+        and context.previous_played_on is not None
+        and (change.played_on - context.previous_played_on).days >= BREAK_DAYS
+        and change.rd_before > context.previous_rd + RD_EPSILON
+    ):
+        days = (change.played_on - context.previous_played_on).days
+        notes.append(
+            f"first match in {days} days: RD had grown from {context.previous_rd:.0f}"
+            f" to {change.rd_before:.0f}"
+        )
+    weight = change.repetition_weight
+    if weight < 1 - WEIGHT_EPSILON:
+        n = earlier_meetings(weight, context.repetition_alpha)
+        if len(context.opponents) == 1 and n is not None:
+            notes.append(
+                f"{ordinal(n + 1)} match against {context.opponents[0]} in {window},"
+                f" counted at {weight:.2f}"
+            )
+        elif len(context.opponents) > 1:
+            notes.append(f"opponents met before in the last {window}, counted at {weight:.2f}")
+        else:
+            notes.append(f"a repeat opponent in the last {window}, counted at {weight:.2f}")
+    if not change.gate_open:
+        notes.append(
+            f"RD kept from shrinking: {change.diversity_ratio:.0%} different opponents"
+            f" in {window} (needs {context.diversity_threshold:.0%})"
+        )
+    performance = change.performance_weight
+    if abs(performance - 1) > WEIGHT_EPSILON:
+        side = "above" if performance > 1 else "below"
+        notes.append(f"performance weight {performance:.2f} ({side} the side's average)")
+    return notes
+
+
+# ---- from stored rows ----------------------------------------------------------------
+
+
+def score_from(side: str, games: Sequence[tuple[int, int]]) -> str:
+    """The games from ``side``'s view: side B's 12-21 21-15 reads "21-12 15-21"."""
+    return " ".join(f"{a}-{b}" if side == "a" else f"{b}-{a}" for a, b in games)
+
+
+def player_name(user: Any, hidden_ids: Collection[int]) -> str:
+    """The name to show, or "a hidden player" for a member the viewer may not see."""
+    return HIDDEN_PLAYER if user.pk in hidden_ids else user.name
+
+
+def context_for(change: Any, params: Any, hidden_ids: Collection[int] = ()) -> Context:
+    """The context of a change read with ``RatingChange.objects.history()``."""
+    match = change.match
+    games = [(g.a_points, g.b_points) for g in match.games.all()]
+    opponents = tuple(
+        player_name(p.user, hidden_ids) for p in match.players.all() if p.side != change.side
+    )
+    return Context(
+        score=score_from(change.side, games),
+        opponents=opponents,
+        lookback_days=params.lookback_days,
+        repetition_alpha=params.repetition_alpha,
+        diversity_threshold=params.diversity_threshold,
+        previous_rd=getattr(change, "previous_rd", None),
+        previous_played_on=getattr(change, "previous_played_on", None),
+        has_previous=hasattr(change, "previous_played_on"),
+    )

@@ -1,0 +1,430 @@
+"""Reading ratings for the pages and the API: leaderboards, player pages, head-to-head and
+predictions. The web views (ratings/views.py) and the API (ratings/api.py) both call these,
+so the two show the same players, numbers and errors.
+
+Visibility follows the ladder's rules: a ladder is seen by whom ``Ladder.objects.visible_to``
+says, and a member with ``Membership.is_public`` off is seen only by themselves and
+moderators; elsewhere (a match list, an explanation) they read as "a hidden player".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from functools import reduce
+from operator import and_
+from typing import Any
+
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from accounts.models import User
+from ladder.models import RATED_STATES, Ladder, Match, MatchPlayer, Membership, MembershipQuerySet
+from ratings.engine.predict import match_quality, win_probability
+from ratings.engine.types import PlayerState
+from ratings.explain import HIDDEN_PLAYER, context_for, explain, score_from
+from ratings.models import (
+    INACTIVE,
+    PROVISIONAL,
+    RANKED,
+    PlayerRating,
+    PlayerRatingQuerySet,
+    RatingChange,
+    active_since,
+)
+
+LEADERBOARD_PAGE_SIZE = 50
+HISTORY_PAGE_SIZE = 20
+# "Not yet rated" is a short list under the leaderboard; past this many, search finds the rest.
+UNRATED_LIMIT = 100
+
+ALL = "all"
+STATUS_FILTERS = (
+    (ALL, "Everyone"),
+    (RANKED, "Ranked"),
+    (PROVISIONAL, "Provisional"),
+    (INACTIVE, "Inactive"),
+)
+
+
+def today() -> date:
+    return timezone.localdate()
+
+
+# ---- leaderboard -------------------------------------------------------------------------
+
+
+def leaderboard(
+    ladder: Ladder, viewer: Any, *, text: str = "", status: str = ALL, on: date | None = None
+) -> PlayerRatingQuerySet:
+    """The ladder's rated players ``viewer`` may see, matching ``text``, of one status or all."""
+    rows = PlayerRating.objects.leaderboard(ladder, viewer, on or today()).search(text)
+    if status in (RANKED, PROVISIONAL, INACTIVE):
+        rows = rows.filter(status=status)
+    return rows
+
+
+def unrated_members(ladder: Ladder, viewer: Any, text: str = "") -> MembershipQuerySet:
+    """Members ``viewer`` may see who have no rated match on the ladder yet."""
+    rated = PlayerRating.objects.filter(ladder=OuterRef("ladder"), user=OuterRef("user"))
+    members = (
+        Membership.objects.filter(ladder=ladder)
+        .listed_for(viewer)
+        .exclude(Exists(rated))
+        .select_related("user")
+        .order_by("-initial_rating", "user__display_name", "user__username")
+    )
+    text = text.strip().lstrip("@")
+    if text:
+        members = members.filter(
+            Q(user__display_name__icontains=text) | Q(user__username__icontains=text)
+        )
+    return members
+
+
+@dataclass(frozen=True)
+class Person:
+    """A player as the viewer may see them: no username (no link) for a hidden member."""
+
+    name: str
+    username: str | None
+
+
+def _person(user: User, hidden: set[int]) -> Person:
+    if user.pk in hidden:
+        return Person(HIDDEN_PLAYER, None)
+    return Person(user.name, user.username)
+
+
+# ---- who may be seen ---------------------------------------------------------------------
+
+
+def hidden_members(viewer: Any, ladder_ids: Iterable[int]) -> dict[int, set[int]]:
+    """Per ladder, the members ``viewer`` may not see (their names are withheld)."""
+    hidden: dict[int, set[int]] = defaultdict(set)
+    if viewer.is_authenticated and viewer.is_moderator:
+        return hidden
+    rows = Membership.objects.filter(ladder_id__in=list(ladder_ids), is_public=False)
+    if viewer.is_authenticated:
+        rows = rows.exclude(user=viewer)
+    for ladder_id, user_id in rows.values_list("ladder_id", "user_id"):
+        hidden[ladder_id].add(user_id)
+    return hidden
+
+
+def player_memberships(player: User, viewer: Any) -> list[Membership]:
+    """``player``'s memberships that ``viewer`` may see, by ladder name."""
+    visible = Ladder.objects.visible_to(viewer).values("pk")
+    return list(
+        Membership.objects.filter(user=player, ladder__in=visible)
+        .listed_for(viewer)
+        .select_related("ladder")
+        .order_by("ladder__name")
+    )
+
+
+def can_view_player(player: User, viewer: Any, memberships: Sequence[Membership]) -> bool:
+    """A player page exists for a viewer who may see one of its ladders (or is that player)."""
+    if memberships:
+        return True
+    return viewer.is_authenticated and (viewer.pk == player.pk or viewer.is_moderator)
+
+
+# ---- player page -------------------------------------------------------------------------
+
+
+def player_ratings(
+    player: User, memberships: Sequence[Membership], viewer: Any, on: date | None = None
+) -> dict[int, PlayerRating]:
+    """``player``'s rating on each of these ladders, with status, rank and trend, by ladder id."""
+    on = on or today()
+    cutoffs = {m.ladder_id: active_since(m.ladder.lookback_days, on) for m in memberships}
+    if not cutoffs:
+        return {}
+    rows = (
+        PlayerRating.objects.filter(user=player, ladder_id__in=list(cutoffs))
+        .with_standing(viewer, cutoffs)
+        .with_trend(on)
+    )
+    return {r.ladder_id: r for r in rows}
+
+
+def chart_history(player: User, ladder: Ladder) -> list[tuple[date, float, float, float, float]]:
+    """(played_on, rating and RD before, rating and RD after) of every change, oldest first."""
+    return list(
+        RatingChange.objects.filter(user=player, ladder=ladder)
+        .order_by("played_on", "match_id")
+        .values_list("played_on", "rating_before", "rd_before", "rating_after", "rd_after")
+    )
+
+
+@dataclass(frozen=True)
+class Record:
+    """``player``'s record with one opponent or partner."""
+
+    user_id: int
+    username: str
+    name: str
+    played: int
+    wins: int
+    last_played: date
+
+    @property
+    def losses(self) -> int:
+        return self.played - self.wins
+
+
+def records(rows: Iterable[dict[str, Any]], hidden: set[int]) -> list[Record]:
+    """Opponent or partner rows (RatingChange.objects.opponents_of / partners_of) as
+    Records, without the members the viewer may not see."""
+    return [
+        Record(
+            user_id=row["user"],
+            username=row["user__username"],
+            name=row["user__display_name"] or row["user__username"],
+            played=row["played"],
+            wins=row["wins"],
+            last_played=row["last_played"],
+        )
+        for row in rows
+        if row["user"] not in hidden
+    ]
+
+
+# ---- head-to-head and predictions --------------------------------------------------------
+
+
+class SideError(ValueError):
+    """The players named for a head-to-head or a prediction do not make two sides."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def split_names(values: Iterable[str]) -> list[str]:
+    """Names from form or query values, each possibly "a,b" (or "@a"); blanks dropped."""
+    names = []
+    for value in values:
+        for name in re.split(r"[,;]", value or ""):
+            name = name.strip().lstrip("@")
+            if name:
+                names.append(name)
+    return names
+
+
+def resolve_sides(
+    ladder: Ladder,
+    viewer: Any,
+    names_a: Sequence[str],
+    names_b: Sequence[str],
+    *,
+    full: bool = True,
+) -> tuple[list[User], list[User]]:
+    """The members of ``ladder`` called ``names_a`` and ``names_b`` (usernames or display names).
+
+    With ``full`` each side must have exactly ``ladder.team_size`` players; otherwise
+    from one up to that. Raises SideError, with a message for people, for a side of the
+    wrong size, a name that is no member ``viewer`` may see, or a player named twice.
+    """
+    size = ladder.team_size
+    for label, names in (("A", names_a), ("B", names_b)):
+        if not names:
+            raise SideError(f"Name the player{'s' if size > 1 else ''} of side {label}.")
+        if len(names) > size or (full and len(names) != size):
+            each = "1 player" if size == 1 else f"{size} players"
+            raise SideError(
+                f"Side {label} has {len(names)} player{'s' if len(names) != 1 else ''}; "
+                f"{ladder.name} is played with {each} a side."
+            )
+    wanted = [*names_a, *names_b]
+    found: dict[str, User] = {}
+    members = (
+        Membership.objects.filter(ladder=ladder)
+        .listed_for(viewer)
+        .filter(Q(user__username__in=wanted) | Q(user__display_name__in=wanted))
+        .select_related("user")
+    )
+    by_display: dict[str, list[User]] = defaultdict(list)
+    for member in members:
+        found[member.user.username] = member.user
+        if member.user.display_name:
+            by_display[member.user.display_name].append(member.user)
+    for name, users in by_display.items():
+        if len(users) == 1:
+            found.setdefault(name, users[0])
+    unknown = [n for n in wanted if n not in found]
+    if unknown:
+        listed = ", ".join(f"“{n}”" for n in unknown)
+        raise SideError(f"No member of {ladder.name} is called {listed}.")
+    side_a = [found[n] for n in names_a]
+    side_b = [found[n] for n in names_b]
+    ids = [u.pk for u in (*side_a, *side_b)]
+    if len(set(ids)) != len(ids):
+        raise SideError("Each player can only be named once.")
+    return side_a, side_b
+
+
+def player_states(ladder: Ladder, users: Sequence[User]) -> dict[int, PlayerState]:
+    """Each player's current state: their stored rating, else their membership's start."""
+    volatility = ladder.initial_volatility
+    states = {
+        user_id: PlayerState(rating, rd, volatility)
+        for user_id, rating, rd in Membership.objects.filter(
+            ladder=ladder, user__in=users
+        ).values_list("user_id", "initial_rating", "initial_rd")
+    }
+    for user_id, rating, rd, vol, matches, last in PlayerRating.objects.filter(
+        ladder=ladder, user__in=users
+    ).values_list("user_id", "rating", "rd", "volatility", "matches", "last_played"):
+        states[user_id] = PlayerState(rating, rd, vol, matches, last)
+    return states
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """RATINGS.md §6 on ``on``: P(side A wins) and the match quality Q."""
+
+    probability: float
+    quality: float
+    on: date
+    states_a: tuple[PlayerState, ...]
+    states_b: tuple[PlayerState, ...]
+
+
+def predict(
+    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
+) -> Prediction:
+    """The predicted result of side A against side B, RDs inflated for inactivity to ``on``."""
+    on = on or today()
+    states = player_states(ladder, [*side_a, *side_b])
+    a = tuple(states[u.pk] for u in side_a)
+    b = tuple(states[u.pk] for u in side_b)
+    params = ladder.params()
+    return Prediction(
+        probability=win_probability(a, b, params, on),
+        quality=match_quality(a, b, params, on),
+        on=on,
+        states_a=a,
+        states_b=b,
+    )
+
+
+def head_to_head_matches(ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User]) -> Any:
+    """Rated matches with every player of ``side_a`` on one side and every player of
+    ``side_b`` on the other (partners of a partial side may be anyone), newest first."""
+
+    def together(users: Sequence[User], side: str) -> list[Any]:
+        return [
+            Exists(MatchPlayer.objects.filter(match=OuterRef("pk"), user=u, side=side))
+            for u in users
+        ]
+
+    a_first = reduce(and_, together(side_a, "a") + together(side_b, "b"))
+    b_first = reduce(and_, together(side_a, "b") + together(side_b, "a"))
+    return (
+        Match.objects.filter(ladder=ladder, state__in=RATED_STATES)
+        .filter(Q(a_first) | Q(b_first))
+        .with_details()
+        .order_by("-played_on", "-pk")
+    )
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """One head-to-head match from side A's view."""
+
+    match: Match
+    won: bool  # by side A
+    score: str  # side A's points first
+    players_a: list[Person]  # everyone on side A's side of this match
+    players_b: list[Person]
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    side_a: list[User]
+    side_b: list[User]
+    meetings: list[Meeting]
+    prediction: Prediction | None
+
+    @property
+    def wins(self) -> int:
+        return sum(1 for m in self.meetings if m.won)
+
+    @property
+    def losses(self) -> int:
+        return len(self.meetings) - self.wins
+
+
+def head_to_head(
+    ladder: Ladder,
+    side_a: Sequence[User],
+    side_b: Sequence[User],
+    viewer: Any,
+    on: date | None = None,
+) -> HeadToHead:
+    """The record of side A against side B, and a prediction when both sides are complete."""
+    hidden = hidden_members(viewer, [ladder.pk]).get(ladder.pk, set())
+    meetings = []
+    for match in head_to_head_matches(ladder, side_a, side_b):
+        side = match.side_of(side_a[0]) or "a"
+        other = "b" if side == "a" else "a"
+        meetings.append(
+            Meeting(
+                match,
+                won=match.winner_side == side,
+                score=score_from(side, match.game_scores),
+                players_a=[_person(u, hidden) for u in match._side(side)],
+                players_b=[_person(u, hidden) for u in match._side(other)],
+            )
+        )
+    full = len(side_a) == len(side_b) == ladder.team_size
+    prediction = predict(ladder, side_a, side_b, on) if full else None
+    return HeadToHead(list(side_a), list(side_b), meetings, prediction)
+
+
+# ---- rating history ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One rating change in a player's history, with its match and explanation."""
+
+    change: RatingChange
+    partners: list[Person]
+    opponents: list[Person]
+    score: str  # from the player's side
+    explanation: str
+
+    @property
+    def won(self) -> bool:
+        return self.change.won
+
+
+def history_entries(changes: Iterable[RatingChange], hidden: dict[int, set[int]]) -> list[Entry]:
+    """Changes read with ``RatingChange.objects.history()`` as entries to show or serialise."""
+    entries = []
+    for change in changes:
+        ladder_hidden = hidden.get(change.ladder_id, set())
+        players = list(change.match.players.all())
+        context = context_for(change, change.ladder, ladder_hidden)
+        entries.append(
+            Entry(
+                change=change,
+                partners=[
+                    _person(p.user, ladder_hidden)
+                    for p in players
+                    if p.side == change.side and p.user_id != change.user_id
+                ],
+                opponents=[
+                    _person(p.user, ladder_hidden) for p in players if p.side != change.side
+                ],
+                score=context.score,
+                explanation=explain(change, context),
+            )
+        )
+    return entries

@@ -1,0 +1,98 @@
+"""API representations of leaderboards and rating histories."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from ratings.engine.scales import display
+from ratings.models import STATUSES
+from ratings.queries import ALL, STATUS_FILTERS
+
+
+def _absolute(context: dict[str, Any], path: str) -> str:
+    request = context.get("request")
+    return request.build_absolute_uri(path) if request else path
+
+
+class LeaderboardQuerySerializer(serializers.Serializer):
+    """The leaderboard's query parameters (the same search and filter as the page)."""
+
+    q = serializers.CharField(
+        required=False, allow_blank=True, max_length=100, help_text="Part of a name or username."
+    )
+    status = serializers.ChoiceField(
+        choices=[value for value, _ in STATUS_FILTERS], required=False, default=ALL
+    )
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(
+        allow_null=True, help_text="Place among the ranked players; null when not ranked."
+    )
+    username = serializers.CharField(source="user.username")
+    name = serializers.CharField(source="user.name")
+    status = serializers.ChoiceField(
+        choices=STATUSES,
+        help_text="ranked; provisional (fewer than 5 rated matches or RD above 120); "
+        "inactive (no match within the ladder's lookback_days).",
+    )
+    rating = serializers.FloatField(help_text="In rating points, e.g. 4523.7.")
+    rating_display = serializers.SerializerMethodField(help_text='As shown: "4.52".')
+    rd = serializers.FloatField(help_text="Rating deviation in points.")
+    trend = serializers.FloatField(
+        allow_null=True,
+        help_text="Rating change over the last 30 days in points; null without a match then.",
+    )
+    wins = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    matches = serializers.IntegerField()
+    last_played = serializers.DateField(allow_null=True)
+    player = serializers.SerializerMethodField(help_text="The player's page on the site.")
+
+    def get_rating_display(self, row: Any) -> str:
+        return display(row.rating)
+
+    def get_player(self, row: Any) -> str:
+        path = reverse("ratings:player", args=[row.user.username])
+        return _absolute(self.context, f"{path}?ladder={row.ladder.slug}")
+
+
+class PersonSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    username = serializers.CharField(
+        allow_null=True, help_text="Null for a member whose listing is hidden from you."
+    )
+
+
+class RatingChangeSerializer(serializers.Serializer):
+    """One rated match of the player: the stored change and its explanation in words."""
+
+    match = serializers.IntegerField(source="change.match_id")
+    ladder = serializers.CharField(source="change.ladder.slug")
+    played_on = serializers.DateField(source="change.played_on")
+    side = serializers.CharField(source="change.side")
+    partners = PersonSerializer(many=True)
+    opponents = PersonSerializer(many=True)
+    score = serializers.CharField(help_text="The games from the player's side: 21-12 21-15.")
+    won = serializers.BooleanField()
+    rating_before = serializers.FloatField(source="change.rating_before")
+    rating_after = serializers.FloatField(source="change.rating_after")
+    rd_before = serializers.FloatField(
+        source="change.rd_before", help_text="After growth for inactivity."
+    )
+    rd_after = serializers.FloatField(source="change.rd_after")
+    volatility_before = serializers.FloatField(source="change.volatility_before")
+    volatility_after = serializers.FloatField(source="change.volatility_after")
+    expected = serializers.FloatField(source="change.expected")
+    outcome = serializers.FloatField(source="change.outcome")
+    repetition_weight = serializers.FloatField(source="change.repetition_weight")
+    diversity_ratio = serializers.FloatField(source="change.diversity_ratio")
+    gate_open = serializers.BooleanField(source="change.gate_open")
+    performance_weight = serializers.FloatField(source="change.performance_weight")
+    change = serializers.FloatField(source="change.change", help_text="In rating points.")
+    explanation = serializers.CharField(
+        help_text='In words: "expected 0.31, won 21-12 21-15: +84; …".'
+    )

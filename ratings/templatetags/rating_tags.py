@@ -1,0 +1,43 @@
+"""Template filters for rating pages: signed changes, the trend arrow, percentages."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+
+register = template.Library()
+
+MINUS = "\u2212"  # a real minus sign lines up with the plus in tables
+
+
+@register.filter
+def signed(value: float | None) -> str:
+    """A change in rating points: +84, −12, 0; "–" for none."""
+    if value is None:
+        return "–"
+    points = round(value)
+    if points == 0:
+        return "0"
+    return f"+{points}" if points > 0 else f"{MINUS}{-points}"
+
+
+@register.filter
+def trend(value: float | None) -> SafeString:
+    """The 30-day trend as an arrow and points, coloured; "–" without a match in that time."""
+    if value is None:
+        return mark_safe('<span class="muted" title="No match in this period">–</span>')
+    points = round(value)
+    if points > 0:
+        return format_html('<span class="up" title="Up {} points">▲ {}</span>', points, points)
+    if points < 0:
+        return format_html(
+            '<span class="down" title="Down {} points">▼ {}</span>', -points, -points
+        )
+    return mark_safe('<span class="muted" title="No change">0</span>')
+
+
+@register.filter
+def percent(value: float | None) -> str:
+    """0.634 → "63%"."""
+    return "–" if value is None else f"{value:.0%}"

@@ -1,0 +1,197 @@
+"""Rating pages: the leaderboard (the main content of /ladders/<slug>/), player pages and
+head-to-head.
+
+Thin views (STYLE.md): the ladder comes through ``get_ladder_for_user``, the data through
+``ratings.queries`` (the same functions the API uses), and each page is a fixed number of
+queries however many players and matches there are. With HTMX the same view renders
+just the fragment the request targets (the leaderboard table, a player's match list);
+every link keeps its ``href``, so the pages work without JavaScript.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_GET
+
+from accounts.models import User
+from ladder.models import Ladder, Membership
+from ladder.views import HtmxHttpRequest, get_ladder_for_user
+from ratings import queries
+from ratings.chart import rating_chart
+from ratings.forms import LeaderboardFilterForm
+from ratings.models import (
+    INACTIVE,
+    PROVISIONAL,
+    PROVISIONAL_MATCHES,
+    PROVISIONAL_RD,
+    RANKED,
+    TREND_DAYS,
+    RatingChange,
+)
+
+
+def _fragment(request: HtmxHttpRequest, target: str) -> bool:
+    """Whether to answer with just the fragment ``target`` (an HTMX swap, not a history restore)."""
+    htmx = request.htmx
+    return bool(htmx) and htmx.target == target and not htmx.history_restore_request
+
+
+def _respond(
+    request: HtmxHttpRequest, page: str, fragment: str, target: str, context: dict[str, Any]
+) -> HttpResponse:
+    template = fragment if _fragment(request, target) else page
+    response = render(request, template, context)
+    patch_vary_headers(response, ("HX-Request", "HX-Target"))
+    return response
+
+
+# ---- leaderboard -------------------------------------------------------------------------
+
+
+def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any]) -> HttpResponse:
+    """The ladder page (``ladder.views.ladder_detail`` passes the side panel's context)."""
+    text, status = LeaderboardFilterForm(request.GET or None).values()
+    on = queries.today()
+    rows = queries.leaderboard(ladder, request.user, text=text, status=status, on=on)
+    counts = {RANKED: 0, PROVISIONAL: 0, INACTIVE: 0}
+    everyone = queries.leaderboard(ladder, request.user, text=text, on=on)
+    for row in everyone.order_by().values("status").annotate(n=Count("pk")):
+        counts[row["status"]] = row["n"]
+    page = Paginator(rows, queries.LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
+    unrated: list[Membership] = []
+    if status == queries.ALL and not page.has_next():
+        unrated = list(
+            queries.unrated_members(ladder, request.user, text)[: queries.UNRATED_LIMIT + 1]
+        )
+    context.update(
+        {
+            "ladder": ladder,
+            "page": page,
+            "q": text,
+            "status": status,
+            "status_filters": queries.STATUS_FILTERS,
+            "counts": counts,
+            "rated_total": sum(counts.values()),
+            "unrated": unrated[: queries.UNRATED_LIMIT],
+            "unrated_more": len(unrated) > queries.UNRATED_LIMIT,
+            "provisional_rd": int(PROVISIONAL_RD),
+            "provisional_matches": PROVISIONAL_MATCHES,
+            "trend_days": TREND_DAYS,
+        }
+    )
+    return _respond(
+        request, "ladder/detail.html", "ratings/_leaderboard.html", "leaderboard", context
+    )
+
+
+# ---- player page -------------------------------------------------------------------------
+
+
+@require_GET
+def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
+    """A player's ratings per ladder; on one ladder, the chart, matches, head-to-head, partners."""
+    person = get_object_or_404(User, username=username)
+    memberships = queries.player_memberships(person, request.user)
+    if not queries.can_view_player(person, request.user, memberships):
+        raise Http404("No such player.")
+    on = queries.today()
+    ratings = queries.player_ratings(person, memberships, request.user, on)
+    ladder = _selected_ladder(request, memberships, ratings)
+    context: dict[str, Any] = {
+        "player": person,
+        "memberships": [(m, ratings.get(m.ladder_id)) for m in memberships],
+        "ladder": ladder,
+        "trend_days": TREND_DAYS,
+        "is_me": request.user.is_authenticated and request.user.pk == person.pk,
+    }
+    if ladder is not None:
+        hidden = queries.hidden_members(request.user, [ladder.pk])
+        changes = RatingChange.objects.history(person, ladder)
+        page = Paginator(changes, queries.HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+        context.update(
+            {
+                "rating": ratings.get(ladder.pk),
+                "page": page,
+                "entries": queries.history_entries(page.object_list, hidden),
+            }
+        )
+        if not _fragment(request, "matches"):
+            ladder_hidden = hidden.get(ladder.pk, set())
+            context["chart"] = rating_chart(queries.chart_history(person, ladder))
+            context["opponents"] = queries.records(
+                RatingChange.objects.opponents_of(person, ladder), ladder_hidden
+            )
+            if ladder.team_size > 1:
+                context["partners"] = queries.records(
+                    RatingChange.objects.partners_of(person, ladder), ladder_hidden
+                )
+    return _respond(
+        request, "ratings/player.html", "ratings/_player_matches.html", "matches", context
+    )
+
+
+def _selected_ladder(
+    request: HtmxHttpRequest, memberships: list[Membership], ratings: dict[int, Any]
+) -> Ladder | None:
+    """The ladder named by ``?ladder=``, else the one played most recently, else the first."""
+    slug = request.GET.get("ladder")
+    ladders = [m.ladder for m in memberships]
+    if slug:
+        for ladder in ladders:
+            if ladder.slug == slug:
+                return ladder
+        raise Http404("No such ladder for this player.")
+    rated = [l for l in ladders if l.pk in ratings]  # noqa: E741
+    if rated:
+        return max(rated, key=lambda l: (ratings[l.pk].last_played, ratings[l.pk].matches))  # noqa: E741
+    return ladders[0] if ladders else None
+
+
+# ---- head-to-head ------------------------------------------------------------------------
+
+
+@require_GET
+def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """Two players (or two sides) on a ladder: their record and the predicted win probability.
+
+    ``?a=alice&b=bob``; for doubles ``?a=alice&a=bob&b=carol&b=dave`` (or ``a=alice,bob``).
+    A side may name fewer players than the team size: the record then counts every match
+    with those players on opposite sides, whoever their partners were.
+    """
+    ladder = get_ladder_for_user(request, slug)
+    names_a = queries.split_names(request.GET.getlist("a"))
+    names_b = queries.split_names(request.GET.getlist("b"))
+    result = None
+    error = ""
+    if names_a or names_b:
+        try:
+            side_a, side_b = queries.resolve_sides(
+                ladder, request.user, names_a, names_b, full=False
+            )
+        except queries.SideError as exc:
+            error = exc.message
+        else:
+            result = queries.head_to_head(ladder, side_a, side_b, request.user)
+    members = list(
+        Membership.objects.filter(ladder=ladder)
+        .listed_for(request.user)
+        .select_related("user")
+        .order_by("user__display_name", "user__username")
+    )
+    size = ladder.team_size
+    slots = range(size)
+    context = {
+        "ladder": ladder,
+        "members": members,
+        "inputs_a": [names_a[i] if i < len(names_a) else "" for i in slots],
+        "inputs_b": [names_b[i] if i < len(names_b) else "" for i in slots],
+        "result": result,
+        "error": error,
+    }
+    return render(request, "ratings/head_to_head.html", context, status=400 if error else 200)

@@ -1,0 +1,138 @@
+"""seed_demo's season: counts and states, valid and realistic scores, the audit trail each
+seeded transition would have left, and nothing added twice."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+from io import StringIO
+
+from django.core.management import call_command
+from django.test import TestCase, override_settings
+from django.utils import timezone
+
+from ladder import matches
+from ladder.demo import SEASON_WEEKS
+from ladder.models import AuditEntry, Dispute, Match, Membership
+
+
+def season(slug):
+    return list(Match.objects.filter(ladder__slug=slug).with_history())
+
+
+@override_settings(DEBUG=True)
+class SeasonTests(TestCase):
+    """One seeded club for all these tests (seeding takes a second); each test rolls back."""
+
+    @classmethod
+    def setUpTestData(cls) -> None:
+        out = StringIO()
+        call_command("seed_demo", stdout=out)
+        cls.output = out.getvalue()
+
+    def test_the_season_counts_and_states(self):
+        singles, doubles = (
+            Counter(m.state for m in season("singles")),
+            Counter(m.state for m in season("doubles")),
+        )
+        assert singles["confirmed"] >= 120 and doubles["confirmed"] >= 40
+        assert singles["pending"] >= 3 and doubles["pending"] >= 1
+        assert Match.objects.filter(state="disputed").count() == 1
+        assert set(singles) | set(doubles) == {"confirmed", "pending", "disputed"}
+        assert not Match.objects.filter(ladder__slug="team-5v5").exists()
+        assert (
+            f"Season on Singles: {singles['confirmed']} confirmed, 1 disputed, {singles['pending']} pending."
+            in self.output
+        )
+
+    def test_every_seeded_score_is_valid_and_every_lineup_legal(self):
+        now = timezone.now()
+        today = timezone.localdate()
+        for match in Match.objects.with_history():
+            ladder = match.ladder
+            ladder.scoring().validate_games(match.game_scores)  # raises ScoreError if not
+            players = match.side_a_players + match.side_b_players
+            assert len(match.side_a_players) == len(match.side_b_players) == ladder.team_size
+            assert len(set(players)) == len(players)
+            members = set(
+                Membership.objects.filter(ladder=ladder).values_list("user_id", flat=True)
+            )
+            assert {u.pk for u in players} <= members
+            assert match.reporter in players
+            assert today - timedelta(weeks=SEASON_WEEKS) <= match.played_on <= today
+            assert match.created_at <= now and match.created_at.date() >= match.played_on
+            if match.state == "pending":
+                assert not match.is_expired(now)
+                assert not match.needs_rating
+
+    def test_the_audit_trail_matches_the_states(self):
+        for match in Match.objects.with_history():
+            trail = list(match.audit.all())
+            assert trail[0].action == "report" and trail[0].actor == match.reporter
+            assert trail[0].after["games"] == [list(g) for g in match.game_scores]
+            expected = {
+                "pending": ["report"],
+                "confirmed": ["report", "confirm"],
+                "disputed": ["report", "dispute"],
+            }
+            assert [e.action for e in trail] == expected[match.state]
+            if len(trail) == 2:
+                assert trail[1].actor in match.opponents  # only the other side confirms or disputes
+                assert trail[1].at >= trail[0].at
+                assert (trail[1].from_state, trail[1].to_state) == ("pending", match.state)
+        assert (
+            AuditEntry.objects.count()
+            == 2 * Match.objects.count() - Match.objects.filter(state="pending").count()
+        )
+
+    def test_the_dispute(self):
+        (match,) = matches.moderation_queue()
+        dispute = Dispute.objects.get(match=match)
+        assert dispute.is_open and dispute.raised_by in match.opponents and dispute.reason
+        match.ladder.scoring().validate_games([tuple(g) for g in dispute.proposed_games])
+        assert [tuple(g) for g in dispute.proposed_games] != match.game_scores
+        assert match.audit.last().after["proposed_games"] == dispute.proposed_games
+        # A moderator can settle it on the site like any other dispute.
+        from accounts.models import User
+
+        mod = User.objects.get(username="mod")
+        assert matches.allowed_actions(match, mod) == {"resolve"}
+        match = matches.resolve_dispute(
+            match, mod, "correct", "Both remember three games", games=dispute.proposed_games
+        )
+        assert match.state == "corrected"
+
+    def test_pending_reports_wait_in_the_opponents_inbox(self):
+        pending = Match.objects.filter(state="pending").with_details()
+        for match in pending:
+            opponent = match.opponents[0]
+            assert match.pk in [m.pk for m in matches.inbox_for(opponent).to_confirm]
+            assert matches.allowed_actions(match, opponent) == {"confirm", "dispute"}
+
+    def test_scores_look_like_badminton(self):
+        singles = season("singles")
+        games = [g for m in singles + season("doubles") for g in m.game_scores]
+        deuce = sum(max(a, b) > 21 for a, b in games) / len(games)
+        three = sum(len(m.game_scores) == 3 for m in singles) / len(singles)
+        assert 0.03 < deuce < 0.4  # some games go past 21, most do not
+        assert 0.15 < three < 0.6  # some matches need a decider
+        assert len({(max(a, b), min(a, b)) for a, b in games}) > 20  # varied, not canned
+
+    def test_stronger_players_win_more_often(self):
+        rating = {(m.ladder_id, m.user_id): m.initial_rating for m in Membership.objects.all()}
+        favourite_won = decided = 0
+        for match in season("singles"):
+            a, b = match.side_a_players[0], match.side_b_players[0]
+            ra, rb = rating[(match.ladder_id, a.pk)], rating[(match.ladder_id, b.pk)]
+            if abs(ra - rb) >= 500:
+                decided += 1
+                favourite_won += (match.winner_side == "a") == (ra > rb)
+        assert decided >= 20
+        assert 0.6 < favourite_won / decided < 0.98  # favourites win, not always
+
+    def test_seeding_again_adds_no_matches(self):
+        count = Match.objects.count()
+        out = StringIO()
+        call_command("seed_demo", stdout=out)
+        assert "nothing added" in out.getvalue()
+        assert Match.objects.count() == count

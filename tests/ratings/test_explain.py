@@ -1,0 +1,139 @@
+"""A rating change in plain words (ratings.explain), from hand-made rows."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from ratings.explain import Context, earlier_meetings, explain, ordinal, score_from, signed_points
+from ratings.models import RatingChange
+
+DAY = date(2024, 6, 1)
+
+
+def change(**fields: object) -> RatingChange:
+    values: dict[str, object] = {
+        "played_on": DAY,
+        "side": "a",
+        "rating_before": 4500.0,
+        "rd_before": 90.0,
+        "volatility_before": 0.06,
+        "rating_after": 4584.0,
+        "rd_after": 85.0,
+        "volatility_after": 0.06,
+        "expected": 0.31,
+        "outcome": 0.82,
+        "repetition_weight": 1.0,
+        "diversity_ratio": 0.8,
+        "gate_open": True,
+        "performance_weight": 1.0,
+    }
+    values.update(fields)
+    values["change"] = values["rating_after"] - values["rating_before"]  # type: ignore[operator]
+    return RatingChange(**values)
+
+
+SEEN_BEFORE = Context(
+    score="21-12 21-15", opponents=("Sam",), previous_rd=90.0, previous_played_on=date(2024, 5, 30)
+)
+
+
+def test_the_example_of_the_product_page():
+    text = explain(change(repetition_weight=1 / 1.4), SEEN_BEFORE)
+    assert text == (
+        "expected 0.31, won 21-12 21-15: +84; third match against Sam in 90 days, counted at 0.71"
+    )
+
+
+def test_a_loss_and_its_sign():
+    text = explain(
+        change(outcome=0.2, expected=0.64, rating_after=4437.6),
+        Context(score="15-21 19-21", opponents=("Sam",), previous_rd=90.0, previous_played_on=DAY),
+    )
+    assert text == "expected 0.64, lost 15-21 19-21: -62"
+
+
+def test_a_change_that_rounds_to_nothing():
+    assert explain(change(rating_after=4500.3), SEEN_BEFORE).endswith(": 0")
+
+
+def test_the_diversity_gate_kept_rd_from_shrinking():
+    text = explain(change(gate_open=False, diversity_ratio=0.15), SEEN_BEFORE)
+    assert text.endswith("; RD kept from shrinking: 15% different opponents in 90 days (needs 20%)")
+
+
+def test_performance_weight():
+    above = explain(change(performance_weight=1.25), SEEN_BEFORE)
+    assert above.endswith("; performance weight 1.25 (above the side's average)")
+    below = explain(change(performance_weight=0.8), SEEN_BEFORE)
+    assert below.endswith("; performance weight 0.80 (below the side's average)")
+
+
+def test_inactivity_and_the_first_match():
+    back = explain(
+        change(played_on=date(2024, 6, 1), rd_before=140.0),
+        Context(score="21-12 21-15", previous_rd=70.0, previous_played_on=date(2024, 1, 1)),
+    )
+    assert back.endswith("; first match in 152 days: RD had grown from 70 to 140")
+    first = explain(change(rd_before=250.0), Context(score="21-12 21-15"))
+    assert first.endswith("; first rated match, starting from 4.50 ± 250")
+    # A week or two off grows RD a little, as every week does: not worth a note.
+    short = explain(
+        change(rd_before=92.0),
+        Context(score="21-12 21-15", previous_rd=90.0, previous_played_on=date(2024, 5, 3)),
+    )
+    assert short == "expected 0.31, won 21-12 21-15: +84"
+    # Without knowing the previous match (has_previous False), nothing is claimed.
+    unknown = explain(change(), Context(score="21-12 21-15", has_previous=False))
+    assert unknown == "expected 0.31, won 21-12 21-15: +84"
+
+
+def test_everything_at_once_in_order():
+    text = explain(
+        change(
+            repetition_weight=1 / 1.2, gate_open=False, diversity_ratio=0.1, performance_weight=1.1
+        ),
+        Context(
+            score="21-12 21-15",
+            opponents=("Sam",),
+            lookback_days=60,
+            repetition_alpha=0.2,
+            diversity_threshold=0.25,
+            previous_rd=80.0,
+            previous_played_on=date(2024, 4, 1),
+        ),
+    )
+    assert text == (
+        "expected 0.31, won 21-12 21-15: +84; first match in 61 days: RD had grown from 80 to 90;"
+        " second match against Sam in 60 days, counted at 0.83;"
+        " RD kept from shrinking: 10% different opponents in 60 days (needs 25%);"
+        " performance weight 1.10 (above the side's average)"
+    )
+
+
+def test_teams_repetition_is_a_mean():
+    text = explain(
+        change(repetition_weight=0.9),
+        Context(
+            score="21-12 21-15", opponents=("Sam", "Kim"), previous_rd=90.0, previous_played_on=DAY
+        ),
+    )
+    assert text.endswith("; opponents met before in the last 90 days, counted at 0.90")
+
+
+@pytest.mark.parametrize(
+    ("weight", "alpha", "expected"),
+    [(1 / 1.2, 0.2, 1), (1 / 1.4, 0.2, 2), (1 / 3.0, 0.5, 4), (0.9, 0.2, None), (0.5, 0.0, None)],
+)
+def test_earlier_meetings(weight, alpha, expected):
+    assert earlier_meetings(weight, alpha) == expected
+
+
+def test_small_helpers():
+    assert [ordinal(n) for n in (1, 2, 3, 10, 11, 12, 13, 21, 22, 23, 101)] == [
+        "first", "second", "third", "tenth", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st"
+    ]  # fmt: skip
+    assert [signed_points(x) for x in (83.6, -12.4, 0.4, -0.4)] == ["+84", "-12", "0", "0"]
+    assert score_from("a", [(21, 12), (15, 21)]) == "21-12 15-21"
+    assert score_from("b", [(21, 12), (15, 21)]) == "12-21 21-15"

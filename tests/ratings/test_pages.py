@@ -1,0 +1,290 @@
+"""The leaderboard: the ladder page /ladders/<slug>/ (PRODUCT.md "Ratings in the site")."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from ladder.models import Membership
+from ratings.models import PlayerRating, RatingChange
+from ratings.pipeline import rate_ladder
+from tests.factories import LadderFactory, MembershipFactory, UserFactory
+from tests.ratings.pages_support import NOON, TODAY, member, play, rated, row_of, season, text_of
+
+HTMX = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "leaderboard"}
+
+
+@pytest.fixture(autouse=True)
+def frozen(time_machine):  # type: ignore[no-untyped-def]
+    time_machine.move_to(NOON, tick=False)
+
+
+@pytest.fixture
+def board(db):  # type: ignore[no-untyped-def]
+    """Five rated players at the edges of ranked / provisional / inactive, one unrated."""
+    ladder = LadderFactory(name="Board", slug="board", lookback_days=90)
+    users = {}
+    for name, fields in {
+        "ria": dict(
+            rating=5200.0,
+            rd=120.0,
+            matches=5,
+            wins=4,
+            losses=1,
+            last_played=TODAY - timedelta(days=90),
+        ),
+        "rob": dict(rating=4800.0, rd=60.0, matches=20, wins=12, losses=8),
+        "pam": dict(rating=6000.0, rd=120.5, matches=30, wins=25, losses=5),
+        "pat": dict(rating=5900.0, rd=50.0, matches=4, wins=4, losses=0),
+        "ian": dict(
+            rating=7004.9,
+            rd=50.0,
+            matches=40,
+            wins=39,
+            losses=1,
+            last_played=TODAY - timedelta(days=91),
+        ),
+    }.items():
+        users[name] = member(ladder, name, f"{name.capitalize()} Player")
+        rated(ladder, users[name], **fields)
+    users["una"] = member(ladder, "una", "Una Unrated", self_level="5.5", self_certainty="rated")
+    return ladder, users
+
+
+def statuses(response):  # type: ignore[no-untyped-def]
+    return [(r.user.username, r.status, r.rank) for r in response.context["page"].object_list]
+
+
+def test_ranked_provisional_and_inactive_apart_at_the_boundaries(client, board):
+    ladder, users = board
+    response = client.get("/ladders/board/")
+    assert response.status_code == 200
+    # RD exactly 120 with exactly 5 matches, last played exactly lookback_days ago: ranked.
+    # RD 120.5 or 4 matches: provisional; 91 days ago: inactive. Each section by rating.
+    assert statuses(response) == [
+        ("ria", "ranked", 1),
+        ("rob", "ranked", 2),
+        ("pam", "provisional", None),
+        ("pat", "provisional", None),
+        ("ian", "inactive", None),
+    ]
+    page = response.content.decode()
+    sections = [
+        page.index(f"section-head section-{s}") for s in ("ranked", "provisional", "inactive")
+    ]
+    assert sections == sorted(sections)
+    assert "2 ranked · 2 provisional · 1 inactive" in text_of(page)
+    ria = text_of(row_of(page, "Ria Player"))
+    assert ria.startswith("1 Ria Player 5.20 ± 120")
+    assert "4–1 5" in ria
+    assert TODAY.strftime("%-d %b %Y").lstrip("0") in ria or "1 Apr 2024" in ria
+    # Half-up to two decimals: 7004.9 points read 7.00; no rank outside the ranked section.
+    assert text_of(row_of(page, "Ian Player")).startswith("– Ian Player 7.00 ± 50")
+    # The member without a rated match: listed apart, with their starting rating.
+    unrated = text_of(row_of(page, "Una Unrated"))
+    assert "5.50" in unrated and "Level 5.5, league-rated" in unrated
+    assert page.index("Not yet rated") > page.index("Ian Player")
+
+
+def test_a_lookback_of_one_more_day_makes_the_inactive_player_active(client, board):
+    ladder, _ = board
+    ladder.lookback_days = 91
+    ladder.save(update_fields=["lookback_days"])
+    assert ("ian", "ranked", 1) in statuses(client.get("/ladders/board/"))
+
+
+def test_everyone_inactive_still_reads_well(client, board):
+    ladder, _ = board
+    PlayerRating.objects.filter(ladder=ladder).update(last_played=TODAY - timedelta(days=400))
+    response = client.get("/ladders/board/")
+    assert {s for _, s, _ in statuses(response)} == {"inactive"}
+    page = text_of(response.content.decode())
+    assert "No one is ranked right now" in page
+    assert "0 ranked · 0 provisional · 5 inactive" in page
+
+
+def test_numbers_from_a_rated_history(client, db):
+    ladder = LadderFactory(name="Numbers", slug="numbers")
+    ann, ben, cat = (member(ladder, n, f"{n.capitalize()} N") for n in ("ann", "ben", "cat"))
+    play(ladder, [ann], [ben], [(21, 10), (21, 12)], TODAY - timedelta(days=45))
+    play(ladder, [ann], [cat], [(21, 19), (21, 19)], TODAY - timedelta(days=30))
+    play(ladder, [ben], [ann], [(21, 17), (21, 15)], TODAY - timedelta(days=10))
+    play(ladder, [ann], [cat], [(21, 5), (21, 5)], TODAY - timedelta(days=2))
+    rate_ladder(ladder.pk)
+    ann_rating = PlayerRating.objects.get(ladder=ladder, user=ann)
+    # 30 days back is the end of that day: the match played then is not in the trend.
+    before = RatingChange.objects.filter(ladder=ladder, user=ann).order_by("played_on")[1]
+    trend = ann_rating.rating - before.rating_after
+    assert trend == pytest.approx(
+        sum(
+            RatingChange.objects.filter(
+                ladder=ladder, user=ann, played_on__gt=TODAY - timedelta(days=30)
+            ).values_list("change", flat=True)
+        )
+    )
+
+    response = client.get("/ladders/numbers/")
+    row = next(r for r in response.context["page"].object_list if r.user == ann)
+    assert row.trend == pytest.approx(trend)
+    html = row_of(response.content.decode(), "Ann N")
+    text = text_of(html)
+    assert f"{ann_rating.rating / 1000:.2f}" in text
+    assert f"± {ann_rating.rd:.0f}" in text
+    assert "3–1 4" in text  # W–L, matches
+    arrow = "▲" if trend > 0 else "▼"
+    assert f"{arrow} {abs(round(trend))}" in text
+    assert text.endswith(f"{(TODAY - timedelta(days=2)):%-d %b %Y}")
+    assert 'href="/players/ann/?ladder=numbers"' in html
+    # Four matches, RD still high: everyone is provisional, nobody ranked.
+    assert {r.status for r in response.context["page"].object_list} == {"provisional"}
+
+
+def test_no_trend_without_a_match_in_30_days(client, board):
+    response = client.get("/ladders/board/")
+    assert all(r.trend is None for r in response.context["page"].object_list)
+    assert "No match in this period" in response.content.decode()
+
+
+# ---- search, filters, pages ----------------------------------------------------------------
+
+
+def test_search_with_htmx_returns_just_the_table(client, board):
+    response = client.get("/ladders/board/", {"q": "pa"}, **HTMX)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert page.lstrip().startswith('<div id="leaderboard"')
+    assert "<html" not in page and 'name="q"' not in page
+    assert [u for u, _, _ in statuses(response)] == ["pam", "pat"]
+    assert "HX-Request" in response["Vary"]
+
+
+def test_search_without_htmx_is_the_whole_page(client, board):
+    response = client.get("/ladders/board/", {"q": "RIA"})
+    page = response.content.decode()
+    assert "<html" in page and 'value="RIA"' in page
+    assert [u for u, _, _ in statuses(response)] == ["ria"]
+    assert "Una Unrated" not in page  # the unrated list is searched too
+
+
+def test_a_history_restore_gets_the_whole_page(client, board):
+    response = client.get(
+        "/ladders/board/", {"q": "pa"}, **HTMX, HTTP_HX_HISTORY_RESTORE_REQUEST="true"
+    )
+    assert "<html" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        ("ranked", ["ria", "rob"]),
+        ("provisional", ["pam", "pat"]),
+        ("inactive", ["ian"]),
+        ("all", ["ria", "rob", "pam", "pat", "ian"]),
+        ("bogus", ["ria", "rob", "pam", "pat", "ian"]),
+    ],
+)
+def test_filters(client, board, status, expected):
+    response = client.get("/ladders/board/", {"status": status}, **HTMX)
+    assert [u for u, _, _ in statuses(response)] == expected
+    # Ranks are places among all ranked players, whatever the filter or search.
+    response = client.get("/ladders/board/", {"status": "ranked", "q": "rob"}, **HTMX)
+    assert statuses(response) == [("rob", "ranked", 2)]
+
+
+def test_the_unrated_section_only_on_everyone(client, board):
+    assert "Una Unrated" not in client.get("/ladders/board/", {"status": "ranked"}).content.decode()
+    assert (
+        "No rated player matches “zz”"
+        in client.get("/ladders/board/", {"q": "zz"}).content.decode()
+    )
+
+
+def test_pages_of_fifty_with_links_for_htmx_and_without(client, db):
+    ladder = LadderFactory(name="Big", slug="big")
+    for i in range(60):
+        user = member(ladder, f"u{i:02d}")
+        rated(ladder, user, rating=5000.0 - i)
+    first = client.get("/ladders/big/", {"status": "ranked"})
+    assert len(first.context["page"].object_list) == 50
+    page = first.content.decode()
+    assert 'href="?status=ranked&amp;page=2"' in page
+    assert 'hx-get="?status=ranked&amp;page=2"' in page and 'hx-target="#leaderboard"' in page
+    second = client.get("/ladders/big/", {"status": "ranked", "page": 2}, **HTMX)
+    rows = second.context["page"].object_list
+    assert [r.rank for r in rows] == list(range(51, 61))
+    assert "Page 2 of 2" in second.content.decode()
+    assert client.get("/ladders/big/", {"page": "x"}).status_code == 200  # a bad page: the first
+
+
+# ---- visibility ----------------------------------------------------------------------------
+
+
+def test_hidden_members_are_hidden_from_everyone_but_themselves_and_moderators(client, board, mod):
+    ladder, users = board
+    Membership.objects.filter(user=users["ria"]).update(is_public=False)
+    visitor = client.get("/ladders/board/")
+    assert "Ria Player" not in visitor.content.decode()
+    assert statuses(visitor)[0] == ("rob", "ranked", 1)  # no gap where she was
+    client.force_login(users["rob"])
+    assert "Ria Player" not in client.get("/ladders/board/").content.decode()
+    client.force_login(users["ria"])
+    page = client.get("/ladders/board/").content.decode()
+    assert "Hidden" in row_of(page, "Ria Player") and "You" in row_of(page, "Ria Player")
+    client.force_login(mod)
+    response = client.get("/ladders/board/")
+    assert statuses(response)[:2] == [("ria", "ranked", 1), ("rob", "ranked", 2)]
+
+
+def test_private_ladders_404_for_visitors_and_outsiders(client, private_ladder, alice, outsider):
+    rated(private_ladder, alice)
+    assert client.get("/ladders/squad/").status_code == 404
+    assert client.get("/ladders/squad/", **HTMX).status_code == 404
+    client.force_login(outsider)
+    assert client.get("/ladders/squad/").status_code == 404
+    client.force_login(alice)
+    assert "Alice Archer" in client.get("/ladders/squad/").content.decode()
+
+
+def test_the_side_panel_stays(client, board):
+    ladder, users = board
+    client.force_login(users["rob"])
+    page = client.get("/ladders/board/").content.decode()
+    assert "You're a member" in page and "Match rules" in page
+    assert 'href="/ladders/board/head-to-head/"' in page
+
+
+# ---- a fixed number of queries --------------------------------------------------------------
+
+
+def leaderboard_queries(client, slug):  # type: ignore[no-untyped-def]
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(f"/ladders/{slug}/")
+    assert response.status_code == 200
+    return len(queries)
+
+
+@pytest.mark.parametrize("signed_in", [False, True])
+def test_leaderboard_queries_do_not_grow_with_players_and_matches(
+    client, db, django_assert_num_queries, signed_in
+):
+    small = LadderFactory(name="Small", slug="small")
+    small_players = [member(small, f"s{i}") for i in range(5)]
+    season(small, small_players, 8)
+    big = LadderFactory(name="Large", slug="large")
+    big_players = [member(big, f"b{i:02d}") for i in range(50)]
+    season(big, big_players, 200)
+    for i in range(3):  # and a few members without a rated match
+        MembershipFactory(ladder=big, user=UserFactory(username=f"new{i}"))
+    assert PlayerRating.objects.filter(ladder=big).count() == 50
+    if signed_in:
+        client.force_login(big_players[0])
+        MembershipFactory(ladder=small, user=big_players[0])
+    counts = (leaderboard_queries(client, "small"), leaderboard_queries(client, "large"))
+    assert counts[0] == counts[1]
+    # Anonymous: ladder, status counts, page count, page rows, unrated members. Signed in:
+    # + session, user, moderator check, own membership, the navigation's inbox badge.
+    with django_assert_num_queries(10 if signed_in else 5):
+        client.get("/ladders/large/")
