@@ -18,12 +18,18 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# ladder.clubnight also holds the site's service, so Django is set up (no database is used).
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
+import django  # noqa: E402
 
-from ladder.clubnight import History, Present, propose  # noqa: E402
+django.setup()
+
+from ladder.clubnight import History, Pairing, Present, propose  # noqa: E402
 from ratings.engine.types import Params, PlayerState  # noqa: E402
 
 SIZES = (12, 40, 100)
@@ -49,15 +55,24 @@ def make_hall(n: int, team_size: int, seed: int) -> tuple[list[Present], History
     return players, History.from_pairings(pairings)
 
 
-def measure(n: int, team_size: int, halls: int) -> dict[str, object]:
+@dataclass(frozen=True)
+class Result:
+    median: float
+    worst: float
+    cpu: float
+    search: str
+    quality: float
+
+
+def measure(n: int, team_size: int, halls: int) -> Result:
     params = Params()
     walls: list[float] = []
     cpus: list[float] = []
     qualities: list[float] = []
-    exact = set()
+    exact: set[bool] = set()
     for seed in range(halls):
         players, history = make_hall(n, team_size, seed)
-        previous: list = []
+        previous: list[tuple[Pairing, ...]] = []
         for _ in range(2):  # a first round, then the next one
             wall, cpu = time.perf_counter(), time.process_time()
             rnd = propose(players, team_size, params, history=history, previous_rounds=previous)
@@ -66,13 +81,13 @@ def measure(n: int, team_size: int, halls: int) -> dict[str, object]:
             qualities.append(rnd.mean_quality)
             exact.add(rnd.exact)
             previous.append(rnd.pairings)
-    return {
-        "median": statistics.median(walls),
-        "worst": max(walls),
-        "cpu": statistics.median(cpus),
-        "search": "exact" if exact == {True} else "heuristic",
-        "quality": statistics.mean(qualities),
-    }
+    return Result(
+        median=statistics.median(walls),
+        worst=max(walls),
+        cpu=statistics.median(cpus),
+        search="exact" if exact == {True} else "heuristic",
+        quality=statistics.mean(qualities),
+    )
 
 
 def main() -> None:
@@ -91,10 +106,10 @@ def main() -> None:
             r = measure(n, team_size, args.halls)
             target = TARGET_SECONDS.get(n)
             print(
-                f"| {n} | {'singles' if team_size == 1 else 'doubles'} | {r['search']} "
-                f"| {r['median'] * 1000:.0f} ms | {r['worst'] * 1000:.0f} ms "
-                f"| {r['cpu'] * 1000:.0f} ms | {r['quality']:.3f} "
-                f"| {'≤ %.0f s' % target if target else ''} |"
+                f"| {n} | {'singles' if team_size == 1 else 'doubles'} | {r.search} "
+                f"| {r.median * 1000:.0f} ms | {r.worst * 1000:.0f} ms "
+                f"| {r.cpu * 1000:.0f} ms | {r.quality:.3f} "
+                f"| {f'≤ {target:.0f} s' if target else ''} |"
             )
 
 

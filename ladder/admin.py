@@ -165,37 +165,48 @@ class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
     show_change_link = False
 
 
+DISPUTE_FIELDS = (
+    "raised_by",
+    "created_at",
+    "reason",
+    "proposed_games",
+    "resolution",
+    "resolved_by",
+    "resolution_reason",
+    "resolved_at",
+)
+AUDIT_FIELDS = ("at", "actor", "action", "from_state", "to_state", "before", "after", "reason")
+MATCH_FIELDS = (
+    "ladder",
+    "played_on",
+    "reporter",
+    "state",
+    "created_at",
+    "updated_at",
+    "decided_at",
+    "needs_rating",
+    "rated_at",
+)
+
+
 class MatchPlayerInline(ReadOnlyInline):
     model = MatchPlayer
-    fields = ["user", "side", "position", "stats"]
-    readonly_fields = fields
+    fields = readonly_fields = ("user", "side", "position", "stats")
 
 
 class GameInline(ReadOnlyInline):
     model = Game
-    fields = ["number", "a_points", "b_points"]
-    readonly_fields = fields
+    fields = readonly_fields = ("number", "a_points", "b_points")
 
 
 class DisputeInline(ReadOnlyInline):
     model = Dispute
-    fields = [
-        "raised_by",
-        "created_at",
-        "reason",
-        "proposed_games",
-        "resolution",
-        "resolved_by",
-        "resolution_reason",
-        "resolved_at",
-    ]
-    readonly_fields = fields
+    fields = readonly_fields = DISPUTE_FIELDS
 
 
 class AuditEntryInline(ReadOnlyInline):
     model = AuditEntry
-    fields = ["at", "actor", "action", "from_state", "to_state", "before", "after", "reason"]
-    readonly_fields = fields
+    fields = readonly_fields = AUDIT_FIELDS
     ordering = ["at", "pk"]
 
 
@@ -216,18 +227,7 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
     search_fields = ["players__user__username", "players__user__display_name", "=id"]
     date_hierarchy = "played_on"
     list_select_related = ["ladder", "reporter"]
-    fields = [
-        "ladder",
-        "played_on",
-        "reporter",
-        "state",
-        "created_at",
-        "updated_at",
-        "decided_at",
-        "needs_rating",
-        "rated_at",
-    ]
-    readonly_fields = fields
+    fields = readonly_fields = MATCH_FIELDS
     inlines = [MatchPlayerInline, GameInline, DisputeInline, AuditEntryInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
@@ -255,18 +255,7 @@ class AuditEntryAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_filter = ["action", "to_state"]
     search_fields = ["=match__id", "actor__username", "reason"]
     list_select_related = ["actor"]
-    fields = [
-        "match",
-        "at",
-        "actor",
-        "action",
-        "from_state",
-        "to_state",
-        "before",
-        "after",
-        "reason",
-    ]
-    readonly_fields = fields
+    fields = readonly_fields = ("match", *AUDIT_FIELDS)
     date_hierarchy = "at"
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
@@ -282,8 +271,7 @@ class DisputeAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ["pk", "match_number", "raised_by", "created_at", "resolution", "resolved_by"]
     list_filter = ["resolution"]
     list_select_related = ["raised_by", "resolved_by"]
-    fields = ["match", *DisputeInline.fields]
-    readonly_fields = fields
+    fields = readonly_fields = ("match", *DISPUTE_FIELDS)
 
     @admin.display(description="match", ordering="match_id")
     def match_number(self, dispute: Dispute) -> str:

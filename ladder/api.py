@@ -8,7 +8,7 @@ user may not see is 404.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -32,7 +32,14 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from ladder import matches
-from ladder.models import MATCH_STATES, Ladder, LadderQuerySet, Match, Membership
+from ladder.models import (
+    MATCH_STATES,
+    Ladder,
+    LadderQuerySet,
+    Match,
+    Membership,
+    MembershipQuerySet,
+)
 from ladder.serializers import (
     CorrectInputSerializer,
     DisputeInputSerializer,
@@ -216,7 +223,8 @@ class MatchViewSet(
     def _detail(self, match: Match, status_code: int = 200) -> Response:
         match = matches.get_match_for_user(self.request.user, match.pk)
         data = MatchDetailSerializer(match, context=self.get_serializer_context()).data
-        headers = {"Location": data["url"]} if status_code == 201 else None
+        # str(): the field gives a Hyperlink (a str subclass) that WSGI servers refuse.
+        headers = {"Location": str(data["url"])} if status_code == 201 else None
         return Response(data, status=status_code, headers=headers)
 
     def _input(self, serializer_class: type[serializers.Serializer]) -> dict[str, Any]:
@@ -357,7 +365,7 @@ class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self) -> QuerySet[User]:
         memberships = self._memberships()
-        listed = memberships.listed_for(self.request.user)
+        listed = cast(MembershipQuerySet, memberships).listed_for(self.request.user)
         search = (self.request.query_params.get("search") or "").strip()
         users = User.objects.filter(is_active=True)
         if self.action != "list":

@@ -13,6 +13,7 @@ from ladder.api import (
     PredictView,
     TokenView,
 )
+from ladder.api_clubnight import ClubNightView
 from ratings.api import HistoryView, LeaderboardView
 
 app_name = "api"
@@ -27,6 +28,7 @@ urlpatterns = [
     path("ladders/<slug:slug>/leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
     path("players/<str:username>/history/", HistoryView.as_view(), name="history"),
     path("predict/", PredictView.as_view(), name="predict"),
+    path("ladders/<slug:slug>/club-night/", ClubNightView.as_view(), name="club-night"),
     path("auth/token/", TokenView.as_view(), name="token"),
     *router.urls,
 ]

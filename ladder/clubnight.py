@@ -41,16 +41,21 @@ Up to ``EXACT_MAX_PLAYERS`` present: exact, a dynamic programme over bitmasks of
 players still to place (the lowest one always starts the next match, so every
 partition is seen once), for every admissible choice of who sits out. Beyond: a
 greedy start around pivots (fewest games first, each with the best match among the
-players nearest in rating), then an iterated local search: swap any two players of
-different matches, swap a player for an equally-placed one sitting out, and
-perturb with a seeded random generator (deterministic); each match's split into
-sides is the best of all splits (teams up to 3; a local search for 4 and 5).
+players nearest in rating), then an iterated local search, deterministic (seeded):
+re-deal the players of two matches of similar level in every possible way (singles
+and doubles; swaps for bigger teams), re-choose who of the tied plays and who sits
+out, and kick the round with a few random swaps when no move helps. A match's split
+into sides is always the best of all splits (teams up to 3; a swap search for 4, 5).
+It stops after a budget of distinct matches evaluated, so its cost does not depend
+on the machine; tests/ladder/test_clubnight.py checks it finds the exact optimum on
+small halls, docs/BENCHMARKS.md ("Club night") has its times.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
@@ -98,22 +103,23 @@ EXACT_MAX_PLAYERS = 12
 #: Players nearest the pivot's rating considered for its match in the greedy start.
 GREEDY_NEIGHBOURS = 8
 #: Matches a match trades players with in the local search: the nearest in mean rating
-#: (a good swap between a strong and a weak match is rare; skipping the rest makes a pass
-#: over a 100-player hall several times cheaper). Halls of up to 12 see every match.
+#: (a good trade between a strong and a weak match is rare; skipping the rest makes a
+#: pass over a 100-player hall several times cheaper).
 NEIGHBOUR_MATCHES = 4
 #: Ways to re-deal two matches' players (or a match and the bench) tried in full; beyond,
 #: one-for-one swaps. 35 covers doubles: C(7, 3) deals of two matches' eight players.
 REGROUP_MAX = 35
-#: Perturb-and-repair iterations of the local search after the greedy start, at most; the
-#: search also stops once it has evaluated EVALUATIONS distinct matches, its real cost: a
-#: small hall (whose few matches are soon all known) gets every iteration, a large one as
-#: many as the evaluation budget pays for (~40 for 40 players in doubles).
+#: Kick-and-repair iterations of the local search after the greedy start, at most; the
+#: search also stops once it has evaluated EVALUATIONS distinct matches, its real cost
+#: (~10 µs each): a small hall, whose few matches are soon all known, gets every
+#: iteration; 40 players in doubles get ~20. More buys little: on 40-player doubles
+#: halls, 3x the iterations raised the objective by less than 0.1%.
 ILS_ITERATIONS = 300
-EVALUATIONS = 25_000
+EVALUATIONS = 15_000
 #: ... and once this many iterations in a row found nothing better.
 STALL = 100
-#: Hard stop for the local search (seconds): a guard for very large halls or slow
-#: machines; at the sizes of a club hall the iteration count ends the search first.
+#: Hard stop for the local search (seconds of wall time): a guard for an overloaded
+#: machine; otherwise the budgets above end the search first.
 TIME_BUDGET = 0.8
 #: Random generator seed: the same hall always gets the same proposal.
 SEED = 20240601
@@ -334,9 +340,7 @@ class _Hall:
                         continue
                     i, j = index[x], index[y]
                     cost = (
-                        w_window * (1.0 - 1.0 / (1.0 + REPEAT_DAMPING * k))
-                        if lost
-                        else w_now * k
+                        w_window * (1.0 - 1.0 / (1.0 + REPEAT_DAMPING * k)) if lost else w_now * k
                     )
                     matrix[i][j] += cost
                     matrix[j][i] += cost
@@ -362,8 +366,7 @@ class _Hall:
         if byes == 0:
             return everyone, [], 0, []
         key = [
-            (self.games_tonight[i], self.players[i].games + self.games_tonight[i])
-            for i in everyone
+            (self.games_tonight[i], self.players[i].games + self.games_tonight[i]) for i in everyone
         ]
         by_sitting_out = sorted(everyone, key=lambda i: key[i], reverse=True)
         cut = key[by_sitting_out[byes - 1]]
@@ -416,10 +419,7 @@ class _Hall:
         cached = self._splits.get(group)
         if cached is not None:
             return cached
-        if self._full_split:
-            split = self._enumerate_splits(group)
-        else:
-            split = self._swap_split(group)
+        split = self._enumerate_splits(group) if self._full_split else self._swap_split(group)
         self._splits[group] = split
         return split
 
@@ -645,9 +645,7 @@ class _LocalSearch:
                 if value > best_value:
                     best_value, best = value, (new_g, new_h)
             return best
-        trades: list[tuple[tuple[int, ...], tuple[int, ...]]] = [
-            ((x,), (y,)) for x in g for y in h
-        ]
+        trades: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((x,), (y,)) for x in g for y in h]
         split_g, split_h = best_split(g), best_split(h)
         trades += [
             (side_g, side_h)
@@ -675,9 +673,7 @@ class _LocalSearch:
             choices: Iterable[tuple[int, ...]] = combinations(pool, need)
         else:  # one for one
             mine = [i for i in g if i in self.tie]
-            choices = (
-                tuple(i for i in mine if i != x) + (y,) for x in mine for y in self.bench
-            )
+            choices = (tuple(i for i in mine if i != x) + (y,) for x in mine for y in self.bench)
         for chosen in choices:
             new_g = tuple(sorted(fixed + list(chosen)))
             value = best_split(new_g).value
@@ -743,17 +739,19 @@ def propose_round(
     """
     on = on or timezone.localdate()
     users = list(present_users)
-    if len({u.pk for u in users}) != len(users):
-        raise ClubNightError("A player is ticked twice.")
-    check_members(ladder, users)
+    _listed_once([u.username for u in users])
+    states = player_states(ladder, users)
+    strangers = [u.name for u in users if u.pk not in states]
+    if strangers:
+        verb = "is not a member" if len(strangers) == 1 else "are not members"
+        raise ClubNightError(f"{', '.join(strangers)} {verb} of {ladder.name}.")
     size = 2 * ladder.team_size
     if len(users) < size:
         kind = {1: "A singles match", 2: "A doubles match"}.get(ladder.team_size, "A match")
         raise ClubNightError(
             f"{kind} needs {size} players; "
-            f"{len(users)} {'is' if len(users) == 1 else 'are'} ticked."
+            f"{len(users)} {'is' if len(users) == 1 else 'are'} present."
         )
-    states = player_states(ladder, users)
     present = [Present(u.username, u.name, *states[u.pk]) for u in users]
     return propose(
         present,
@@ -765,20 +763,28 @@ def propose_round(
     )
 
 
-def check_members(ladder: Ladder, users: Sequence[Any]) -> None:
-    """ClubNightError naming whoever is not a member of the ladder."""
-    members = set(
-        Membership.objects.filter(ladder=ladder, user__in=users).values_list("user_id", flat=True)
-    )
-    strangers = [u.name for u in users if u.pk not in members]
-    if strangers:
-        who = ", ".join(strangers)
-        verb = "is not a member" if len(strangers) == 1 else "are not members"
-        raise ClubNightError(f"{who} {verb} of {ladder.name}.")
+def members_named(ladder: Ladder, usernames: Sequence[str]) -> list[Any]:
+    """The ladder's members with these usernames, in that order; ClubNightError naming any
+    name listed twice or not a member's."""
+    _listed_once(usernames)
+    memberships = Membership.objects.filter(ladder=ladder, user__username__in=usernames)
+    users = {m.user.username: m.user for m in memberships.select_related("user")}
+    unknown = [name for name in usernames if name not in users]
+    if unknown:
+        raise ClubNightError(f"No member of {ladder.name} is called {', '.join(unknown)}.")
+    return [users[name] for name in usernames]
+
+
+def _listed_once(usernames: Sequence[str]) -> None:
+    twice = [name for name, count in Counter(usernames).items() if count > 1]
+    if twice:
+        verb = "is" if len(twice) == 1 else "are"
+        raise ClubNightError(f"{', '.join(twice)} {verb} listed twice.")
 
 
 def player_states(ladder: Ladder, users: Sequence[Any]) -> dict[int, tuple[PlayerState, int]]:
-    """Each member's state and rated matches: the stored rating, else where they start."""
+    """Each member's state and rated matches, by user id: the stored rating, else where they
+    start. Users who are not members are left out."""
     volatility = ladder.params().initial_volatility
     result = {
         m.user_id: (PlayerState(m.initial_rating, m.initial_rd, volatility), 0)

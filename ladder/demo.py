@@ -15,6 +15,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -314,11 +315,12 @@ def _store_season(
     AuditEntry.objects.bulk_create([entry for _, _, audit in rows for entry in audit])
     for match, m, audit in rows:
         if m is disputed:
+            disputer = next(u for u in m.side_a + m.side_b if u.pk == audit[-1].actor_id)
             Dispute.objects.create(
                 match=match,
-                raised_by=audit[-1].actor,
+                raised_by=disputer,
                 reason=DISPUTE_REASON,
-                proposed_games=audit[-1].after["proposed_games"],
+                proposed_games=_three_games(m.games),
                 created_at=audit[-1].at,
             )
     return states
@@ -388,6 +390,5 @@ def seed_matches(club: DemoClub, now: datetime | None = None) -> dict[str, dict[
         states = _store_season(ladder, season, now, rng, dispute=(slug == "singles"))
         created[slug] = states
         club.created.append(f"season {slug} ({len(season)} matches)")
-        ladder_id = ladder.pk
-        transaction.on_commit(lambda ladder_id=ladder_id: enqueue_rating(ladder_id))
+        transaction.on_commit(partial(enqueue_rating, ladder.pk))
     return created

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from ladder import views, views_matches
+from ladder import views, views_clubnight, views_matches
 
 app_name = "ladder"
 
@@ -15,4 +15,5 @@ urlpatterns = [
     path("<slug:slug>/report/", views_matches.report, name="report"),
     path("<slug:slug>/report/validate/", views_matches.report_validate, name="report_validate"),
     path("<slug:slug>/players/", views_matches.player_search, name="player_search"),
+    path("<slug:slug>/club-night/", views_clubnight.club_night, name="club_night"),
 ]

@@ -361,12 +361,12 @@ def _stats(
             errors.add("stats", f"{ladder.name} does not use player stats; leave them out.")
         return {}
     by_key: dict[Any, User] = {}
-    for user in players:
-        by_key[user.pk] = by_key[user.username] = user
+    for player in players:
+        by_key[player.pk] = by_key[player.username] = player
     allowed = ladder.stat_names
     result: dict[int, dict[str, float]] = {}
     for key, values in raw.items():
-        user = by_key.get(key)
+        user: User | None = by_key.get(key)
         if user is None and isinstance(key, str) and key.isdigit():
             user = by_key.get(int(key))
         if user is None:

@@ -189,7 +189,9 @@ class MatchSerializer(serializers.ModelSerializer):
 
     url = serializers.HyperlinkedIdentityField(view_name="api:match-detail")
     page = serializers.SerializerMethodField(help_text="The match's page on the site.")
-    ladder = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    ladder: serializers.SlugRelatedField[Ladder] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
     reporter = serializers.CharField(source="reporter.username", read_only=True)
     side_a = MatchPlayerSerializer(source="side_a_rows", many=True, read_only=True)
     side_b = MatchPlayerSerializer(source="side_b_rows", many=True, read_only=True)

@@ -16,12 +16,12 @@ from datetime import date
 from ratings.engine.scales import DISPLAY_DIVISOR, display
 
 WIDTH = 720
-HEIGHT = 260
+HEIGHT = 280
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28  # room for the axis labels
 # More days than this and every k-th day is drawn (the last always is).
 MAX_POINTS = 400
 # Dots on the line only while they stay apart.
-MAX_DOTS = 120
+MAX_DOTS = 60
 # Rating steps between gridlines, in points (0.05 … 1.00 on the display scale).
 Y_STEPS = (50, 100, 200, 250, 500, 1000)
 Y_TICKS = 5

@@ -93,6 +93,13 @@ def explain(change: Any, context: Context) -> str:
 
 def _notes(change: Any, context: Context) -> list[str]:
     notes = []
+    # The outcome counts the margin (RATINGS.md §2): a narrow win can score below what
+    # was expected, and a close loss above it. Say so when the sign looks surprising.
+    points = round(change.change)
+    if change.outcome > 0.5 and points < 0:
+        notes.append(f"a narrower win than expected: the result counted {change.outcome:.2f}")
+    elif change.outcome < 0.5 and points > 0:
+        notes.append(f"a closer loss than expected: the result counted {change.outcome:.2f}")
     window = f"{context.lookback_days} days"
     if context.has_previous and context.previous_played_on is None:
         notes.append(

@@ -128,6 +128,17 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
             )
         )
 
+    def of_status(self, status: str) -> PlayerRatingQuerySet:
+        """Only rows of this status (after ``with_standing``)."""
+        return self.filter(Q(status=status))
+
+    def status_counts(self) -> dict[str, int]:
+        """How many rows of each status (after ``with_standing``), in one query."""
+        counts = dict.fromkeys((RANKED, PROVISIONAL, INACTIVE), 0)
+        rows = self.order_by().values_list(F("status")).annotate(n=Count("pk"))
+        counts.update({status: n for status, n in rows})
+        return counts
+
     def with_trend(self, today: date) -> PlayerRatingQuerySet:
         """Annotate ``trend``: the rating now minus the rating ``TREND_DAYS`` days before ``today``.
 

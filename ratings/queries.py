@@ -63,7 +63,7 @@ def leaderboard(
     """The ladder's rated players ``viewer`` may see, matching ``text``, of one status or all."""
     rows = PlayerRating.objects.leaderboard(ladder, viewer, on or today()).search(text)
     if status in (RANKED, PROVISIONAL, INACTIVE):
-        rows = rows.filter(status=status)
+        rows = rows.of_status(status)
     return rows
 
 
@@ -293,6 +293,11 @@ class Prediction:
     on: date
     states_a: tuple[PlayerState, ...]
     states_b: tuple[PlayerState, ...]
+
+    @property
+    def against(self) -> float:
+        """P(side B wins)."""
+        return 1.0 - self.probability
 
 
 def predict(

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.db.models import Count
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
@@ -25,15 +24,7 @@ from ladder.views import HtmxHttpRequest, get_ladder_for_user
 from ratings import queries
 from ratings.chart import rating_chart
 from ratings.forms import LeaderboardFilterForm
-from ratings.models import (
-    INACTIVE,
-    PROVISIONAL,
-    PROVISIONAL_MATCHES,
-    PROVISIONAL_RD,
-    RANKED,
-    TREND_DAYS,
-    RatingChange,
-)
+from ratings.models import PROVISIONAL_MATCHES, PROVISIONAL_RD, TREND_DAYS, RatingChange
 
 
 def _fragment(request: HtmxHttpRequest, target: str) -> bool:
@@ -59,10 +50,7 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
     text, status = LeaderboardFilterForm(request.GET or None).values()
     on = queries.today()
     rows = queries.leaderboard(ladder, request.user, text=text, status=status, on=on)
-    counts = {RANKED: 0, PROVISIONAL: 0, INACTIVE: 0}
-    everyone = queries.leaderboard(ladder, request.user, text=text, on=on)
-    for row in everyone.order_by().values("status").annotate(n=Count("pk")):
-        counts[row["status"]] = row["n"]
+    counts = queries.leaderboard(ladder, request.user, text=text, on=on).status_counts()
     page = Paginator(rows, queries.LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     unrated: list[Membership] = []
     if status == queries.ALL and not page.has_next():

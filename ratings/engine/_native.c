@@ -888,6 +888,7 @@ rate_one(Replay *self, PyObject *match, PyObject *out)
         PyObject *rd_before_a = inflated_a ? PyFloat_FromDouble(rd_a) : Py_NewRef(pa->rd_obj);
         PyObject *rd_before_b = inflated_b ? PyFloat_FromDouble(rd_b) : Py_NewRef(pb->rd_obj);
         PyObject *s_b = PyFloat_FromDouble(1.0 - s_a);
+        if (out == Py_None) { ca = Py_NewRef(Py_None); cb = Py_NewRef(Py_None);} else
         if (rd_before_a != NULL && rd_before_b != NULL && s_b != NULL) {
             PyObject *va[N_CHANGE_FIELDS] = {
                 name_a,   pa->rating_obj, rd_before_a,         pa->vol_obj, made[0],
@@ -906,6 +907,7 @@ rate_one(Replay *self, PyObject *match, PyObject *out)
     }
     if (cb == NULL || mark_dirty(self, ia) < 0 || mark_dirty(self, ib) < 0)
         goto unprune;
+    if (out == Py_None) {} else {
     if ((pair = PyTuple_New(2)) == NULL)
         goto unprune;
     PyTuple_SET_ITEM(pair, 0, ca);
@@ -913,6 +915,7 @@ rate_one(Replay *self, PyObject *match, PyObject *out)
     ca = cb = NULL;
     if (PyList_Append(out, pair) < 0)
         goto unprune;
+    }
 
     /* Commit. */
     pa = &self->players[ia];
@@ -1144,7 +1147,7 @@ Replay_run(Replay *self, PyObject *args)
     PyObject *matches, *out;
     Py_ssize_t start, i;
     int rc = RATED;
-    if (!PyArg_ParseTuple(args, "OnO!:run", &matches, &start, &PyList_Type, &out))
+    if (!PyArg_ParseTuple(args, "OnO:run", &matches, &start, &out))
         return NULL;
     if (check_ready(self) < 0)
         return NULL;
@@ -1341,6 +1344,19 @@ PyDoc_STRVAR(Replay_doc,
              "       match, match_fields, deque, last)\n\n"
              "A working copy of a Replayer for one rate_all call (see the module docstring).");
 
+static PyObject *
+Replay_get_fast(Replay *self, void *Py_UNUSED(closure))
+{
+    return Py_BuildValue("(OO)", self->fast_match ? Py_True : Py_False,
+                         self->fast_change ? Py_True : Py_False);
+}
+
+static PyGetSetDef Replay_getset[] = {
+    {"fast", (getter)Replay_get_fast, NULL,
+     "(Match fields read directly, PlayerChange filled directly): both True normally", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyTypeObject ReplayType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ratings.engine._native.Replay",
     .tp_basicsize = sizeof(Replay),
@@ -1352,6 +1368,7 @@ static PyTypeObject ReplayType = {
     .tp_traverse = (traverseproc)Replay_traverse,
     .tp_clear = (inquiry)Replay_clear,
     .tp_methods = Replay_methods,
+    .tp_getset = Replay_getset,
 };
 
 /* -------------------------------------------------------------------------- */

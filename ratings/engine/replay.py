@@ -363,7 +363,7 @@ class Replayer:
         for name, p in self._players.items():
             states[name] = p.state()
             kept = tuple(
-                (date.fromordinal(d), opps)
+                (date.fromordinal(d), tuple(opps))  # a side given as a list is kept as given
                 for d, opps in p.recent
                 if self._last_ordinal - d <= lookback
             )

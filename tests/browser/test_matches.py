@@ -24,10 +24,10 @@ def club(transactional_db):  # type: ignore[no-untyped-def]
     ladder = LadderFactory(name="Club Doubles", slug="doubles", team_size=2)
     people = {}
     for username, name, level in [
-        ("alice", "Alice Archer", "5.5"),
-        ("bob", "Bob Baker", "5.0"),
+        ("alice", "Alice Archer", "5.0"),
+        ("bob", "Bob Baker", "4.5"),
         ("charlie", "Charlie Chen", "4.5"),
-        ("dave", "Dave Dunn", "4.0"),
+        ("dave", "Dave Dunn", "4.5"),
     ]:
         people[username] = UserFactory(username=username, display_name=name)
         MembershipFactory(ladder=ladder, user=people[username], self_level=Decimal(level))

@@ -83,6 +83,7 @@ def test_report(doubles, alice, bob, charlie, dave):
     data = response.json()
     match = Match.objects.get()
     assert response["Location"] == data["url"] == f"http://testserver{API}{match.pk}/"
+    assert type(response["Location"]) is str  # wsgiref refuses str subclasses (500)
     assert data["page"] == f"http://testserver/matches/{match.pk}/"
     assert (data["ladder"], data["state"], data["reporter"]) == ("doubles", "pending", "alice")
     assert data["side_a"] == [

@@ -100,9 +100,7 @@ def test_quality_and_probability_are_the_engines() -> None:
 
 def test_inactivity_grows_rd_up_to_the_date() -> None:
     last = date(2024, 1, 1)
-    players = [
-        Present(f"p{i}", f"P{i}", PlayerState(4500, 80, 0.06, 10, last)) for i in range(2)
-    ]
+    players = [Present(f"p{i}", f"P{i}", PlayerState(4500, 80, 0.06, 10, last)) for i in range(2)]
     fresh = propose(players, 1, PARAMS, on=last).matches[0].quality
     stale = propose(players, 1, PARAMS, on=last + timedelta(days=365)).matches[0].quality
     assert stale < fresh

@@ -54,6 +54,20 @@ def test_a_loss_and_its_sign():
     assert text == "expected 0.64, lost 15-21 19-21: -62"
 
 
+def test_a_win_that_costs_points_and_a_loss_that_gains():
+    narrow = explain(change(expected=0.98, outcome=0.93, rating_after=4498.8), SEEN_BEFORE)
+    assert narrow == (
+        "expected 0.98, won 21-12 21-15: -1; a narrower win than expected: the result counted 0.93"
+    )
+    close = explain(
+        change(expected=0.2, outcome=0.35, rating_after=4530.0),
+        Context(score="19-21 20-22", previous_rd=90.0, previous_played_on=DAY),
+    )
+    assert close == (
+        "expected 0.20, lost 19-21 20-22: +30; a closer loss than expected: the result counted 0.35"
+    )
+
+
 def test_a_change_that_rounds_to_nothing():
     assert explain(change(rating_after=4500.3), SEEN_BEFORE).endswith(": 0")
 

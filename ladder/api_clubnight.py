@@ -1,0 +1,138 @@
+"""POST /api/v1/ladders/<slug>/club-night/: a proposed round for the players present.
+
+Stateless: the caller sends who is present and, for a next round, the rounds already
+played tonight (the answers it got before); nothing is stored. The page keeps tonight's
+rounds in a ClubNight instead (ladder/views_clubnight.py). Same rules and messages as
+the page: ladder/clubnight.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import exceptions, permissions, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ladder import clubnight
+from ladder.api import AUTHENTICATION, ERROR
+from ladder.models import Ladder, Membership
+
+MAX_PRESENT = 200  # a hall, not the whole club twice over
+
+
+class PairingSerializer(serializers.Serializer):
+    side_a = serializers.ListField(child=serializers.CharField(max_length=150), min_length=1)
+    side_b = serializers.ListField(child=serializers.CharField(max_length=150), min_length=1)
+
+
+class PreviousRoundSerializer(serializers.Serializer):
+    matches = PairingSerializer(many=True)
+    byes = serializers.ListField(
+        child=serializers.CharField(max_length=150), required=False, help_text="Ignored."
+    )
+
+
+class ClubNightRequestSerializer(serializers.Serializer):
+    present = serializers.ListField(
+        child=serializers.CharField(max_length=150),
+        max_length=MAX_PRESENT,
+        help_text="Usernames of the ladder's members in the hall.",
+    )
+    previous_rounds = PreviousRoundSerializer(
+        many=True,
+        required=False,
+        help_text="Tonight's earlier rounds, as this endpoint answered them: their pairings "
+        "are avoided, and whoever sat out plays first.",
+    )
+
+
+class ProposedMatchSerializer(serializers.Serializer):
+    side_a = serializers.ListField(
+        child=serializers.CharField(), help_text="Usernames; side A is the favourite."
+    )
+    side_b = serializers.ListField(child=serializers.CharField(), help_text="Usernames.")
+    quality = serializers.FloatField(
+        help_text="Match quality Q (RATINGS.md §6), in (0, 1]; 1 is an even match between "
+        "well-known players."
+    )
+    win_probability = serializers.FloatField(help_text="Probability that side A wins (≥ 0.5).")
+
+
+class RoundSerializer(serializers.Serializer):
+    ladder = serializers.CharField(help_text="The ladder's slug.")
+    team_size = serializers.IntegerField()
+    matches = ProposedMatchSerializer(many=True, help_text="Best quality first.")
+    byes = serializers.ListField(child=serializers.CharField(), help_text="Who sits out.")
+    exact = serializers.BooleanField(
+        help_text="Whether the round is provably the best (halls of up to 12), or the "
+        "local search's best."
+    )
+
+
+class ClubNightView(APIView):
+    """A round of balanced matches for the ladder's members who are present."""
+
+    authentication_classes = AUTHENTICATION
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        tags=["club night"],
+        summary="Propose a club night round",
+        request=ClubNightRequestSerializer,
+        responses={
+            200: RoundSerializer,
+            400: OpenApiResponse(
+                description='Bad input, e.g. {"present": ["No member of Club Doubles is '
+                'called zed."]} or {"present": ["A doubles match needs 4 players; 3 are '
+                'present."]}.'
+            ),
+            401: OpenApiResponse(ERROR, description="Not signed in."),
+            403: OpenApiResponse(ERROR, description="Not a member of the ladder nor a moderator."),
+            404: OpenApiResponse(ERROR, description="No such ladder, or not one you may see."),
+        },
+        examples=[
+            OpenApiExample(
+                "Next round",
+                request_only=True,
+                value={
+                    "present": ["alice", "bob", "charlie", "dave", "erin"],
+                    "previous_rounds": [
+                        {
+                            "matches": [
+                                {"side_a": ["alice", "dave"], "side_b": ["bob", "charlie"]}
+                            ],
+                            "byes": ["erin"],
+                        }
+                    ],
+                },
+            )
+        ],
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        ladder = get_object_or_404(Ladder.objects.visible_to(request.user), slug=slug)
+        user: Any = request.user
+        is_member = Membership.objects.filter(ladder=ladder, user=user).exists()
+        if not (is_member or user.is_moderator):
+            raise exceptions.PermissionDenied(
+                f"Only members of {ladder.name} and moderators run its club nights."
+            )
+        data = ClubNightRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        previous = clubnight.pairings_from_json(data.validated_data.get("previous_rounds", []))
+        try:
+            users = clubnight.members_named(ladder, data.validated_data["present"])
+            rnd = clubnight.propose_round(ladder, users, previous, timezone.localdate())
+        except clubnight.ClubNightError as exc:
+            raise exceptions.ValidationError({"present": [str(exc)]}) from None
+        body = {
+            "ladder": ladder.slug,
+            "team_size": ladder.team_size,
+            **clubnight.round_to_json(rnd),
+            "exact": rnd.exact,
+        }
+        return Response(RoundSerializer(body).data)

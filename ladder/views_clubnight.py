@@ -1,0 +1,175 @@
+"""The club night page: tick who is in the hall, get a round of balanced matches, then the next.
+
+One view serves the page and its two fragments (HTMX): the list of members (after
+"everyone from the last club night") and the rounds panel (after proposing a round or
+starting over). Without JavaScript the same buttons post the form and the page comes
+back. The matchmaking and tonight's rounds live in ladder/clubnight.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from ladder import clubnight
+from ladder.models import ClubNight, Ladder, Membership
+from ladder.views import get_ladder_for_user
+from ladder.views_matches import SignedInRequest
+
+
+@dataclass(frozen=True)
+class Person:
+    """A member as the page lists them: with their current rating and rated matches."""
+
+    username: str
+    name: str
+    rating: float
+    rd: float
+    games: int
+
+
+@dataclass(frozen=True)
+class ShownMatch:
+    side_a: list[Person]
+    side_b: list[Person]
+    quality: float
+    win_probability: float
+    report_url: str | None  # for a player of this match: the report form, filled in
+
+
+@dataclass(frozen=True)
+class ShownRound:
+    number: int
+    matches: list[ShownMatch]
+    byes: list[Person]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
+    """Tonight's club night of a ladder, for its members and the moderators."""
+    ladder = get_ladder_for_user(request, slug)
+    if not (ladder.is_member or request.user.is_moderator):  # type: ignore[attr-defined]
+        return render(
+            request,
+            "ladder/forbidden.html",
+            {"message": f"Only members of {ladder.name} and moderators run its club nights."},
+            status=403,
+        )
+    today = timezone.localdate()
+    people = _people(ladder)
+    night = clubnight.tonight(ladder, today)
+    last = clubnight.last_club_night(ladder, today)
+    error = ""
+    status = 200
+
+    if request.method == "POST":
+        ticked = request.POST.getlist("present")
+        if request.POST.get("action") == "start_over":
+            clubnight.start_over(ladder, today)
+        else:
+            try:
+                users = clubnight.members_named(ladder, list(dict.fromkeys(ticked)))
+                night, _ = clubnight.add_round(ladder, request.user, users, today)
+            except clubnight.ClubNightError as exc:
+                error, status = str(exc), 400
+        if not error and not request.htmx:
+            return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
+        night = clubnight.tonight(ladder, today)
+    else:
+        ticked = night.present if night else []
+        if request.GET.get("from") == "last" and last is not None:
+            ticked = last.present
+        elif request.GET.get("from") == "none":
+            ticked = []
+
+    context: dict[str, Any] = {
+        "ladder": ladder,
+        "people": people,
+        "ticked": set(ticked),
+        "night": night,
+        "rounds": _shown_rounds(ladder, night, people, request.user),
+        "error": error,
+        "today": today,
+    }
+    if request.htmx:
+        fragment = (
+            "ladder/club_night_players.html"
+            if request.method == "GET"
+            else "ladder/club_night_rounds.html"
+        )
+        return render(request, fragment, context, status=status)
+    context["last"] = last
+    return render(request, "ladder/club_night.html", context, status=status)
+
+
+def _people(ladder: Ladder) -> dict[str, Person]:
+    """The ladder's members by username, in the order the page lists them (by name)."""
+    memberships = list(Membership.objects.filter(ladder=ladder).select_related("user"))
+    states = clubnight.player_states(ladder, [m.user for m in memberships])
+    people = [
+        Person(
+            m.user.username,
+            m.user.name,
+            states[m.user_id][0].rating,
+            states[m.user_id][0].rd,
+            states[m.user_id][1],
+        )
+        for m in memberships
+    ]
+    people.sort(key=lambda p: (p.name.casefold(), p.username))
+    return {p.username: p for p in people}
+
+
+def _shown_rounds(
+    ladder: Ladder, night: ClubNight | None, people: dict[str, Person], viewer: Any
+) -> list[ShownRound]:
+    """Tonight's rounds, the latest first, with names and (for their players) report links."""
+    if night is None:
+        return []
+
+    def person(username: str) -> Person:
+        # Someone who has left the ladder since still shows, by username.
+        return people.get(username) or Person(username, username, 0.0, 0.0, 0)
+
+    shown = []
+    for number, rnd in enumerate(night.rounds, start=1):
+        matches = [
+            ShownMatch(
+                side_a=[person(u) for u in m["side_a"]],
+                side_b=[person(u) for u in m["side_b"]],
+                quality=m["quality"],
+                win_probability=m["win_probability"],
+                report_url=_report_url(ladder, m["side_a"], m["side_b"], viewer, night.date),
+            )
+            for m in rnd["matches"]
+        ]
+        shown.append(ShownRound(number, matches, [person(u) for u in rnd["byes"]]))
+    return shown[::-1]
+
+
+def _report_url(
+    ladder: Ladder, side_a: list[str], side_b: list[str], viewer: Any, played_on: date
+) -> str | None:
+    """The report form with the players filled in, the viewer's side first (the reporter is
+    always on side A there) and the night's date; None for a match the viewer is not in."""
+    me = viewer.username
+    if me in side_b:
+        side_a, side_b = side_b, side_a
+    elif me not in side_a:
+        return None
+    ours = [me, *(u for u in side_a if u != me)]
+    query = urlencode(
+        {"side_a": ",".join(ours), "side_b": ",".join(side_b), "played_on": played_on.isoformat()},
+        safe=",",
+    )
+    return f"{reverse('ladder:report', args=[ladder.slug])}?{query}"

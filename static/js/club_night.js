@@ -1,0 +1,51 @@
+// Club night: filter the members as you type, and count who is ticked ("9 ticked: 2
+// matches, 1 sits out"). Event delegation, so it keeps working after HTMX swaps the list.
+(function () {
+  "use strict";
+
+  function list() { return document.getElementById("present-list"); }
+
+  function filter() {
+    var box = document.getElementById("present-search");
+    var root = list();
+    if (!box || !root) return;
+    var words = box.value.toLowerCase().trim().split(/\s+/).filter(Boolean);
+    var shown = 0;
+    root.querySelectorAll("li[data-name]").forEach(function (li) {
+      var name = li.getAttribute("data-name");
+      var match = words.every(function (w) { return name.indexOf(w) !== -1; });
+      li.hidden = !match;
+      if (match) shown += 1;
+    });
+    var none = root.querySelector("[data-no-match]");
+    if (none) none.hidden = shown > 0;
+  }
+
+  function count() {
+    var root = list();
+    if (!root) return;
+    var ticked = root.querySelectorAll("input[name=present]:checked").length;
+    root.querySelector("[data-count]").textContent = ticked;
+    var summary = root.querySelector("[data-summary]");
+    var size = 2 * parseInt(summary.getAttribute("data-team-size"), 10);
+    var matches = Math.floor(ticked / size);
+    var out = ticked - matches * size;
+    var text = "";
+    if (matches > 0) {
+      text = "· " + matches + (matches === 1 ? " match" : " matches");
+      if (out > 0) text += ", " + out + " sit" + (out === 1 ? "s" : "") + " out";
+    } else if (ticked > 0) {
+      text = "· a match needs " + size;
+    }
+    summary.textContent = text;
+  }
+
+  document.addEventListener("input", function (event) {
+    if (event.target.id === "present-search") filter();
+  });
+  document.addEventListener("change", function (event) {
+    if (event.target.name === "present") count();
+  });
+  document.addEventListener("htmx:afterSwap", function () { filter(); count(); });
+  document.addEventListener("DOMContentLoaded", function () { filter(); count(); });
+})();

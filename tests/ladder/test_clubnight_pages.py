@@ -1,0 +1,410 @@
+"""The club night page, its API and the service behind them (ladder/clubnight.py)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+from itertools import combinations
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from ladder import clubnight
+from ladder.models import ClubNight, Ladder, Match
+from ratings.models import PlayerRating
+from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
+
+HX = {"HTTP_HX_REQUEST": "true"}
+NAMES = ["erin", "frank", "grace", "heidi", "ivan"]
+
+
+@pytest.fixture(autouse=True)
+def _no_throttle_history() -> None:
+    cache.clear()
+
+
+@pytest.fixture
+def hall(doubles: Ladder, alice: User, bob: User, charlie: User, dave: User) -> list[User]:
+    """Nine members of the doubles ladder: the cast's four and five more."""
+    more = []
+    for name in NAMES:
+        user = UserFactory(username=name, display_name=name.capitalize())
+        MembershipFactory(ladder=doubles, user=user)
+        more.append(user)
+    return [alice, bob, charlie, dave, *more]
+
+
+def url(ladder: Ladder) -> str:
+    return f"/ladders/{ladder.slug}/club-night/"
+
+
+def api_url(ladder: Ladder) -> str:
+    return f"/api/v1/ladders/{ladder.slug}/club-night/"
+
+
+def partnerships(rounds: list[dict]) -> Counter:
+    return Counter(
+        frozenset(pair)
+        for r in rounds
+        for m in r["matches"]
+        for side in (m["side_a"], m["side_b"])
+        for pair in combinations(side, 2)
+    )
+
+
+def placed(rnd: dict) -> list[str]:
+    return [u for m in rnd["matches"] for u in (*m["side_a"], *m["side_b"])] + rnd["byes"]
+
+
+# ---- the page: who may use it -----------------------------------------------------------------
+
+
+def test_visitors_are_sent_to_log_in(client, doubles):
+    response = client.get(url(doubles))
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+
+
+def test_a_non_member_is_refused(client, doubles, outsider):
+    client.force_login(outsider)
+    response = client.get(url(doubles))
+    assert response.status_code == 403
+    assert "Only members of Club Doubles and moderators" in response.content.decode()
+    assert client.post(url(doubles), {"present": ["alice"]}).status_code == 403
+    assert not ClubNight.objects.exists()
+
+
+def test_a_private_ladder_is_not_found_for_outsiders(client, private_ladder, outsider):
+    client.force_login(outsider)
+    assert client.get(url(private_ladder)).status_code == 404
+    assert client.get("/ladders/nope/club-night/").status_code == 404
+
+
+def test_a_member_sees_everyone_to_tick(client, hall, doubles, alice):
+    client.force_login(alice)
+    response = client.get(url(doubles))
+    assert response.status_code == 200
+    html = response.content.decode()
+    for user in hall:
+        assert f'value="{user.username}"' in html
+    assert "Propose a round" in html
+    assert 'id="present-search"' in html
+
+
+def test_a_moderator_who_does_not_play_may_run_it(client, hall, doubles, mod):
+    client.force_login(mod)
+    assert client.get(url(doubles)).status_code == 200
+    response = client.post(url(doubles), {"present": [u.username for u in hall[:4]]})
+    assert response.status_code == 302
+    night = ClubNight.objects.get()
+    assert night.created_by == mod
+    # The moderator plays in no match: no report links for them.
+    assert "Report this match" not in client.get(url(doubles)).content.decode()
+
+
+def test_the_page_takes_the_same_queries_however_many_members(client, doubles, alice):
+    client.force_login(alice)
+    client.post(url(doubles), {"present": ["alice", "bob", "charlie", "dave"]})
+    with CaptureQueriesContext(connection) as few:
+        assert client.get(url(doubles)).status_code == 200
+    for name in NAMES:
+        MembershipFactory(ladder=doubles, user=UserFactory(username=name))
+    client.post(url(doubles), {"present": ["alice", "bob", "charlie", "dave", *NAMES]})
+    with CaptureQueriesContext(connection) as many:
+        assert client.get(url(doubles)).status_code == 200
+    assert len(many) == len(few)
+
+
+def test_wrong_method_is_refused(client, doubles, alice):
+    client.force_login(alice)
+    assert client.put(url(doubles)).status_code == 405
+
+
+def test_the_ladder_page_links_to_it(client, doubles, alice):
+    client.force_login(alice)
+    assert url(doubles) in client.get(f"/ladders/{doubles.slug}/").content.decode()
+
+
+# ---- the page: rounds -------------------------------------------------------------------------
+
+
+def test_nine_ticked_make_two_matches_and_a_bye(client, hall, doubles, alice):
+    client.force_login(alice)
+    response = client.post(url(doubles), {"present": [u.username for u in hall]})
+    assert response.status_code == 302
+    assert response["Location"] == url(doubles) + "#rounds"
+    night = ClubNight.objects.get(ladder=doubles, date=timezone.localdate())
+    assert night.present == sorted(u.username for u in hall)
+    (rnd,) = night.rounds
+    assert len(rnd["matches"]) == 2 and len(rnd["byes"]) == 1
+    assert sorted(placed(rnd)) == sorted(u.username for u in hall)
+    html = client.get(url(doubles)).content.decode()
+    assert "Round 1" in html and "Next round" in html and "Sitting out" in html
+    # Ticked stays ticked after a reload.
+    assert html.count("checked") >= len(hall)
+
+
+def test_next_round_avoids_the_previous_ones(client, hall, doubles, alice):
+    client.force_login(alice)
+    present = [u.username for u in hall[:8]]
+    for _ in range(3):
+        assert client.post(url(doubles), {"present": present}).status_code == 302
+    rounds = ClubNight.objects.get().rounds
+    assert len(rounds) == 3
+    # Eight players, three rounds: twelve partnerships, none repeated.
+    assert max(partnerships(rounds).values()) == 1
+
+
+def test_byes_rotate_over_the_night(client, hall, doubles, alice):
+    client.force_login(alice)
+    present = [u.username for u in hall]
+    for _ in range(3):
+        client.post(url(doubles), {"present": present})
+    byes = [b for r in ClubNight.objects.get().rounds for b in r["byes"]]
+    assert len(byes) == len(set(byes)) == 3
+
+
+def test_htmx_gets_the_rounds_fragment(client, hall, doubles, alice):
+    client.force_login(alice)
+    response = client.post(url(doubles), {"present": [u.username for u in hall]}, **HX)
+    assert response.status_code == 200
+    assert [t.name for t in response.templates][0] == "ladder/club_night_rounds.html"
+    html = response.content.decode()
+    assert 'id="rounds"' in html and "Round 1" in html and "<html" not in html
+
+
+def test_report_links_fill_in_the_viewers_match(client, hall, doubles, alice):
+    client.force_login(alice)
+    client.post(url(doubles), {"present": [u.username for u in hall[:4]]})
+    html = client.get(url(doubles)).content.decode()
+    (href,) = [
+        part.split('"')[0].replace("&amp;", "&")
+        for part in html.split('href="')[1:]
+        if part.startswith(f"/ladders/{doubles.slug}/report/?")
+    ]
+    query = parse_qs(urlsplit(href).query)
+    side_a, side_b = query["side_a"][0].split(","), query["side_b"][0].split(",")
+    assert side_a[0] == "alice"  # the reporter is always on side A of the report form
+    assert sorted(side_a + side_b) == ["alice", "bob", "charlie", "dave"]
+    assert query["played_on"] == [timezone.localdate().isoformat()]
+
+
+def test_start_over_forgets_tonights_rounds(client, hall, doubles, alice):
+    client.force_login(alice)
+    client.post(url(doubles), {"present": [u.username for u in hall]})
+    response = client.post(url(doubles), {"action": "start_over"}, **HX)
+    assert response.status_code == 200
+    night = ClubNight.objects.get()
+    assert night.rounds == [] and len(night.present) == 9
+    assert "Propose a round" in response.content.decode()
+
+
+def test_everyone_from_the_last_club_night(client, hall, doubles, alice):
+    ClubNight.objects.create(
+        ladder=doubles,
+        date=timezone.localdate() - timedelta(days=7),
+        present=["bob", "erin"],
+        rounds=[],
+    )
+    client.force_login(alice)
+    page = client.get(url(doubles)).content.decode()
+    assert "Everyone from the last club night" in page
+    assert "checked" not in page
+    response = client.get(url(doubles), {"from": "last"}, **HX)
+    assert [t.name for t in response.templates][0] == "ladder/club_night_players.html"
+    html = response.content.decode()
+    assert html.count(" checked") == 2
+    assert 'value="bob" checked' in html and 'value="erin" checked' in html
+    # Without JavaScript, the same link gives the whole page with them ticked.
+    assert 'value="bob" checked' in client.get(url(doubles), {"from": "last"}).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("present", "message"),
+    [
+        (["alice", "bob", "charlie"], "A doubles match needs 4 players; 3 are present."),
+        (["alice", "bob", "charlie", "zed"], "No member of Club Doubles is called zed."),
+        (["alice", "bob", "charlie", "outsider"], "No member of Club Doubles is called outsider."),
+        ([], "A doubles match needs 4 players; 0 are present."),
+    ],
+)
+def test_bad_input_changes_nothing(client, hall, doubles, alice, outsider, present, message):
+    client.force_login(alice)
+    response = client.post(url(doubles), {"present": present})
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not ClubNight.objects.exists()
+    # With HTMX: the message in the rounds panel, still nothing stored.
+    response = client.post(url(doubles), {"present": present}, **HX)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not ClubNight.objects.exists()
+
+
+def test_a_bad_next_round_keeps_the_first(client, hall, doubles, alice):
+    client.force_login(alice)
+    client.post(url(doubles), {"present": [u.username for u in hall]})
+    before = ClubNight.objects.values("present", "rounds").get()
+    assert client.post(url(doubles), {"present": ["alice"]}).status_code == 400
+    assert ClubNight.objects.values("present", "rounds").get() == before
+
+
+# ---- the service ------------------------------------------------------------------------------
+
+
+def test_stored_ratings_decide_the_pairs(ladder, alice, bob, charlie, dave):
+    MembershipFactory(ladder=ladder, user=dave)
+    for user, rating in ((alice, 3000), (bob, 3100), (charlie, 7000), (dave, 7100)):
+        PlayerRating.objects.create(
+            ladder=ladder, user=user, rating=rating, rd=60, volatility=0.06, matches=10
+        )
+    rnd = clubnight.propose_round(ladder, [alice, bob, charlie, dave])
+    assert {frozenset(m.players) for m in rnd.matches} == {
+        frozenset({"alice", "bob"}),
+        frozenset({"charlie", "dave"}),
+    }
+
+
+def test_recent_matches_are_avoided_and_old_or_dead_ones_are_not(ladder, alice, bob, charlie):
+    dave = UserFactory(username="dave")
+    MembershipFactory(ladder=ladder, user=dave)
+    for user in (alice, bob, charlie, dave):
+        PlayerRating.objects.create(ladder=ladder, user=user, rating=4500, rd=80, volatility=0.06)
+    players = [alice, bob, charlie, dave]
+    recent = reported_match(ladder, alice, [alice], [bob])
+    pairs = {frozenset(m.players) for m in clubnight.propose_round(ladder, players).matches}
+    assert frozenset({"alice", "bob"}) not in pairs
+    # Cancelled: it no longer counts.
+    Match.objects.filter(pk=recent.pk).update(state="cancelled")
+    assert clubnight.recent_pairings(ladder, players, timezone.localdate()).opponents == {}
+    # Outside the lookback window: it no longer counts either.
+    Ladder.objects.filter(pk=ladder.pk).update(lookback_days=5)
+    ladder.refresh_from_db()
+    reported_match(
+        ladder, charlie, [charlie], [dave], played_on=timezone.localdate() - timedelta(days=10)
+    )
+    assert clubnight.recent_pairings(ladder, players, timezone.localdate()).opponents == {}
+    counted = clubnight.recent_pairings(
+        ladder, players, timezone.localdate() - timedelta(days=8)
+    ).opponents
+    assert counted == {frozenset({"charlie", "dave"}): 1}
+
+
+def test_proposing_takes_a_fixed_number_of_queries(
+    ladder, alice, bob, charlie, django_assert_num_queries
+):
+    players = [alice, bob, charlie]
+    # Memberships, stored ratings, recent pairings.
+    with django_assert_num_queries(3):
+        clubnight.propose_round(ladder, players)
+
+
+def test_non_members_are_named(ladder, alice, bob, outsider):
+    with pytest.raises(clubnight.ClubNightError, match="Olive Outsider is not a member"):
+        clubnight.propose_round(ladder, [alice, bob, outsider])
+    with pytest.raises(clubnight.ClubNightError, match="alice is listed twice"):
+        clubnight.propose_round(ladder, [alice, bob, alice])
+
+
+# ---- the API ----------------------------------------------------------------------------------
+
+
+def api(user: User | None = None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+def test_api_proposes_a_round(hall, doubles, alice):
+    response = api(alice).post(
+        api_url(doubles), {"present": [u.username for u in hall]}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["ladder"] == "doubles" and body["team_size"] == 2 and body["exact"] is True
+    assert len(body["matches"]) == 2 and len(body["byes"]) == 1
+    assert sorted(placed(body)) == sorted(u.username for u in hall)
+    for m in body["matches"]:
+        assert 0 < m["quality"] <= 1 and 0.5 <= m["win_probability"] < 1
+        assert len(m["side_a"]) == len(m["side_b"]) == 2
+    assert not ClubNight.objects.exists()  # the API stores nothing
+
+
+def test_api_next_round_avoids_previous_rounds(hall, doubles, alice):
+    client = api(alice)
+    present = [u.username for u in hall[:8]]
+    rounds: list[dict] = []
+    for _ in range(3):
+        response = client.post(
+            api_url(doubles), {"present": present, "previous_rounds": rounds}, format="json"
+        )
+        assert response.status_code == 200
+        rounds.append(response.json())
+    assert max(partnerships(rounds).values()) == 1
+
+
+def test_api_moderator_may_propose(hall, doubles, mod):
+    response = api(mod).post(api_url(doubles), {"present": ["alice", "bob"]}, format="json")
+    assert response.status_code == 400  # allowed in, but two players are not a doubles match
+    assert response.json() == {"present": ["A doubles match needs 4 players; 2 are present."]}
+
+
+@pytest.mark.parametrize(
+    ("payload", "field", "message"),
+    [
+        ({"present": ["alice", "bob", "zed", "charlie"]}, "present", "called zed"),
+        ({"present": ["alice", "bob", "outsider", "dave"]}, "present", "called outsider"),
+        ({"present": ["alice", "bob", "alice", "dave"]}, "present", "alice is listed twice"),
+        ({"present": ["alice", "bob", "charlie"]}, "present", "needs 4 players; 3 are present"),
+        ({}, "present", "required"),
+        ({"present": "alice"}, "present", "list"),
+        ({"present": ["alice"] * 4, "previous_rounds": [{"matches": "x"}]}, "previous_rounds", ""),
+    ],
+)
+def test_api_bad_input_is_400_and_changes_nothing(
+    hall, doubles, alice, outsider, payload, field, message
+):
+    before = (ClubNight.objects.count(), Match.objects.count())
+    response = api(alice).post(api_url(doubles), payload, format="json")
+    assert response.status_code == 400
+    errors = response.json()
+    assert field in errors
+    assert message in str(errors[field])
+    assert (ClubNight.objects.count(), Match.objects.count()) == before
+
+
+def test_api_permissions(hall, doubles, private_ladder, outsider):
+    payload = {"present": ["alice", "bob", "charlie", "dave"]}
+    assert api().post(api_url(doubles), payload, format="json").status_code == 401
+    refused = api(outsider).post(api_url(doubles), payload, format="json")
+    assert refused.status_code == 403
+    assert "Only members of Club Doubles" in refused.json()["detail"]
+    assert api(outsider).post(api_url(private_ladder), payload, format="json").status_code == 404
+    missing = LadderFactory.build(slug="nope")
+    assert api(outsider).post(api_url(missing), payload, format="json").status_code == 404
+
+
+def test_api_wrong_method(doubles, alice):
+    assert api(alice).get(api_url(doubles)).status_code == 405
+
+
+def test_api_in_the_schema(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    operation = schema["paths"]["/api/v1/ladders/{slug}/club-night/"]["post"]
+    assert operation["summary"] == "Propose a club night round"
+    request = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    response = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    components = schema["components"]["schemas"]
+    assert set(components[request.rsplit("/", 1)[1]]["properties"]) == {
+        "present",
+        "previous_rounds",
+    }
+    assert {"matches", "byes", "exact"} <= set(components[response.rsplit("/", 1)[1]]["properties"])
+    assert {"400", "401", "403", "404"} <= set(operation["responses"])
