@@ -1,20 +1,25 @@
 """Rating engine benchmarks, all measured in one run: `python benchmarks/engine.py`.
 
-1. One player's Glicko-2 update: ours (`ratings.engine.glicko2.update`) against the
-   PyPI `glicko2` package's `Player.update_player` (speed only, same inputs).
+1. One player's Glicko-2 update: ours in pure Python (`ratings.engine.glicko2.update`)
+   and in C (`ratings.engine._native.update_one`, called from Python) against the PyPI
+   `glicko2` package's `Player.update_player` (speed only, same inputs).
 2. A replay of 1,000,000 singles matches among 10,000 players with full context:
    each player meets a neighbourhood of ~40 players over two years, so repeat
    opponents (repetition weight), opponent variety (diversity gate) and gaps
-   between matches (inactivity) all come into play.
+   between matches (inactivity) all come into play. `Replayer.rate_all` with the C
+   module (`_native`), then the same in pure Python (`use_native = False`); both
+   build every PlayerChange, and their final states must be equal.
 3. `tune` over 240 settings on bwf_mens_singles_2018_2021.csv (2 processes).
 
 Prints a markdown table (copy it into docs/BENCHMARKS.md). `--matches`,
-`--players` and `--budget` shrink the work for a quick look.
+`--players` and `--budget` shrink the work for a quick look; `--no-pure` skips the
+pure-Python replay.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import platform
@@ -30,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from ratings.engine import glicko2  # noqa: E402
 from ratings.engine.formats import get_format  # noqa: E402
 from ratings.engine.importfmt import parse_matches  # noqa: E402
-from ratings.engine.replay import Replayer  # noqa: E402
+from ratings.engine.replay import NATIVE, Replayer  # noqa: E402
 from ratings.engine.simulate import play_match  # noqa: E402
 from ratings.engine.tune import tune  # noqa: E402
 from ratings.engine.types import Match, Params, PlayerChange  # noqa: E402
@@ -57,6 +62,30 @@ def time_our_update(n: int) -> float:
         start = time.perf_counter()
         for i in range(n):
             mu, phi, sigma = update(mu, phi, sigma, ((opp_mu, opp_phi, float(i & 1), 1.0),), 0.5)
+        return (time.perf_counter() - start) / n
+
+    return best_of(3, run)
+
+
+def time_native_update(n: int) -> float | None:
+    if NATIVE is None:
+        return None
+    constants = (
+        glicko2.THREE_OVER_PI_SQUARED,
+        glicko2.VOLATILITY_EPSILON,
+        glicko2.MAX_VOLATILITY_ITERATIONS,
+        glicko2.MAX_BRACKET_STEPS,
+    )
+
+    def run() -> float:
+        mu, phi, sigma = 0.0, 200 / 173.7178, 0.06
+        opp_mu, opp_phi = 100 / 173.7178, 150 / 173.7178
+        update = NATIVE.update_one
+        start = time.perf_counter()
+        for i in range(n):
+            mu, phi, sigma, _ = update(
+                mu, phi, sigma, opp_mu, opp_phi, float(i & 1), 1.0, 0.5, 1.0, True, *constants
+            )
         return (time.perf_counter() - start) / n
 
     return best_of(3, run)
@@ -100,19 +129,14 @@ def synthetic_history(matches: int, players: int, seed: int = 1) -> list[Match]:
     return history
 
 
-def time_replay(history: list[Match], tail: int) -> tuple[float, Replayer, list]:  # type: ignore[type-arg]
-    """Seconds to rate the whole history; also the changes of its last `tail` matches."""
+def time_replay(history: list[Match], native: bool) -> tuple[float, Replayer, list]:  # type: ignore[type-arg]
+    """Seconds for `Replayer.rate_all` over the whole history (every PlayerChange built)."""
     replayer = Replayer(Params(), get_format("badminton_21"))
-    rate = replayer.rate
-    split = len(history) - tail
-    kept: list[tuple[PlayerChange, ...]] = []
-    keep = kept.append
+    replayer.use_native = native
+    gc.collect()
     start = time.perf_counter()
-    for match in history[:split]:
-        rate(match)
-    for match in history[split:]:
-        keep(rate(match))
-    return time.perf_counter() - start, replayer, kept
+    changes: list[tuple[PlayerChange, ...]] = replayer.rate_all(history)
+    return time.perf_counter() - start, replayer, changes
 
 
 def context_share(changes: list) -> dict[str, float]:  # type: ignore[type-arg]
@@ -146,54 +170,84 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=1_000_000)
     parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--budget", type=int, default=240)
+    parser.add_argument("--no-pure", action="store_true", help="skip the pure-Python replay")
     args = parser.parse_args(argv)
+    load_before = os.getloadavg()[0]
 
     ours = time_our_update(UPDATES)
+    ours_c = time_native_update(UPDATES)
     theirs = time_pypi_update(UPDATES // 4)
 
     history = synthetic_history(args.matches, args.players)
     tail = min(len(history) // 2, 100_000)
-    replay_seconds, replayer, last_changes = time_replay(history, tail)
-    context = context_share(last_changes)
-    del history, last_changes
+    native_seconds = pure_seconds = None
+    if NATIVE is not None:
+        native_seconds, replayer, changes = time_replay(history, native=True)
+        native_states = dict(replayer.states)
+        context = context_share(changes[-tail:])
+        del changes
+    if not args.no_pure:
+        pure_seconds, replayer, changes = time_replay(history, native=False)
+        if NATIVE is None:
+            context = context_share(changes[-tail:])
+        elif dict(replayer.states) != native_states:
+            raise SystemExit("native and pure-Python replays disagree")
+        del changes
+    del history
 
     tune_seconds, tuned = time_tune(args.budget)
 
+    def per_update(seconds: float | None) -> str:
+        return "n/a" if seconds is None else f"{seconds * 1e6:.2f} µs"
+
+    def ratio(slow: float | None, fast: float | None) -> str:
+        return "n/a" if slow is None or fast is None else f"{slow / fast:.1f}x"
+
+    def replay_time(seconds: float | None, why: str) -> str:
+        if seconds is None:
+            return why
+        return f"{seconds:.2f} s ({seconds / args.matches * 1e6:.2f} µs/match)"
+
+    replay_label = f"replay {args.matches:,} singles matches, {args.players:,} players"
     rows = [
         ("measure", "result", "target"),
         ("---", "---", "---"),
-        ("our Glicko-2 update (one opponent)", f"{ours * 1e6:.2f} µs", ""),
+        ("our Glicko-2 update (one opponent), pure Python", per_update(ours), ""),
+        ("our Glicko-2 update (one opponent), C via `_native`", per_update(ours_c), ""),
         (
             "PyPI `glicko2` `Player.update_player`",
-            "not installed" if theirs is None else f"{theirs * 1e6:.2f} µs",
+            "not installed" if theirs is None else per_update(theirs),
             "",
         ),
+        ("speed-up (PyPI time / ours), pure Python", ratio(theirs, ours), "≥ 2x"),
+        ("speed-up (PyPI time / ours), C", ratio(theirs, ours_c), "≥ 2x"),
         (
-            "speed-up (PyPI time / ours)",
-            "n/a" if theirs is None else f"{theirs / ours:.1f}x",
-            "≥ 2x",
-        ),
-        (
-            f"replay {args.matches:,} singles matches, {args.players:,} players",
-            f"{replay_seconds:.1f} s ({replay_seconds / args.matches * 1e6:.1f} µs/match)",
+            f"{replay_label}, C (`rate_all`, native)",
+            replay_time(native_seconds, "not built"),
             "≤ 10 s for 1,000,000",
         ),
+        (
+            f"{replay_label}, pure Python (`rate_all`)",
+            replay_time(pure_seconds, "skipped"),
+            "≤ 10 s for 1,000,000",
+        ),
+        ("replay speed-up (pure Python / C)", ratio(pure_seconds, native_seconds), ""),
         (
             f"`tune` on the BWF file, {args.budget} settings, 2 processes",
             f"{tune_seconds:.1f} s",
             "≤ 30 s for ≥ 200",
         ),
     ]
-    compiled = not glicko2.__file__.endswith(".py")
     print(
         f"Python {platform.python_version()} on {platform.machine()}, "
         f"{os.cpu_count()} CPUs ({platform.processor() or platform.platform()}); "
-        f"glicko2 {'compiled (build-native)' if compiled else 'pure Python'}\n"
+        f"C module ratings.engine._native {'built' if NATIVE is not None else 'NOT built'}; "
+        f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after\n"
     )
     for row in rows:
         print("| " + " | ".join(row) + " |")
     print(
-        f"\nreplay: {len(replayer.states):,} players rated; "
+        f"\nreplay: {args.players:,} players; "
         f"tuned held-out log-loss {tuned['test']['tuned']['logloss']:.4f}"
     )
     print(

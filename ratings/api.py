@@ -64,12 +64,17 @@ class LeaderboardView(generics.ListAPIView):
         ladder = visible_ladder(self.request, self.kwargs["slug"])
         query = LeaderboardQuerySerializer(data=self.request.query_params)
         query.is_valid(raise_exception=True)
+        self.ladder = ladder
         return queries.leaderboard(
             ladder,
             self.request.user,
             text=query.validated_data.get("q", ""),
             status=query.validated_data["status"],
         ).select_related("ladder")
+
+    def paginate_queryset(self, queryset: Any) -> list[Any] | None:
+        page = super().paginate_queryset(queryset)
+        return queries.decorate(page or [], self.ladder, self.request.user)
 
 
 @extend_schema(

@@ -85,27 +85,12 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
             Q(user__display_name__icontains=text) | Q(user__username__icontains=text)
         )
 
-    def with_standing(self, viewer: Any, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
-        """Annotate ``status`` (ranked / provisional / inactive), ``status_order`` and ``rank``.
+    def with_standing(self, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
+        """Annotate ``status`` (ranked / provisional / inactive) and ``status_order`` (0–2).
 
-        ``cutoffs`` maps each ladder id to its ``active_since`` date. ``rank`` is the place
-        among the ranked players ``viewer`` sees (None for the others), so a hidden member
-        leaves no gap; ties on rating go to the older row.
+        ``cutoffs`` maps each ladder id to its ``active_since`` date.
         """
         active = _active(cutoffs)
-        above = (
-            PlayerRating.objects.filter(ladder=OuterRef("ladder"))
-            .listed_for(viewer)
-            .filter(active & ESTABLISHED)
-            .filter(
-                Q(rating__gt=OuterRef("rating"))
-                | Q(rating=OuterRef("rating"), pk__lt=OuterRef("pk"))
-            )
-            .order_by()
-            .values("ladder")
-            .annotate(n=Count("pk"))
-            .values("n")
-        )
         return self.annotate(
             status=Case(
                 When(active & ESTABLISHED, then=Value(RANKED)),
@@ -117,15 +102,6 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
                 When(active, then=Value(1)),
                 default=Value(2),
             ),
-        ).annotate(
-            rank=Case(
-                When(
-                    status=RANKED,
-                    then=Coalesce(Subquery(above, output_field=IntegerField()), Value(0)) + 1,
-                ),
-                default=None,
-                output_field=IntegerField(),
-            )
         )
 
     def of_status(self, status: str) -> PlayerRatingQuerySet:
@@ -139,11 +115,45 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         counts.update({status: n for status, n in rows})
         return counts
 
+    def ranks(self) -> dict[int, int]:
+        """Place of each ranked row (after ``with_standing``) by rating, ties to the older row:
+        {pk: rank}, in one query of ids. Call it on one ladder's rows as the viewer sees
+        them, so a hidden member leaves no gap."""
+        ordered = self.of_status(RANKED).order_by("-rating", "pk").values_list("pk", flat=True)
+        return {pk: place for place, pk in enumerate(ordered, 1)}
+
+    def with_rank(self, viewer: Any, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
+        """Annotate ``rank`` (after ``with_standing``) with one count per row: for a player's
+        few ladders; a leaderboard page uses ``ranks()``."""
+        above = (
+            PlayerRating.objects.filter(ladder=OuterRef("ladder"))
+            .listed_for(viewer)
+            .filter(_active(cutoffs) & ESTABLISHED)
+            .filter(
+                Q(rating__gt=OuterRef("rating"))
+                | Q(rating=OuterRef("rating"), pk__lt=OuterRef("pk"))
+            )
+            .order_by()
+            .values("ladder")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
+        return self.annotate(
+            rank=Case(
+                When(
+                    Q(status=RANKED),
+                    then=Coalesce(Subquery(above, output_field=IntegerField()), Value(0)) + 1,
+                ),
+                default=None,
+                output_field=IntegerField(),
+            )
+        )
+
     def with_trend(self, today: date) -> PlayerRatingQuerySet:
         """Annotate ``trend``: the rating now minus the rating ``TREND_DAYS`` days before ``today``.
 
         The sum of the changes since then (the rating only moves with matches); None
-        when the player has not played since.
+        when the player has not played since. One subquery per row: use it on a page.
         """
         since = today - timedelta(days=TREND_DAYS)
         recent = (
@@ -159,20 +169,24 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
 
     def with_listing(self) -> PlayerRatingQuerySet:
         """Annotate ``is_listed``: whether the player appears on this ladder for everyone."""
-        listed = Membership.objects.filter(ladder=OuterRef("ladder"), user=OuterRef("user"))
+        listed = Membership.objects.filter(
+            ladder=OuterRef("ladder"), user=OuterRef("user")
+        ).order_by()
         return self.annotate(is_listed=Subquery(listed.values("is_public")[:1]))
 
     def leaderboard(self, ladder: Any, viewer: Any, today: date) -> PlayerRatingQuerySet:
         """A ladder's leaderboard as ``viewer`` sees it: ranked, then provisional, then
-        inactive players, each by rating; with status, rank, trend and the listing flag."""
+        inactive players, each by rating, with their status.
+
+        Lean on purpose (no per-row subquery), so a deep page costs what the first does;
+        ``ratings.queries.decorate`` adds rank, trend and listing to the page's rows.
+        """
         cutoffs = {ladder.pk: active_since(ladder.lookback_days, today)}
         return (
             self.filter(ladder=ladder)
             .listed_for(viewer)
             .select_related("user")
-            .with_standing(viewer, cutoffs)
-            .with_trend(today)
-            .with_listing()
+            .with_standing(cutoffs)
             .order_by("status_order", "-rating", "pk")
         )
 

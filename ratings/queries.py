@@ -67,6 +67,29 @@ def leaderboard(
     return rows
 
 
+def decorate(
+    rows: Iterable[PlayerRating], ladder: Ladder, viewer: Any, on: date | None = None
+) -> list[PlayerRating]:
+    """One page of ``leaderboard`` rows with ``rank``, ``trend`` and ``is_listed`` set, in two
+    queries whatever the page (its rows' trends and listing, the ranks of the ladder)."""
+    rows = list(rows)
+    if not rows:
+        return rows
+    on = on or today()
+    extra = {
+        pk: (trend, listed)
+        for pk, trend, listed in PlayerRating.objects.filter(pk__in=[r.pk for r in rows])
+        .with_trend(on)
+        .with_listing()
+        .values_list("pk", "trend", "is_listed")
+    }
+    ranks = PlayerRating.objects.leaderboard(ladder, viewer, on).ranks()
+    for row in rows:
+        row.trend, row.is_listed = extra[row.pk]  # type: ignore[attr-defined]
+        row.rank = ranks.get(row.pk)  # type: ignore[attr-defined]
+    return rows
+
+
 def unrated_members(ladder: Ladder, viewer: Any, text: str = "") -> MembershipQuerySet:
     """Members ``viewer`` may see who have no rated match on the ladder yet."""
     rated = PlayerRating.objects.filter(ladder=OuterRef("ladder"), user=OuterRef("user"))
@@ -146,7 +169,8 @@ def player_ratings(
         return {}
     rows = (
         PlayerRating.objects.filter(user=player, ladder_id__in=list(cutoffs))
-        .with_standing(viewer, cutoffs)
+        .with_standing(cutoffs)
+        .with_rank(viewer, cutoffs)
         .with_trend(on)
     )
     return {r.ladder_id: r for r in rows}

@@ -16,6 +16,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
+from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET
 
 from accounts.models import User
@@ -45,13 +46,28 @@ def _respond(
 # ---- leaderboard -------------------------------------------------------------------------
 
 
+class CountedPaginator(Paginator):
+    """A paginator told its count (the leaderboard counts each status anyway)."""
+
+    def __init__(self, object_list: Any, per_page: int, count: int) -> None:
+        super().__init__(object_list, per_page)
+        self._count = count
+
+    @cached_property
+    def count(self) -> int:
+        return self._count
+
+
 def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any]) -> HttpResponse:
     """The ladder page (``ladder.views.ladder_detail`` passes the side panel's context)."""
     text, status = LeaderboardFilterForm(request.GET or None).values()
     on = queries.today()
     rows = queries.leaderboard(ladder, request.user, text=text, status=status, on=on)
     counts = queries.leaderboard(ladder, request.user, text=text, on=on).status_counts()
-    page = Paginator(rows, queries.LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
+    total = sum(counts.values()) if status == queries.ALL else counts.get(status, 0)
+    paginator = CountedPaginator(rows, queries.LEADERBOARD_PAGE_SIZE, total)
+    page = paginator.get_page(request.GET.get("page"))
+    page.object_list = queries.decorate(page.object_list, ladder, request.user, on)
     unrated: list[Membership] = []
     if status == queries.ALL and not page.has_next():
         unrated = list(

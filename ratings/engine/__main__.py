@@ -14,14 +14,10 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import fields
-from pathlib import Path
 from typing import Any, TextIO
 
 from ratings.engine import evaluate
@@ -350,95 +346,6 @@ def run_simulate(
     return 0
 
 
-# -- build-native -----------------------------------------------------------------
-# Optional speed-up of the hot loop: glicko2.py compiled in place by mypyc (PyPI `mypy`,
-# plus a C compiler and the Python headers: Debian `gcc` and `python3-dev`). Python then
-# imports the compiled module instead of the source. The source stays the fallback and
-# is the same code, so both give the same numbers; test_engine_native.py checks that,
-# and that the build is not stale (the stamp holds the SHA-256 of the source it compiled).
-
-NATIVE_SOURCE = "ratings/engine/glicko2.py"
-NATIVE_STAMP = "ratings/engine/glicko2.native-sha256"
-
-
-def source_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def native_artifacts(root: Path) -> list[Path]:
-    """The compiled modules and their stamp under project `root` (none: pure Python)."""
-    engine = (root / NATIVE_SOURCE).parent
-    built = [
-        p for p in engine.iterdir() if p.name.startswith("glicko2") and p.suffix in (".so", ".pyd")
-    ]
-    stamp = root / NATIVE_STAMP
-    return sorted(built) + ([stamp] if stamp.exists() else [])
-
-
-def clean_native(root: Path) -> list[Path]:
-    """Remove the compiled modules: back to pure Python."""
-    removed = native_artifacts(root)
-    for path in removed:
-        path.unlink()
-    return removed
-
-
-def build_native(root: Path) -> list[Path]:
-    """Compile glicko2.py in place under project `root`; raises EngineError on failure."""
-    try:
-        from mypyc.build import mypycify
-        from setuptools import setup
-    except ImportError as exc:
-        raise EngineError(f"build-native needs mypy and setuptools installed ({exc})") from None
-    clean_native(root)
-    with tempfile.TemporaryDirectory() as tmp:
-        config = Path(tmp, "mypy.ini")  # not the project's config, which loads the Django plugin
-        config.write_text(f"[mypy]\ncache_dir = {Path(tmp, 'cache')}\n", encoding="utf-8")
-        old = os.getcwd()
-        os.chdir(root)
-        try:
-            setup(
-                name="ratings-engine-native",
-                ext_modules=mypycify(
-                    [f"--config-file={config}", NATIVE_SOURCE],
-                    opt_level="3",
-                    target_dir=str(Path(tmp, "c")),
-                ),
-                script_args=[
-                    "--quiet",
-                    "build_ext",
-                    "--inplace",
-                    f"--build-temp={Path(tmp, 'temp')}",
-                    f"--build-lib={Path(tmp, 'lib')}",
-                ],
-            )
-        except SystemExit as exc:  # setuptools reports a failed build by exiting
-            raise EngineError(f"build-native failed: {exc}") from None
-        finally:
-            os.chdir(old)
-    (root / NATIVE_STAMP).write_text(source_digest(root / NATIVE_SOURCE) + "\n", encoding="utf-8")
-    return native_artifacts(root)
-
-
-def add_build_native(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "build-native",
-        help="compile the hot loop (glicko2.py) with mypyc for faster replays; optional",
-        description="Compile ratings/engine/glicko2.py in place with mypyc. Without it the "
-        "same code runs as pure Python, with the same results.",
-    )
-    parser.add_argument("--clean", action="store_true", help="remove the compiled modules")
-    parser.set_defaults(func=run_build_native)
-
-
-def run_build_native(args: argparse.Namespace) -> int:
-    root = Path(__file__).resolve().parents[2]
-    paths = clean_native(root) if args.clean else build_native(root)
-    for path in paths:
-        print(f"{'removed' if args.clean else 'built'} {path.relative_to(root)}")
-    return 0
-
-
 # -- registration -----------------------------------------------------------------
 
 SUBCOMMANDS: list[Callable[[Any], None]] = [
@@ -446,7 +353,6 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     add_backtest,
     add_tune,
     add_simulate,
-    add_build_native,
 ]
 
 

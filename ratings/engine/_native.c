@@ -21,9 +21,8 @@
    Per player: rating, RD, volatility (as doubles and as the Python objects
    handed out in PlayerChange, so consecutive changes share them as in Python),
    match count, last ordinal, and the lookback window as a ring buffer of
-   (ordinal, opponent index). Per (player, opponent) counts inside the window
-   live in one open-addressing hash table; `distinct` per player is the number
-   of opponents with a non-zero count. */
+   (ordinal, opponent index), with the count of matches against each opponent
+   inside the window in a small open-addressing hash table per player. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -212,23 +211,24 @@ typedef struct {
 } Entry;
 
 typedef struct {
+    int32_t opp; /* -1: empty */
+    int32_t count;
+} Count;
+
+typedef struct {
     PyObject *obj; /* the Replayer's _Player; NULL: not loaded (only known as a name) */
     PyObject *rating_obj, *rd_obj, *vol_obj;
     double rating, rd, vol;
     long long matches;
     long long last; /* ordinal of the last match, 0: none */
-    Entry *win;     /* ring buffer, capacity a power of two */
+    Entry *win;     /* the window, oldest first: a ring buffer, capacity a power of two */
     int32_t head, len, cap;
-    int32_t distinct;
+    /* opponent -> matches against them inside the window: open addressing, capacity a
+       power of two, at most half full; `distinct` keys */
+    Count *counts;
+    int32_t counts_cap, distinct;
     int dirty;
 } Player;
-
-typedef struct {
-    uint64_t key; /* (player << 32) | opponent */
-    int64_t count;
-} Slot;
-
-#define EMPTY_KEY UINT64_MAX
 
 typedef struct {
     PyObject_HEAD
@@ -255,135 +255,131 @@ typedef struct {
     PyObject **names;
     Player *players;
     Py_ssize_t n_players, cap_players;
-    Slot *table;
-    size_t table_cap, table_used;
     int32_t *dirty;
     Py_ssize_t n_dirty, cap_dirty;
     int busy;
+    /* the players' indices of the next few matches, looked up ahead (prefetch_ahead) */
+    struct {
+        PyObject *match; /* strong reference while the hint is pending */
+        PyObject *name_a, *name_b;
+        Py_ssize_t ia, ib;
+    } hints[8];
 } Replay;
 
 static PyObject *str_rating, *str_rd, *str_volatility, *str_matches, *str_last, *str_recent,
     *str_counts, *str_slots;
 
-static inline uint64_t
-make_key(Py_ssize_t p, Py_ssize_t o)
+static inline uint32_t
+count_home(int32_t opp, int32_t mask)
 {
-    return ((uint64_t)(uint32_t)p << 32) | (uint32_t)o;
+    uint32_t h = (uint32_t)opp * 0x9E3779B1u;
+    return (h ^ (h >> 15)) & (uint32_t)mask;
 }
 
-static inline size_t
-hash_key(uint64_t k)
+static inline int32_t
+count_find(const Player *p, int32_t opp)
 {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return (size_t)k;
-}
-
-static inline size_t
-table_find(const Replay *self, uint64_t key)
-{
-    size_t mask = self->table_cap - 1, i = hash_key(key) & mask;
-    while (self->table[i].key != EMPTY_KEY && self->table[i].key != key)
+    int32_t mask = p->counts_cap - 1, i = (int32_t)count_home(opp, mask);
+    while (p->counts[i].opp != -1 && p->counts[i].opp != opp)
         i = (i + 1) & mask;
     return i;
 }
 
-/* Room for `extra` more keys at a load factor of at most 1/2. */
+/* Room for `extra` more opponents in the counts. */
 static int
-table_reserve(Replay *self, size_t extra)
+counts_reserve(Player *p, int32_t extra)
 {
-    size_t cap, i;
-    Slot *old, *fresh;
-    if (self->table_cap && (self->table_used + extra) * 2 <= self->table_cap)
+    int32_t cap, i, old_cap = p->counts_cap;
+    Count *old = p->counts, *fresh;
+    if (old_cap && (p->distinct + extra) * 2 <= old_cap)
         return 0;
-    cap = self->table_cap ? self->table_cap : 1024;
-    while ((self->table_used + extra) * 2 > cap)
+    cap = old_cap ? old_cap : 16;
+    while ((p->distinct + extra) * 2 > cap) {
+        if (cap > (1 << 28)) {
+            PyErr_NoMemory();
+            return -1;
+        }
         cap *= 2;
-    fresh = PyMem_Malloc(cap * sizeof(Slot));
-    if (fresh == NULL) {
+    }
+    if ((fresh = PyMem_Malloc((size_t)cap * sizeof(Count))) == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     for (i = 0; i < cap; i++)
-        fresh[i].key = EMPTY_KEY;
-    old = self->table;
-    {
-        size_t old_cap = self->table_cap;
-        self->table = fresh;
-        self->table_cap = cap;
-        for (i = 0; i < old_cap; i++)
-            if (old[i].key != EMPTY_KEY)
-                self->table[table_find(self, old[i].key)] = old[i];
-    }
+        fresh[i].opp = -1;
+    p->counts = fresh;
+    p->counts_cap = cap;
+    for (i = 0; i < old_cap; i++)
+        if (old[i].opp != -1)
+            p->counts[count_find(p, old[i].opp)] = old[i];
     PyMem_Free(old);
     return 0;
 }
 
-static inline int64_t
-count_get(const Replay *self, Py_ssize_t p, Py_ssize_t o)
+static inline int32_t
+count_get(const Player *p, Py_ssize_t opp)
 {
-    size_t i;
-    if (self->table_cap == 0)
+    int32_t i;
+    if (p->counts_cap == 0)
         return 0;
-    i = table_find(self, make_key(p, o));
-    return self->table[i].key == EMPTY_KEY ? 0 : self->table[i].count;
+    i = count_find(p, (int32_t)opp);
+    return p->counts[i].opp == -1 ? 0 : p->counts[i].count;
 }
 
-/* The caller has reserved room (table_reserve). */
+/* The caller has reserved room (counts_reserve). */
 static inline void
-count_inc(Replay *self, Py_ssize_t p, Py_ssize_t o)
+count_inc(Player *p, int32_t opp)
 {
-    uint64_t key = make_key(p, o);
-    size_t i = table_find(self, key);
-    if (self->table[i].key == EMPTY_KEY) {
-        self->table[i].key = key;
-        self->table[i].count = 1;
-        self->table_used++;
-        self->players[p].distinct++;
+    int32_t i = count_find(p, opp);
+    if (p->counts[i].opp == -1) {
+        p->counts[i].opp = opp;
+        p->counts[i].count = 1;
+        p->distinct++;
     }
     else {
-        self->table[i].count++;
+        p->counts[i].count++;
     }
 }
 
 static inline void
-count_dec(Replay *self, Py_ssize_t p, Py_ssize_t o)
+count_dec(Player *p, int32_t opp)
 {
-    size_t mask = self->table_cap - 1, i = table_find(self, make_key(p, o)), j, home;
-    if (self->table[i].key == EMPTY_KEY) /* cannot happen: the window holds the entry */
+    int32_t mask = p->counts_cap - 1, i = count_find(p, opp), j;
+    uint32_t home;
+    if (p->counts[i].opp == -1) /* cannot happen: the window holds the entry */
         return;
-    if (--self->table[i].count > 0)
+    if (--p->counts[i].count > 0)
         return;
-    self->table_used--;
-    self->players[p].distinct--;
+    p->distinct--;
     /* Backward-shift deletion keeps linear probing free of tombstones. */
     j = i;
     for (;;) {
         j = (j + 1) & mask;
-        if (self->table[j].key == EMPTY_KEY)
+        if (p->counts[j].opp == -1)
             break;
-        home = hash_key(self->table[j].key) & mask;
-        if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+        home = count_home(p->counts[j].opp, mask);
+        if (i <= j ? ((uint32_t)i < home && home <= (uint32_t)j)
+                   : ((uint32_t)i < home || home <= (uint32_t)j))
             continue;
-        self->table[i] = self->table[j];
+        p->counts[i] = p->counts[j];
         i = j;
     }
-    self->table[i].key = EMPTY_KEY;
+    p->counts[i].opp = -1;
 }
 
+/* Room for `extra` more window entries and as many new opponents. */
 static int
 window_reserve(Player *p, int32_t extra)
 {
     int32_t cap, i;
     Entry *fresh;
+    if (counts_reserve(p, extra) < 0)
+        return -1;
     if (p->len + extra <= p->cap)
         return 0;
-    cap = p->cap ? p->cap : 8;
+    cap = p->cap ? p->cap : 16;
     while (p->len + extra > cap) {
-        if (cap > (1 << 29)) {
+        if (cap > (1 << 28)) {
             PyErr_NoMemory();
             return -1;
         }
@@ -403,53 +399,49 @@ window_reserve(Player *p, int32_t extra)
     return 0;
 }
 
-/* The caller has reserved room (window_reserve, table_reserve). */
+/* The caller has reserved room (window_reserve). */
 static inline void
-window_push(Replay *self, Py_ssize_t idx, int32_t ord, Py_ssize_t opp, int cont)
+window_push(Player *p, int32_t ord, Py_ssize_t opp, int cont)
 {
-    Player *p = &self->players[idx];
     Entry *e = &p->win[(p->head + p->len) & (p->cap - 1)];
     e->ord = ord;
     e->opp = (int32_t)opp;
     e->cont = cont;
     p->len++;
-    count_inc(self, idx, opp);
+    count_inc(p, (int32_t)opp);
 }
 
 /* Replayer._prune: drop entries older than lookback days before `ord`. */
-static void
-window_prune(Replay *self, Py_ssize_t idx, long long ord)
+static inline void
+window_prune(Player *p, long long ord, long long lookback)
 {
-    Player *p = &self->players[idx];
-    while (p->len && ord - p->win[p->head].ord > self->lookback) {
-        count_dec(self, idx, p->win[p->head].opp);
+    while (p->len && ord - p->win[p->head].ord > lookback) {
+        count_dec(p, p->win[p->head].opp);
         p->head = (p->head + 1) & (p->cap - 1);
         p->len--;
     }
 }
 
-/* Replayer._unprune: put back what window_prune dropped since (head, len). */
+/* Replayer._unprune: put back what window_prune dropped since (head, len). Room is
+   there: the counts table never shrinks. */
 static void
-window_unprune(Replay *self, Py_ssize_t idx, int32_t head, int32_t len)
+window_unprune(Player *p, int32_t head, int32_t len)
 {
-    Player *p = &self->players[idx];
     int32_t i;
     for (i = 0; i < len - p->len; i++)
-        count_inc(self, idx, p->win[(head + i) & (p->cap - 1)].opp);
+        count_inc(p, p->win[(head + i) & (p->cap - 1)].opp);
     p->head = head;
     p->len = len;
 }
 
 static void
-player_clear(Replay *self, Py_ssize_t idx)
+player_clear(Player *p)
 {
-    Player *p = &self->players[idx];
-    while (p->len) {
-        count_dec(self, idx, p->win[p->head].opp);
-        p->head = (p->head + 1) & (p->cap - 1);
-        p->len--;
-    }
-    p->head = 0;
+    int32_t i;
+    for (i = 0; i < p->counts_cap; i++)
+        p->counts[i].opp = -1;
+    p->distinct = 0;
+    p->head = p->len = 0;
     Py_CLEAR(p->obj);
     Py_CLEAR(p->rating_obj);
     Py_CLEAR(p->rd_obj);
@@ -596,9 +588,9 @@ load_player(Replay *self, Py_ssize_t idx)
         n = PySequence_Fast_GET_SIZE(opps);
         for (j = 0; j < n; j++) {
             Py_ssize_t o = intern_name(self, PySequence_Fast_GET_ITEM(opps, j));
-            if (o < 0 || window_reserve(&self->players[idx], 1) < 0 || table_reserve(self, 1) < 0)
+            if (o < 0 || window_reserve(&self->players[idx], 1) < 0)
                 goto fail_loaded;
-            window_push(self, idx, (int32_t)ord, o, j > 0);
+            window_push(&self->players[idx], (int32_t)ord, o, j > 0);
         }
         Py_CLEAR(opps);
         Py_CLEAR(entry);
@@ -624,7 +616,7 @@ load_player(Replay *self, Py_ssize_t idx)
     if (slots != p->len || n_counts != p->distinct) {
         PyErr_SetString(PyExc_RuntimeError,
                         "native replay: a player's window does not match its counts");
-        player_clear(self, idx);
+        player_clear(&self->players[idx]);
         return ERROR;
     }
     return RATED;
@@ -642,7 +634,7 @@ fail_loaded:
     Py_XDECREF(it);
     Py_XDECREF(entry);
     Py_XDECREF(opps);
-    player_clear(self, idx);
+    player_clear(&self->players[idx]);
     return stop_or_fail();
 }
 
@@ -729,7 +721,8 @@ make_change(Replay *self, PyObject **values)
 /* One match: Replayer.rate's singles path                                      */
 
 static int
-rate_one(Replay *self, PyObject *match, PyObject *out)
+rate_one(Replay *self, PyObject *match, PyObject *out, Py_ssize_t hint_a, Py_ssize_t hint_b,
+         PyObject *hint_name_a, PyObject *hint_name_b)
 {
     PyObject *f[N_MATCH_FIELDS] = {NULL};
     PyObject *s_obj = NULL, *name_a, *name_b, *made[12] = {NULL}, *ca = NULL, *cb = NULL,
@@ -790,7 +783,10 @@ rate_one(Replay *self, PyObject *match, PyObject *out)
         goto done;
     name_a = PyTuple_GET_ITEM(f[M_SIDE_A], 0);
     name_b = PyTuple_GET_ITEM(f[M_SIDE_B], 0);
-    if ((ia = intern_name(self, name_a)) < 0 || (ib = intern_name(self, name_b)) < 0) {
+    /* The index looked up ahead for this very name object, else the lookup now. */
+    ia = (hint_a >= 0 && hint_name_a == name_a) ? hint_a : intern_name(self, name_a);
+    ib = (hint_b >= 0 && hint_name_b == name_b) ? hint_b : (ia < 0 ? -1 : intern_name(self, name_b));
+    if (ia < 0 || ib < 0) {
         rc = stop_or_fail();
         goto done;
     }
@@ -802,8 +798,7 @@ rate_one(Replay *self, PyObject *match, PyObject *out)
         goto done;
     rc = STOP;
     /* Room for this match's window entries and counts, so committing cannot fail. */
-    if (window_reserve(&self->players[ia], 1) < 0 || window_reserve(&self->players[ib], 1) < 0 ||
-        table_reserve(self, 2) < 0) {
+    if (window_reserve(&self->players[ia], 1) < 0 || window_reserve(&self->players[ib], 1) < 0) {
         rc = ERROR;
         goto done;
     }
@@ -815,12 +810,10 @@ rate_one(Replay *self, PyObject *match, PyObject *out)
     len_a = pa->len;
     head_b = pb->head;
     len_b = pb->len;
-    if (pa->len && ord - pa->win[pa->head].ord > self->lookback)
-        window_prune(self, ia, ord);
-    if (pb->len && ord - pb->win[pb->head].ord > self->lookback)
-        window_prune(self, ib, ord);
-    k_a = count_get(self, ia, ib);
-    k_b = count_get(self, ib, ia);
+    window_prune(pa, ord, self->lookback);
+    window_prune(pb, ord, self->lookback);
+    k_a = count_get(pa, ib);
+    k_b = count_get(pb, ia);
     w_a = 1.0 / (1.0 + self->alpha * (double)k_a);
     w_b = 1.0 / (1.0 + self->alpha * (double)k_b);
     ratio_a = (double)(pa->distinct + (k_a ? 0 : 1)) / (double)(pa->len + 1);
@@ -888,7 +881,6 @@ rate_one(Replay *self, PyObject *match, PyObject *out)
         PyObject *rd_before_a = inflated_a ? PyFloat_FromDouble(rd_a) : Py_NewRef(pa->rd_obj);
         PyObject *rd_before_b = inflated_b ? PyFloat_FromDouble(rd_b) : Py_NewRef(pb->rd_obj);
         PyObject *s_b = PyFloat_FromDouble(1.0 - s_a);
-        if (out == Py_None) { ca = Py_NewRef(Py_None); cb = Py_NewRef(Py_None);} else
         if (rd_before_a != NULL && rd_before_b != NULL && s_b != NULL) {
             PyObject *va[N_CHANGE_FIELDS] = {
                 name_a,   pa->rating_obj, rd_before_a,         pa->vol_obj, made[0],
@@ -907,15 +899,18 @@ rate_one(Replay *self, PyObject *match, PyObject *out)
     }
     if (cb == NULL || mark_dirty(self, ia) < 0 || mark_dirty(self, ib) < 0)
         goto unprune;
-    if (out == Py_None) {} else {
     if ((pair = PyTuple_New(2)) == NULL)
         goto unprune;
+    /* CPython untracks a tuple only when no item is a GC type; these items are, but
+       untracked ones (make_change): without this every pair would stay tracked and
+       make full collections walk the whole result. */
+    if (!PyObject_GC_IsTracked(ca) && !PyObject_GC_IsTracked(cb))
+        PyObject_GC_UnTrack(pair);
     PyTuple_SET_ITEM(pair, 0, ca);
     PyTuple_SET_ITEM(pair, 1, cb);
     ca = cb = NULL;
     if (PyList_Append(out, pair) < 0)
         goto unprune;
-    }
 
     /* Commit. */
     pa = &self->players[ia];
@@ -936,16 +931,16 @@ rate_one(Replay *self, PyObject *match, PyObject *out)
     pa->matches++;
     pb->matches++;
     pa->last = pb->last = ord;
-    window_push(self, ia, (int32_t)ord, ib, 0);
-    window_push(self, ib, (int32_t)ord, ia, 0);
+    window_push(pa, (int32_t)ord, ib, 0);
+    window_push(pb, (int32_t)ord, ia, 0);
     self->last_ordinal = ord;
     Py_SETREF(self->last_id, Py_NewRef(f[M_ID]));
     rc = RATED;
     goto done;
 
 unprune:
-    window_unprune(self, ia, head_a, len_a);
-    window_unprune(self, ib, head_b, len_b);
+    window_unprune(&self->players[ia], head_a, len_a);
+    window_unprune(&self->players[ib], head_b, len_b);
 done:
     for (i = 0; i < N_MATCH_FIELDS; i++)
         Py_XDECREF(f[i]);
@@ -1048,7 +1043,7 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
         return -1;
     if ((self->index = PyDict_New()) == NULL)
         return -1;
-    return table_reserve(self, 1);
+    return 0;
 }
 
 static int
@@ -1063,6 +1058,8 @@ Replay_traverse(Replay *self, visitproc visit, void *arg)
     Py_VISIT(self->deque_type);
     Py_VISIT(self->last_id);
     Py_VISIT(self->index);
+    for (i = 0; i < 8; i++)
+        Py_VISIT(self->hints[i].match);
     for (i = 0; i < self->n_players; i++) {
         Py_VISIT(self->names[i]);
         Py_VISIT(self->players[i].obj);
@@ -1087,6 +1084,8 @@ Replay_clear(Replay *self)
     Py_CLEAR(self->last_id);
     Py_CLEAR(self->index);
     Py_CLEAR(self->one);
+    for (j = 0; j < 8; j++)
+        Py_CLEAR(self->hints[j].match);
     for (j = 0; j < N_MATCH_FIELDS; j++)
         Py_CLEAR(self->match_names[j]);
     for (i = 0; i < self->n_players; i++) {
@@ -1097,19 +1096,18 @@ Replay_clear(Replay *self)
         Py_CLEAR(p->rd_obj);
         Py_CLEAR(p->vol_obj);
         PyMem_Free(p->win);
+        PyMem_Free(p->counts);
         p->win = NULL;
+        p->counts = NULL;
     }
     self->n_players = 0;
     PyMem_Free(self->players);
     PyMem_Free(self->names);
-    PyMem_Free(self->table);
     PyMem_Free(self->dirty);
     self->players = NULL;
     self->names = NULL;
-    self->table = NULL;
     self->dirty = NULL;
     self->cap_players = self->n_dirty = self->cap_dirty = 0;
-    self->table_cap = self->table_used = 0;
     return 0;
 }
 
@@ -1135,6 +1133,113 @@ check_ready(Replay *self)
     return 0;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch((const void *)(p))
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* A replay is bound by memory latency: every match is a handful of Python objects
+   scattered over the heap, and two players' state. Ask for them a few matches ahead,
+   one level deeper at each step (the match; its fields; the names and game scores;
+   the players' indices, looked up once and kept in a hint for rate_one, and their
+   state; their window ends and counts), so they are in cache when their turn comes.
+   Each step reads only what an earlier step fetched. */
+static inline PyObject *
+single_name(Replay *self, PyObject *m, int side)
+{
+    PyObject *v = *(PyObject **)((char *)m + self->match_offsets[side]);
+    return (v != NULL && PyTuple_CheckExact(v) && PyTuple_GET_SIZE(v) == 1) ? PyTuple_GET_ITEM(v, 0)
+                                                                             : NULL;
+}
+
+static inline Py_ssize_t
+known_index(Replay *self, PyObject *name)
+{
+    PyObject *found;
+    if (name == NULL || !PyUnicode_CheckExact(name))
+        return -1;
+    found = PyDict_GetItemWithError(self->index, name);
+    if (found == NULL) {
+        PyErr_Clear();
+        return -1;
+    }
+    return PyLong_AsSsize_t(found);
+}
+
+static void
+clear_hints(Replay *self)
+{
+    int k;
+    for (k = 0; k < 8; k++) {
+        Py_CLEAR(self->hints[k].match);
+        self->hints[k].ia = self->hints[k].ib = -1;
+    }
+}
+
+static inline void
+prefetch_player(Replay *self, Py_ssize_t idx, Py_ssize_t opp)
+{
+    Player *p;
+    if (idx < 0 || idx >= self->n_players)
+        return;
+    p = &self->players[idx];
+    if (p->cap) {
+        PREFETCH(&p->win[p->head]);
+        PREFETCH(&p->win[(p->head + p->len) & (p->cap - 1)]);
+    }
+    if (p->counts_cap && opp >= 0)
+        PREFETCH(&p->counts[count_home((int32_t)opp, p->counts_cap - 1)]);
+}
+
+static inline void
+prefetch_ahead(Replay *self, PyObject **items, Py_ssize_t i, Py_ssize_t n)
+{
+    PyObject *m, *v;
+    PyTypeObject *tp = (PyTypeObject *)self->match_type;
+    if (!self->fast_match)
+        return;
+    if (i + 7 < n) {
+        PREFETCH(items[i + 7]);
+        PREFETCH((char *)items[i + 7] + 64);
+    }
+    if (i + 5 < n && Py_TYPE(m = items[i + 5]) == tp) {
+        int k;
+        for (k = 0; k < N_MATCH_FIELDS; k++)
+            if ((v = *(PyObject **)((char *)m + self->match_offsets[k])) != NULL)
+                PREFETCH(v);
+    }
+    if (i + 3 < n && Py_TYPE(m = items[i + 3]) == tp) {
+        if ((v = single_name(self, m, M_SIDE_A)) != NULL)
+            PREFETCH(v);
+        if ((v = single_name(self, m, M_SIDE_B)) != NULL)
+            PREFETCH(v);
+        v = *(PyObject **)((char *)m + self->match_offsets[M_GAMES]);
+        if (v != NULL && PyTuple_CheckExact(v)) {
+            Py_ssize_t g;
+            for (g = 0; g < PyTuple_GET_SIZE(v) && g < 5; g++)
+                PREFETCH(PyTuple_GET_ITEM(v, g));
+        }
+    }
+    if (i + 2 < n && Py_TYPE(m = items[i + 2]) == tp) {
+        int slot = (int)((i + 2) & 7);
+        Py_XSETREF(self->hints[slot].match, Py_NewRef(m));
+        self->hints[slot].name_a = single_name(self, m, M_SIDE_A);
+        self->hints[slot].name_b = single_name(self, m, M_SIDE_B);
+        self->hints[slot].ia = known_index(self, self->hints[slot].name_a);
+        self->hints[slot].ib = known_index(self, self->hints[slot].name_b);
+        if (self->hints[slot].ia >= 0)
+            PREFETCH(&self->players[self->hints[slot].ia]);
+        if (self->hints[slot].ib >= 0)
+            PREFETCH(&self->players[self->hints[slot].ib]);
+    }
+    if (i + 1 < n && self->hints[(i + 1) & 7].match == items[i + 1]) {
+        int slot = (int)((i + 1) & 7);
+        prefetch_player(self, self->hints[slot].ia, self->hints[slot].ib);
+        prefetch_player(self, self->hints[slot].ib, self->hints[slot].ia);
+    }
+}
+
 PyDoc_STRVAR(run_doc,
              "run(matches, start, out) -> stop\n\n"
              "Rate matches[start:] (a list or tuple) in order, appending each match's tuple of\n"
@@ -1147,7 +1252,7 @@ Replay_run(Replay *self, PyObject *args)
     PyObject *matches, *out;
     Py_ssize_t start, i;
     int rc = RATED;
-    if (!PyArg_ParseTuple(args, "OnO:run", &matches, &start, &out))
+    if (!PyArg_ParseTuple(args, "OnO!:run", &matches, &start, &PyList_Type, &out))
         return NULL;
     if (check_ready(self) < 0)
         return NULL;
@@ -1161,8 +1266,15 @@ Replay_run(Replay *self, PyObject *args)
     self->busy = 1;
     for (i = start; i < PySequence_Fast_GET_SIZE(matches); i++) {
         PyObject *match = PySequence_Fast_GET_ITEM(matches, i);
+        int slot = (int)(i & 7);
+        prefetch_ahead(self, PySequence_Fast_ITEMS(matches), i, PySequence_Fast_GET_SIZE(matches));
         Py_INCREF(match);
-        rc = rate_one(self, match, out);
+        if (self->hints[slot].match == match)
+            rc = rate_one(self, match, out, self->hints[slot].ia, self->hints[slot].ib,
+                          self->hints[slot].name_a, self->hints[slot].name_b);
+        else
+            rc = rate_one(self, match, out, -1, -1, NULL, NULL);
+        Py_CLEAR(self->hints[slot].match);
         Py_DECREF(match);
         if (rc != RATED)
             break;
@@ -1172,6 +1284,7 @@ Replay_run(Replay *self, PyObject *args)
         }
     }
     self->busy = 0;
+    clear_hints(self);
     Py_DECREF(matches);
     if (rc == ERROR)
         return NULL;
@@ -1319,7 +1432,7 @@ Replay_forget(Replay *self, PyObject *args)
                 Py_DECREF(seq);
                 return NULL;
             }
-            player_clear(self, idx);
+            player_clear(&self->players[idx]);
         }
         else if (PyErr_Occurred()) {
             Py_DECREF(seq);

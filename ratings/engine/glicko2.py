@@ -5,8 +5,9 @@ of every replay, so it builds no objects beyond the returned tuple. Rating point
 Glicko-2 scale conversions live in `scales`; steps 4 and 7 (counting repeat opponents
 and distinct opponents) in `replay`, which hands the weight and the gate in here.
 
-`python -m ratings.engine build-native` may compile this module with mypyc (an optional
-speed-up, about 4x on an update); this source is then the fallback, with the same results.
+`_native.c` repeats `update_one` and `new_volatility` in C for `Replayer.rate_all` (same
+operations in the same order: the same results bit for bit); a change here must be made
+there too, and tests/ratings/engine/test_engine_native.py checks that they agree.
 """
 
 from __future__ import annotations

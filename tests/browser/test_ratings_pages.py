@@ -54,7 +54,9 @@ def test_leaderboard_player_page_and_head_to_head(new_page, screenshot, bwf, tim
     top_name = ranked.first.locator("td.player a").inner_text()
     rating = ranked.first.locator("td.rating").inner_text()
     assert re.fullmatch(r"\d\.\d\d", rating), rating
-    expect(board.locator(".board-summary")).to_contain_text(re.compile(r"\d+ ranked · \d+ provisional · \d+ inactive"))
+    expect(board.locator(".board-summary")).to_contain_text(
+        re.compile(r"\d+ ranked · \d+ provisional · \d+ inactive")
+    )
     screenshot(page, "leaderboard")
 
     # Live search: the table is swapped in place, no page load.

@@ -190,8 +190,8 @@ def test_history_queries_do_not_grow(api, club, django_assert_num_queries):
     # player, memberships, count, page, players, games, hidden members
     with django_assert_num_queries(7):
         assert api.get("/api/v1/players/ann/history/").status_code == 200
-    # ladder, count, page
-    with django_assert_num_queries(3):
+    # ladder, count, page, its rows' trends and listing, the ranks
+    with django_assert_num_queries(5):
         assert api.get("/api/v1/ladders/club/leaderboard/").status_code == 200
 
 

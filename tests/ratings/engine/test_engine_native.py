@@ -89,7 +89,9 @@ def assert_same_replayers(native: Replayer, pure: Replayer) -> None:
     assert (native._last_ordinal, native._last_id) == (pure._last_ordinal, pure._last_id)
 
 
-def both(params: Params, initial: dict[str, PlayerState] | None = None) -> tuple[Replayer, Replayer]:
+def both(
+    params: Params, initial: dict[str, PlayerState] | None = None
+) -> tuple[Replayer, Replayer]:
     return Replayer(params, BADMINTON, initial), _pure(Replayer(params, BADMINTON, initial))
 
 
@@ -321,7 +323,10 @@ def _outcome_of(replayer: Replayer, matches: list[Match]) -> tuple[object, list]
     ],
 )
 def test_bad_match_raises_the_same_error_and_keeps_the_state(bad: Match) -> None:
-    good = [singles(DAY + timedelta(days=i), f"P{i % 3}", f"P{(i + 1) % 3}", match_id=i) for i in range(21)]
+    good = [
+        singles(DAY + timedelta(days=i), f"P{i % 3}", f"P{(i + 1) % 3}", match_id=i)
+        for i in range(21)
+    ]
     after = [singles(DAY + timedelta(days=40), "P1", "P3")]
     native, pure = both(Params(lookback_days=10))
     native.rate_all(good[:5])
@@ -371,7 +376,9 @@ def test_an_iterator_that_fails_midway_leaves_what_came_before(
         pure.rate_all(stream())
     assert_same_replayers(native, pure)
     fresh = Replayer(Params(), BADMINTON)
-    assert_same_changes(fresh.rate_all(iter(matches)), _pure(Replayer(Params(), BADMINTON)).rate_all(matches))
+    assert_same_changes(
+        fresh.rate_all(iter(matches)), _pure(Replayer(Params(), BADMINTON)).rate_all(matches)
+    )
 
 
 @needs_native
