@@ -4,9 +4,10 @@ For 12, 40 and 100 present players, singles and doubles: the time `ladder.clubni
 takes for a first round and for a next round (one round already played tonight, and a
 lookback window with ~3 earlier matches per player), over several random halls (ratings
 3.00–7.00, RD 60–250, 0–40 ladder games). Reports the median and the worst wall
-time, the median CPU time of this process (unaffected by other work on the machine), the
-search used and the mean Q of the proposed rounds. Prints a markdown table for
-docs/BENCHMARKS.md. `--halls` changes the number of halls per size.
+time, the median and worst CPU time of this process (unaffected by other work on the
+machine), the search used, the mean Q of the proposed rounds and, for comparison, of random rounds
+of the same halls. Prints a markdown table for docs/BENCHMARKS.md; `--halls` changes
+the number of halls per size (default 10).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import django  # noqa: E402
 django.setup()
 
 from ladder.clubnight import History, Pairing, Present, propose  # noqa: E402
+from ratings.engine.predict import match_quality  # noqa: E402
 from ratings.engine.types import Params, PlayerState  # noqa: E402
 
 SIZES = (12, 40, 100)
@@ -60,8 +62,10 @@ class Result:
     median: float
     worst: float
     cpu: float
+    worst_cpu: float
     search: str
     quality: float
+    random_quality: float
 
 
 def measure(n: int, team_size: int, halls: int) -> Result:
@@ -70,8 +74,10 @@ def measure(n: int, team_size: int, halls: int) -> Result:
     cpus: list[float] = []
     qualities: list[float] = []
     exact: set[bool] = set()
+    baseline: list[float] = []
     for seed in range(halls):
         players, history = make_hall(n, team_size, seed)
+        baseline.append(random_quality(players, team_size, params, random.Random(seed)))
         previous: list[tuple[Pairing, ...]] = []
         for _ in range(2):  # a first round, then the next one
             wall, cpu = time.perf_counter(), time.process_time()
@@ -85,22 +91,43 @@ def measure(n: int, team_size: int, halls: int) -> Result:
         median=statistics.median(walls),
         worst=max(walls),
         cpu=statistics.median(cpus),
+        worst_cpu=max(cpus),
         search="exact" if exact == {True} else "heuristic",
         quality=statistics.mean(qualities),
+        random_quality=statistics.mean(baseline),
     )
+
+
+def random_quality(
+    players: list[Present], team_size: int, params: Params, rng: random.Random, rounds: int = 50
+) -> float:
+    """Mean Q of random rounds of the same hall (the baseline a proposal should beat)."""
+    size = 2 * team_size
+    values = []
+    for _ in range(rounds):
+        order = players[:]
+        rng.shuffle(order)
+        for k in range(0, len(order) - size + 1, size):
+            a = [p.state for p in order[k : k + team_size]]
+            b = [p.state for p in order[k + team_size : k + size]]
+            values.append(match_quality(a, b, params))
+    return statistics.mean(values)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--halls", type=int, default=5, help="random halls per size (default 5)")
+    parser.add_argument("--halls", type=int, default=10, help="random halls per size")
     args = parser.parse_args()
     print(
         f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.1f}; {args.halls} halls x 2 rounds per row"
     )
     print()
-    print("| present | team | search | median | worst | median CPU | mean Q | target |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        "| present | team | search | median | worst | median CPU | worst CPU "
+        "| mean Q | random Q | target |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for team_size in (1, 2):
         for n in SIZES:
             r = measure(n, team_size, args.halls)
@@ -108,7 +135,8 @@ def main() -> None:
             print(
                 f"| {n} | {'singles' if team_size == 1 else 'doubles'} | {r.search} "
                 f"| {r.median * 1000:.0f} ms | {r.worst * 1000:.0f} ms "
-                f"| {r.cpu * 1000:.0f} ms | {r.quality:.3f} "
+                f"| {r.cpu * 1000:.0f} ms | {r.worst_cpu * 1000:.0f} ms "
+                f"| {r.quality:.3f} | {r.random_quality:.3f} "
                 f"| {f'≤ {target:.0f} s' if target else ''} |"
             )
 

@@ -18,7 +18,7 @@ from functools import reduce
 from operator import and_
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from accounts.models import User
@@ -81,7 +81,7 @@ def decorate(
         for pk, trend, listed in PlayerRating.objects.filter(pk__in=[r.pk for r in rows])
         .with_trend(on)
         .with_listing()
-        .values_list("pk", "trend", "is_listed")
+        .values_list("pk", F("trend"), F("is_listed"))
     }
     ranks = PlayerRating.objects.leaderboard(ladder, viewer, on).ranks()
     for row in rows:

@@ -720,13 +720,35 @@ make_change(Replay *self, PyObject **values)
 /* -------------------------------------------------------------------------- */
 /* One match: Replayer.rate's singles path                                      */
 
+/* predict.win_probability for two single players (points in, P out), with the RDs
+   already grown for inactivity to the match date, as predict.inflated_rd does. */
 static int
-rate_one(Replay *self, PyObject *match, PyObject *out, Py_ssize_t hint_a, Py_ssize_t hint_b,
-         PyObject *hint_name_a, PyObject *hint_name_b)
+win_probability(const Maths *m, double rating_a, double rd_a, double rating_b, double rd_b,
+                double *out)
+{
+    double mu_a = rating_a / m->scale, mu_b = rating_b / m->scale, phi_a, phi_b, t, spread, z;
+    /* rms() of one RD: sqrt((0 + rd * rd) / 1) */
+    if (py_sqrt(rd_a * rd_a, &phi_a) || py_sqrt(rd_b * rd_b, &phi_b))
+        return 1;
+    phi_a = phi_a / m->scale;
+    phi_b = phi_b / m->scale;
+    if (py_sqrt(phi_a * phi_a + phi_b * phi_b, &t) ||
+        py_sqrt(1.0 + m->three_over_pi2 * t * t, &spread))
+        return 1;
+    DIV(spread, 1.0, spread);
+    if (py_exp(-spread * (mu_a - mu_b) * m->slope, &z))
+        return 1;
+    DIV(*out, 1.0, 1.0 + z);
+    return 0;
+}
+
+static int
+rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize_t hint_a,
+         Py_ssize_t hint_b, PyObject *hint_name_a, PyObject *hint_name_b)
 {
     PyObject *f[N_MATCH_FIELDS] = {NULL};
     PyObject *s_obj = NULL, *name_a, *name_b, *made[12] = {NULL}, *ca = NULL, *cb = NULL,
-             *pair = NULL;
+             *pair = NULL, *prob = NULL;
     Py_ssize_t ia, ib;
     long long ord;
     double s_a, mu_a, mu_b, phi_a, phi_b, rd_a, rd_b, w_a, w_b, ratio_a, ratio_b, res_a[4],
@@ -843,6 +865,15 @@ rate_one(Replay *self, PyObject *match, PyObject *out, Py_ssize_t hint_a, Py_ssi
             inflated_b = 1;
         }
     }
+    if (probs != NULL) { /* §6 before the match, as Replayer.predict(side_a, side_b, date) */
+        double p;
+        if (win_probability(m, pa->rating, rd_a, pb->rating, rd_b, &p))
+            goto unprune;
+        if ((prob = PyFloat_FromDouble(p)) == NULL) {
+            rc = ERROR;
+            goto unprune;
+        }
+    }
     mu_a = (pa->rating - self->center) / m->scale;
     mu_b = (pb->rating - self->center) / m->scale;
     phi_a = rd_a / m->scale;
@@ -909,7 +940,7 @@ rate_one(Replay *self, PyObject *match, PyObject *out, Py_ssize_t hint_a, Py_ssi
     PyTuple_SET_ITEM(pair, 0, ca);
     PyTuple_SET_ITEM(pair, 1, cb);
     ca = cb = NULL;
-    if (PyList_Append(out, pair) < 0)
+    if ((prob != NULL && PyList_Append(probs, prob) < 0) || PyList_Append(out, pair) < 0)
         goto unprune;
 
     /* Commit. */
@@ -950,6 +981,7 @@ done:
     Py_XDECREF(ca);
     Py_XDECREF(cb);
     Py_XDECREF(pair);
+    Py_XDECREF(prob);
     return rc;
 }
 
@@ -1241,19 +1273,27 @@ prefetch_ahead(Replay *self, PyObject **items, Py_ssize_t i, Py_ssize_t n)
 }
 
 PyDoc_STRVAR(run_doc,
-             "run(matches, start, out) -> stop\n\n"
+             "run(matches, start, out, probs=None) -> stop\n\n"
              "Rate matches[start:] (a list or tuple) in order, appending each match's tuple of\n"
-             "PlayerChange to the list `out`. Returns the index of the first match left to\n"
-             "Python (len(matches) when all were rated); nothing of that match was applied.");
+             "PlayerChange to the list `out` (and, given a list `probs`, first the §6 win\n"
+             "probability of side A as Replayer.predict gives it). Returns the index of the\n"
+             "first match left to Python (len(matches) when all were rated); nothing of that\n"
+             "match was applied.");
 
 static PyObject *
 Replay_run(Replay *self, PyObject *args)
 {
-    PyObject *matches, *out;
+    PyObject *matches, *out, *probs = Py_None;
     Py_ssize_t start, i;
     int rc = RATED;
-    if (!PyArg_ParseTuple(args, "OnO!:run", &matches, &start, &PyList_Type, &out))
+    if (!PyArg_ParseTuple(args, "OnO!|O:run", &matches, &start, &PyList_Type, &out, &probs))
         return NULL;
+    if (probs == Py_None)
+        probs = NULL;
+    else if (!PyList_Check(probs)) {
+        PyErr_SetString(PyExc_TypeError, "probs must be a list or None");
+        return NULL;
+    }
     if (check_ready(self) < 0)
         return NULL;
     if (!PyList_Check(matches) && !PyTuple_Check(matches)) {
@@ -1270,10 +1310,10 @@ Replay_run(Replay *self, PyObject *args)
         prefetch_ahead(self, PySequence_Fast_ITEMS(matches), i, PySequence_Fast_GET_SIZE(matches));
         Py_INCREF(match);
         if (self->hints[slot].match == match)
-            rc = rate_one(self, match, out, self->hints[slot].ia, self->hints[slot].ib,
+            rc = rate_one(self, match, out, probs, self->hints[slot].ia, self->hints[slot].ib,
                           self->hints[slot].name_a, self->hints[slot].name_b);
         else
-            rc = rate_one(self, match, out, -1, -1, NULL, NULL);
+            rc = rate_one(self, match, out, probs, -1, -1, NULL, NULL);
         Py_CLEAR(self->hints[slot].match);
         Py_DECREF(match);
         if (rc != RATED)

@@ -410,6 +410,25 @@ class Replayer:
             return [rate(m) for m in matches]
         return self._rate_all_native(matches)
 
+    def predict_rate_all(
+        self, matches: Iterable[Match]
+    ) -> tuple[list[float], list[tuple[PlayerChange, ...]]]:
+        """For each match in order: side A's §6 win probability on its date, then rate it.
+
+        The same as `predict(m.side_a, m.side_b, m.played_on)` then `rate(m)` for each
+        match (RATINGS.md §7's protocol: nothing is fitted on a match before it was
+        predicted); singles go through the C module when it is there.
+        """
+        probs: list[float] = []
+        if NATIVE is None or not (self.use_native and self._fast and self.use_fast_singles):
+            out = []
+            for m in matches:
+                probs.append(self.predict(m.side_a, m.side_b, m.played_on))
+                out.append(self.rate(m))
+            return probs, out
+        todo = matches if isinstance(matches, list | tuple) else list(matches)
+        return probs, self._rate_all_native(todo, probs)
+
     def _native_engine(self) -> Any:
         """A C working copy of this replayer for one rate_all call (see _native.c)."""
         assert NATIVE is not None
@@ -446,12 +465,14 @@ class Replayer:
             last=(self._last_ordinal, self._last_id),
         )
 
-    def _rate_all_native(self, matches: Iterable[Match]) -> list[tuple[PlayerChange, ...]]:
+    def _rate_all_native(
+        self, matches: Iterable[Match], probs: list[float] | None = None
+    ) -> list[tuple[PlayerChange, ...]]:
         engine = self._native_engine()
         out: list[tuple[PlayerChange, ...]] = []
         try:
             if isinstance(matches, list | tuple):
-                self._run_native(engine, matches, out)
+                self._run_native(engine, matches, out, probs)
             else:
                 it = iter(matches)
                 while True:
@@ -469,16 +490,26 @@ class Replayer:
         return out
 
     def _run_native(
-        self, engine: Any, matches: Sequence[Match], out: list[tuple[PlayerChange, ...]]
+        self,
+        engine: Any,
+        matches: Sequence[Match],
+        out: list[tuple[PlayerChange, ...]],
+        probs: list[float] | None = None,
     ) -> None:
-        """Rate `matches` natively; each match the C side leaves (teams, errors) through `rate`."""
+        """Rate `matches` natively; each match the C side leaves (teams, errors) through `rate`.
+
+        With `probs`, each match's `predict` comes first (predict_rate_all).
+        """
         i, n = 0, len(matches)
         while True:
-            i = engine.run(matches, i, out)
+            i = engine.run(matches, i, out, probs)
             if i >= n:
                 return
             self._last_ordinal, self._last_id = engine.export()
-            changes = self.rate(matches[i])  # raises for a bad match, as rate_all does
+            match = matches[i]
+            if probs is not None:
+                probs.append(self.predict(match.side_a, match.side_b, match.played_on))
+            changes = self.rate(match)  # raises for a bad match, as rate_all does
             out.append(changes)
             engine.forget([c.player for c in changes], self._last_ordinal, self._last_id)
             i += 1

@@ -42,6 +42,7 @@ from ratings.engine.evaluate import (
 )
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.peers import PEERS, Default, PeerUnavailable, actual_result
+from ratings.engine.replay import Replayer
 from ratings.engine.types import Match, Params
 
 
@@ -94,18 +95,15 @@ def train_split(matches: Sequence[Match]) -> Sequence[Match]:
 def train_score(matches: Sequence[Match], params: Params, scoring_format: ScoringFormat) -> float:
     """Log-loss of §7 run on ``matches`` alone (its first half warms up).
 
-    The same protocol as :func:`evaluate.run_online`, cut to what the score needs:
-    warm-up matches are only rated (their predictions would not count).
+    The same protocol as :func:`evaluate.run_online` with the ``default`` system (a
+    Replayer: predict, then rate), cut to what the score needs: warm-up matches are
+    only rated (their predictions would not count). Both halves go through the
+    Replayer's batch methods, so singles run in C when ``ratings.engine._native`` is built.
     """
-    system = Default(params, scoring_format)
-    predict, update = system.predict, system.update
+    replayer = Replayer(params, scoring_format)
     start = warmup_size(len(matches))
-    for match in matches[:start]:
-        update(match)
-    probs = []
-    for match in matches[start:]:
-        probs.append(predict(match.side_a, match.side_b, match.played_on))
-        update(match)
+    replayer.rate_all(matches[:start])
+    probs, _ = replayer.predict_rate_all(matches[start:])
     return log_loss(probs, [actual_result(m) for m in matches[start:]])
 
 
