@@ -393,13 +393,15 @@ class PredictView(APIView):
         serializer = PredictInputSerializer(data=data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         values = serializer.validated_data
-        probability = matches.predict_for_report(
+        prediction = matches.predict_sides(
             values["ladder"],
             values["side_a"],
             values["side_b"],
             values.get("on") or timezone.localdate(),
         )
-        return Response({"probability": probability})
+        if prediction is None:
+            return Response({"probability": None, "quality": None})
+        return Response({"probability": prediction.probability, "quality": prediction.quality})
 
     @extend_schema(
         summary="Predicted win probability (query parameters)",

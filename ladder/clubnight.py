@@ -73,7 +73,6 @@ from ladder.models import LIVE_STATES, ClubNight, Ladder, MatchPlayer, Membershi
 from ratings.engine.predict import QUALITY_SCALE, inflated_rd, match_quality, win_probability
 from ratings.engine.teams import g1_boost, rms
 from ratings.engine.types import Params, PlayerState
-from ratings.models import PlayerRating
 
 # ---- scoring weights ------------------------------------------------------------------------
 
@@ -787,15 +786,9 @@ def _listed_once(usernames: Sequence[str]) -> None:
 def player_states(ladder: Ladder, users: Sequence[Any]) -> dict[int, tuple[PlayerState, int]]:
     """Each member's state and rated matches, by user id: the stored rating, else where they
     start. Users who are not members are left out."""
-    volatility = ladder.params().initial_volatility
-    result = {
-        m.user_id: (PlayerState(m.initial_rating, m.initial_rd, volatility), 0)
-        for m in Membership.objects.filter(ladder=ladder, user__in=users)
-    }
-    for r in PlayerRating.objects.filter(ladder=ladder, user__in=users):
-        state = PlayerState(r.rating, r.rd, r.volatility, r.matches, r.last_played)
-        result[r.user_id] = (state, r.matches)
-    return result
+    from ratings.queries import player_states as current_states
+
+    return {pk: (state, state.matches) for pk, state in current_states(ladder, users).items()}
 
 
 def recent_pairings(ladder: Ladder, users: Sequence[Any], on: date) -> History:

@@ -305,7 +305,9 @@ class ReportForm(MatchForm):
             PlayerInput(
                 slot=slot,
                 label=str(self.fields[slot].label),
-                value=str(self.data.get(slot, "")).strip() if self.is_bound else "",
+                value=str(
+                    self.data.get(slot, "") if self.is_bound else self.initial.get(slot, "")
+                ).strip(),
                 errors=errors.get(slot, []),
                 picked=self.users.get(slot),
             )

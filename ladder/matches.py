@@ -29,7 +29,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.mail import send_mail
-from django.db import DatabaseError, transaction
+from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.template.loader import render_to_string
@@ -849,71 +849,31 @@ def expire_overdue(now: datetime | None = None) -> int:
 def predict_for_report(
     ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
 ) -> float | None:
-    """RATINGS.md §6: the probability that side A wins, from the players' current ratings.
+    """RATINGS.md §6: the probability that side A wins, from the players' current ratings."""
+    prediction = predict_sides(ladder, side_a, side_b, on)
+    return None if prediction is None else prediction.probability
 
-    None when it cannot be computed honestly: a side is empty, a player is named twice or
-    is not a member, or the engine is unavailable. Never a made-up number.
-    """
+
+def predict_sides(
+    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
+) -> Any:
+    """The §6 prediction (probability and match quality) of a lineup, or None when it cannot
+    be made honestly: a side empty, a player named twice or not a member. Never a made-up
+    number."""
     players = [*side_a, *side_b]
     if not side_a or not side_b or len({u.pk for u in players}) != len(players):
         return None
+    if Membership.objects.filter(ladder=ladder, user__in=players).count() != len(players):
+        return None
     try:
-        from ratings.engine.predict import win_probability
-        from ratings.engine.types import EngineError, PlayerState
+        from ratings.engine.types import EngineError
+        from ratings.queries import predict
     except ImportError:  # the engine is being rebuilt; show nothing rather than a guess
         return None
-    states = _player_states(ladder, players, PlayerState)
-    if states is None:
-        return None
     try:
-        return win_probability(
-            [states[u.pk] for u in side_a], [states[u.pk] for u in side_b], ladder.params(), on
-        )
+        return predict(ladder, side_a, side_b, on)
     except EngineError:
         return None
-
-
-def _player_states(ladder: Ladder, players: Sequence[User], state_class: Any) -> dict | None:
-    """Each player's current state: their stored rating, else their starting one (RATINGS.md §4)."""
-    memberships = {m.user_id: m for m in Membership.objects.filter(ladder=ladder, user__in=players)}
-    if len(memberships) != len({u.pk for u in players}):
-        return None
-    volatility = ladder.params().initial_volatility
-    states = {
-        pk: state_class(rating=m.initial_rating, rd=m.initial_rd, volatility=volatility)
-        for pk, m in memberships.items()
-    }
-    states.update(_stored_ratings(ladder, players, state_class))
-    return states
-
-
-def _stored_ratings(ladder: Ladder, players: Sequence[User], state_class: Any) -> dict:
-    """States the ratings pipeline stored (ratings.PlayerRating), when it exists."""
-    from django.apps import apps
-
-    try:
-        rating_model = apps.get_model("ratings", "PlayerRating")
-    except LookupError:
-        return {}
-    try:
-        with transaction.atomic():  # a savepoint: a missing table must not poison the caller
-            rows = list(rating_model.objects.filter(ladder=ladder, user__in=players))
-    except DatabaseError:
-        log.warning("ratings.PlayerRating is not migrated; predicting from starting ratings")
-        return {}
-    return {
-        r.user_id: state_class(
-            rating=r.rating,
-            rd=r.rd,
-            volatility=r.volatility,
-            matches=r.matches,
-            last_played=r.last_played,
-        )
-        for r in rows
-    }
-
-
-# ---- notifications ------------------------------------------------------------------------
 
 
 def _site_url(path: str) -> str:

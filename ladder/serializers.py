@@ -358,3 +358,7 @@ class PredictionSerializer(serializers.Serializer):
         help_text="RATINGS.md §6: the chance side A wins; null when there is no honest "
         "prediction (a side incomplete, a player twice or not a member).",
     )
+    quality = serializers.FloatField(
+        allow_null=True,
+        help_text="RATINGS.md §6: match quality Q in (0, 1], 1 is an ideal match; null as above.",
+    )

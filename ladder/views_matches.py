@@ -219,7 +219,10 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
     if isinstance(ladder, HttpResponse):
         return ladder
     form = ReportForm(
-        request.POST if request.method == "POST" else None, ladder=ladder, reporter=request.user
+        request.POST if request.method == "POST" else None,
+        ladder=ladder,
+        reporter=request.user,
+        initial=_lineup_from_query(request, ladder),
     )
     arguments = None
     status = 200
@@ -254,6 +257,29 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
         _report_context(request, ladder, form, arguments),
         status=status,
     )
+
+
+def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, str]:
+    """Players filled in from `?side_a=u1,u2&side_b=u3,u4` (club night's "Report this match").
+
+    The reporter is always "you": your side gives the partners, the other the opponents.
+    A lineup you are not in fills nothing (one of its players reports it).
+    """
+    sides = [
+        [name.strip() for name in request.GET.get(key, "").split(",") if name.strip()]
+        for key in ("side_a", "side_b")
+    ]
+    me = request.user.username
+    mine = next((i for i, side in enumerate(sides) if me in side), None)
+    if request.method != "GET" or mine is None:
+        if request.method == "GET" and any(sides):
+            messages.info(request, "You are not in that match: one of its players reports it.")
+        return {}
+    partners = [name for name in sides[mine] if name != me]
+    opponents = sides[1 - mine]
+    initial = {f"partner_{i}": name for i, name in enumerate(partners, 1)}
+    initial.update({f"opponent_{i}": name for i, name in enumerate(opponents, 1)})
+    return initial
 
 
 @login_required

@@ -553,18 +553,21 @@ def test_unlisted_members_only_by_exact_username(ladder, alice, bob, mod):
 
 def test_predict(ladder, alice, bob, dave):
     expected = matches.predict_for_report(ladder, [alice], [bob], TODAY())
+    quality = matches.predict_sides(ladder, [alice], [bob], TODAY()).quality
+    assert 0 < quality <= 1
     got = APIClient().get(
         "/api/v1/predict/", {"ladder": "singles", "side_a": "alice", "side_b": "bob"}
     )
-    assert got.status_code == 200 and got.json() == {"probability": pytest.approx(expected)}
+    assert got.status_code == 200
+    assert got.json() == {"probability": pytest.approx(expected), "quality": pytest.approx(quality)}
     posted = api_client(alice).post(
         "/api/v1/predict/",
         {"ladder": "singles", "side_a": ["alice"], "side_b": ["bob"]},
         format="json",
     )
-    assert posted.json() == {"probability": pytest.approx(expected)}
+    assert posted.json()["probability"] == pytest.approx(expected)
     incomplete = APIClient().get("/api/v1/predict/", {"ladder": "singles", "side_a": "alice"})
-    assert incomplete.json() == {"probability": None}
+    assert incomplete.json() == {"probability": None, "quality": None}
     unknown = APIClient().get(
         "/api/v1/predict/", {"ladder": "singles", "side_a": "alice", "side_b": "zed"}
     )
