@@ -17,7 +17,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
@@ -163,7 +164,18 @@ class LadderQuerySet(models.QuerySet["Ladder"]):
         return self.filter(is_public=True)
 
     def with_member_count(self) -> LadderQuerySet:
-        return self.annotate(member_count=Count("memberships", distinct=True))
+        """Annotate ``member_count`` with a subquery (a join and GROUP BY would sort every
+        membership row of every ladder)."""
+        members = (
+            Membership.objects.filter(ladder=OuterRef("pk"))
+            .order_by()
+            .values("ladder")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
+        return self.annotate(
+            member_count=Coalesce(Subquery(members, output_field=models.IntegerField()), 0)
+        )
 
     def with_is_member(self, user: Any) -> LadderQuerySet:
         """Annotate ``is_member`` for ``user`` (False for visitors)."""

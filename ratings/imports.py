@@ -11,7 +11,7 @@ import io
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -21,7 +21,7 @@ from ratings.bulk import insert_rows, reserve_ids
 from ratings.engine import Match as EngineMatch
 from ratings.engine import parse_matches, write_matches
 from ratings.engine.importfmt import ImportFormatError
-from ratings.models import PlayerRating
+from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import rate_ladder
 
 Progress = Callable[[int], None]
@@ -78,7 +78,21 @@ def import_matches(
         added = _add_members(ladder, users.values())
         _create_matches(ladder, parsed, users, progress)
     rated = rate_ladder(ladder.pk).rated
+    _refresh_statistics()
     return ImportResult(len(parsed), created, added, rated)
+
+
+def _refresh_statistics() -> None:
+    """After a bulk load, let PostgreSQL's planner know the tables' new sizes now rather than
+    whenever autovacuum gets to them (until then it plans for empty tables)."""
+    if connection.vendor != "postgresql":
+        return
+    tables = [
+        model._meta.db_table
+        for model in (Match, MatchPlayer, Game, Membership, User, PlayerRating, RatingChange)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(t) for t in tables))
 
 
 def _create_players(names: Sequence[str], users: dict[str, User]) -> int:

@@ -178,14 +178,14 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         """A ladder's leaderboard as ``viewer`` sees it: ranked, then provisional, then
         inactive players, each by rating, with their status.
 
-        Lean on purpose (no per-row subquery), so a deep page costs what the first does;
-        ``ratings.queries.decorate`` adds rank, trend and listing to the page's rows.
+        Lean on purpose (no per-row subquery, no join: sorting thousands of rows is cheap,
+        sorting them joined to their users is not), so a deep page costs what the first
+        does; ``ratings.queries.decorate`` adds user, rank, trend and listing to the page's rows.
         """
         cutoffs = {ladder.pk: active_since(ladder.lookback_days, today)}
         return (
             self.filter(ladder=ladder)
             .listed_for(viewer)
-            .select_related("user")
             .with_standing(cutoffs)
             .order_by("status_order", "-rating", "pk")
         )

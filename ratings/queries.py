@@ -18,7 +18,7 @@ from functools import reduce
 from operator import and_
 from typing import Any
 
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts.models import User
@@ -70,22 +70,24 @@ def leaderboard(
 def decorate(
     rows: Iterable[PlayerRating], ladder: Ladder, viewer: Any, on: date | None = None
 ) -> list[PlayerRating]:
-    """One page of ``leaderboard`` rows with ``rank``, ``trend`` and ``is_listed`` set, in two
-    queries whatever the page (its rows' trends and listing, the ranks of the ladder)."""
+    """One page of ``leaderboard`` rows with ``user``, ``rank``, ``trend`` and ``is_listed`` set,
+    in two queries whatever the page (its rows' users, trends and listing; the ladder's ranks)."""
     rows = list(rows)
     if not rows:
         return rows
     on = on or today()
     extra = {
-        pk: (trend, listed)
-        for pk, trend, listed in PlayerRating.objects.filter(pk__in=[r.pk for r in rows])
+        r.pk: r
+        for r in PlayerRating.objects.filter(pk__in=[r.pk for r in rows])
+        .select_related("user")
         .with_trend(on)
         .with_listing()
-        .values_list("pk", F("trend"), F("is_listed"))
     }
     ranks = PlayerRating.objects.leaderboard(ladder, viewer, on).ranks()
     for row in rows:
-        row.trend, row.is_listed = extra[row.pk]  # type: ignore[attr-defined]
+        more = extra[row.pk]
+        row.user = more.user
+        row.trend, row.is_listed = more.trend, more.is_listed  # type: ignore[attr-defined]
         row.rank = ranks.get(row.pk)  # type: ignore[attr-defined]
     return rows
 
