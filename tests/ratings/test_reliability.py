@@ -10,7 +10,7 @@ import time
 from datetime import date, timedelta
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
 from ladder.matches import confirm_match
 from ladder.models import Match
@@ -112,19 +112,24 @@ def test_worker_killed_mid_rating_leaves_nothing_half_done(  # type: ignore[no-u
     monkeypatch.setenv("CELERY_RESTORE_INTERVAL", "1")
     worker = services.start_celery_worker(celery_broker, worker_database_url)
     try:
+        from ladder.models import Ladder
         from ratings.tasks import enqueue_rating
 
-        assert enqueue_rating(ladder.pk)
-        wait_until(
-            lambda: "Task ratings.rate_ladder" in worker.output() and "received" in worker.output(),
-            20,
-            "the worker to take the task",
-        )
-        time.sleep(0.5)  # well inside the run: rating 3,000 matches takes seconds
-        worker.kill(signal.SIGKILL)
-        assert "succeeded" not in worker.output(), (
-            "the run finished before the kill; load more matches"
-        )
+        # Hold the ladder's rating lock, so the worker is certainly mid-task (its transaction
+        # open, its message unacknowledged) when it dies, however fast rating is.
+        with transaction.atomic():
+            Ladder.objects.select_for_update().get(pk=ladder.pk)
+            assert enqueue_rating(ladder.pk)
+            wait_until(
+                lambda: (
+                    "Task ratings.rate_ladder" in worker.output() and "received" in worker.output()
+                ),
+                20,
+                "the worker to take the task",
+            )
+            time.sleep(0.5)  # it is now waiting for the lock inside rate_ladder
+            worker.kill(signal.SIGKILL)
+        assert "succeeded" not in worker.output()
         assert RatingChange.objects.filter(ladder=ladder).count() == 0
         assert Match.objects.filter(ladder=ladder, needs_rating=True).count() == 3000
     finally:
