@@ -103,7 +103,8 @@ def params_from_args(args: argparse.Namespace, base: Params | None = None) -> Pa
     overrides = dict(parse_param(p) for p in args.param or ())
     if getattr(args, "method", None):
         overrides["team_method"] = args.method
-    return (base or Params()).with_overrides(**overrides)
+    # manage.py --ladder starts from the ladder's own settings (args.base_params).
+    return (base or getattr(args, "base_params", None) or Params()).with_overrides(**overrides)
 
 
 def format_from_args(args: argparse.Namespace) -> ScoringFormat:

@@ -15,8 +15,6 @@ from django.core.management.base import BaseCommand, CommandError
 
 from ratings.engine.types import EngineError
 
-LADDER_NOT_READY = "--ladder needs the ratings pipeline"
-
 
 def add_ladder_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -25,13 +23,37 @@ def add_ladder_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def check_source(options: dict[str, Any]) -> None:
-    """Exactly one of FILE and --ladder; --ladder is not available yet."""
+    """Exactly one of FILE and --ladder. With --ladder, the ladder's rated history (written
+    to a temporary file in the import format), scoring format and settings stand in."""
     if options.get("file") and options.get("ladder"):
         raise CommandError("give FILE or --ladder SLUG, not both")
     if options.get("ladder"):
-        raise CommandError(LADDER_NOT_READY)
-    if not options.get("file"):
+        _use_ladder(options)
+    elif not options.get("file"):
         raise CommandError("give FILE (matches in the import format) or --ladder SLUG")
+
+
+def _use_ladder(options: dict[str, Any]) -> None:
+    import tempfile
+
+    from ladder.models import Ladder
+    from ratings.imports import export_matches
+
+    ladder = Ladder.objects.filter(slug=options["ladder"]).first()
+    if ladder is None:
+        raise CommandError(f"no ladder {options['ladder']!r}")
+    with tempfile.NamedTemporaryFile(
+        "w", suffix=".csv", prefix=f"{ladder.slug}-", delete=False, encoding="utf-8"
+    ) as f:
+        f.write(export_matches(ladder))
+    scoring = ladder.scoring()
+    options.update(
+        file=f.name,
+        format=scoring.name,
+        best_of=scoring.best_of,
+        points_per_game=scoring.points_per_game,
+        base_params=ladder.params(),
+    )
 
 
 def run(

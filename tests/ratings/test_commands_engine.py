@@ -72,13 +72,15 @@ def test_backtest_generic_format_for_team_games():
 @pytest.mark.parametrize(
     "args,message",
     [
-        (["--ladder", "club"], "--ladder needs the ratings pipeline"),
+        (["--ladder", "nowhere"], "no ladder 'nowhere'"),
+        (["FILE", "--ladder", "club"], "give FILE or --ladder SLUG, not both"),
         ([], "give FILE"),
         (["FILE", "--param", "nope=1"], "unknown parameter"),
         (["FILE", "--param", "tau=-1"], "tau must be positive"),
         (["missing.csv"], "cannot read missing.csv"),
     ],
 )
+@pytest.mark.django_db
 def test_backtest_refuses_clearly(small_file, args, message):
     args = [str(small_file) if a == "FILE" else a for a in args]
     with pytest.raises(CommandError, match=message):

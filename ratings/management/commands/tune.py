@@ -34,4 +34,23 @@ class Command(BaseCommand):
         evaluation.check_source(options)
         if options["budget"] < 1:
             raise CommandError("--budget must be at least 1")
-        evaluation.run(self, run_tune, options)
+        if not options["apply"]:
+            evaluation.run(self, run_tune, options)
+            return
+        import io
+        import json
+
+        buffer = io.StringIO()
+        self.stdout, shown = type(self.stdout)(buffer), self.stdout
+        try:
+            evaluation.run(self, run_tune, {**options, "json": True})
+        finally:
+            self.stdout = shown
+        result = json.loads(buffer.getvalue())
+        from ratings.services import apply_params
+
+        ladder = apply_params(options["ladder"], result["params"])
+        self.stdout.write(buffer.getvalue(), ending="")
+        self.stdout.write(
+            f"Applied the tuned settings to {ladder.slug}; its ratings were replayed with them."
+        )

@@ -1,0 +1,70 @@
+"""A ladder's own history through backtest/tune, and new settings meaning a replay."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import date
+
+import pytest
+from django.core.management import call_command
+
+from ladder.models import Ladder
+from ratings.models import RatingChange
+from ratings.pipeline import rate_ladder
+from tests.ratings.test_pipeline import assert_equals_replay, season
+
+START = date(2026, 6, 1)
+
+
+def run(*args: str) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+@pytest.fixture
+def rated(club, make_match):  # type: ignore[no-untyped-def]
+    ladder, users = club
+    season(ladder, users, make_match, 40, seed=21, start=START)
+    rate_ladder(ladder.pk)
+    return ladder
+
+
+def test_backtest_on_a_ladder_uses_its_rated_matches(rated) -> None:  # type: ignore[no-untyped-def]
+    result = json.loads(run("backtest", "--ladder", rated.slug, "--json"))
+    assert result["matches"] == 40 and result["evaluated"] == 20
+    assert set(result["systems"]) == {"default", "glicko2", "elo", "trueskill", "openskill"}
+
+
+def test_changing_rating_settings_replays_the_ladder(
+    rated, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    before = dict(RatingChange.objects.filter(ladder=rated).values_list("pk", "rating_after"))
+    rated.tau = 0.3
+    rated.scale_factor = 300
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        rated.save()  # in-process tasks: the replay runs when the save commits
+    assert len(callbacks) == 1
+    assert_equals_replay(rated)
+    after = list(RatingChange.objects.filter(ladder=rated).values_list("rating_after", flat=True))
+    assert sorted(after) != sorted(before.values())
+
+
+def test_renaming_a_ladder_does_not_replay_it(rated, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    ids = set(RatingChange.objects.filter(ladder=rated).values_list("pk", flat=True))
+    rated.name = "Renamed"
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        rated.save()
+    assert callbacks == []
+    assert set(RatingChange.objects.filter(ladder=rated).values_list("pk", flat=True)) == ids
+
+
+def test_tune_apply_stores_the_settings_and_replays(rated) -> None:  # type: ignore[no-untyped-def]
+    text = run("tune", "--ladder", rated.slug, "--budget", "8", "--workers", "1", "--apply")
+    tuned = json.loads(text[: text.rindex("}") + 1])["params"]
+    ladder = Ladder.objects.get(pk=rated.pk)
+    for name, value in tuned.items():
+        assert getattr(ladder, name, ladder.method_options.get(name)) == pytest.approx(value)
+    assert f"Applied the tuned settings to {ladder.slug}" in text
+    assert_equals_replay(ladder)
