@@ -77,6 +77,7 @@ def setup_django(database_url: str) -> None:
         SECRET_KEY="benchmark-only-secret-key-0123456789abcdefghijklmnopqrstuvwxyz",
         ALLOWED_HOSTS="localhost",
         SECURE_SSL_REDIRECT="0",
+        EMAIL_BACKEND="django.core.mail.backends.dummy.EmailBackend",
         STATIC_ROOT=tempfile.mkdtemp(prefix="ladder-static-"),
     )
     import django
