@@ -159,7 +159,8 @@ CLUB_NIGHTS = (1, 3)  # Tuesday and Thursday
 CLUB_NIGHT_STARTS = time(19, 30)
 ATTENDANCE = 0.6  # share of a ladder's members at a given club night
 ROUNDS = {1: 2, 2: 2}  # rounds of matches per night, by team size
-PENDING_DAYS = 2  # reports from the last nights still wait for confirmation
+# Reports from the last club night still wait for confirmation (whatever today's weekday:
+# the last Tuesday or Thursday is at most five days back, inside the confirmation window).
 # Rally model: P(side A wins a rally) = logistic((strength A - strength B) / RALLY_SCALE).
 # 2500 rating points make a one-level gap (1000 points) a 60/40 rally edge, which wins
 # about nine games in ten: clear favourites who still drop a game now and then.
@@ -260,11 +261,11 @@ def _store_season(
     ladder: Ladder, season: list[SeasonMatch], now: datetime, rng: random.Random, dispute: bool
 ) -> dict[str, int]:
     """Write the season: matches, players, games and the audit trail each transition leaves."""
-    today = timezone.localdate(now)
     states: dict[str, int] = {}
     rows: list[tuple[Match, SeasonMatch, list[AuditEntry]]] = []
+    last_night = max((m.played_on for m in season), default=None)
     # The dispute: a recent match whose loser says it went to three games.
-    recent = [m for m in season if (today - m.played_on).days <= PENDING_DAYS]
+    recent = [m for m in season if m.played_on == last_night]
     disputed = next((m for m in recent if m.reporter in _winners(m)), None) if dispute else None
     for m in season:
         reported = min(_at(m.played_on, rng.uniform(60, 240)), now - timedelta(minutes=30))
@@ -287,7 +288,7 @@ def _store_season(
             audit.append(
                 _entry(opponents[0], at, "dispute", DISPUTED, snap, after, reason=DISPUTE_REASON)
             )
-        elif (today - m.played_on).days <= PENDING_DAYS:
+        elif m.played_on == last_night:
             match.state = PENDING
         else:
             at = reported + timedelta(hours=rng.uniform(1, 40))

@@ -7,6 +7,7 @@ from collections import Counter
 from datetime import timedelta
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
 from django.test import TestCase, override_settings
 from django.utils import timezone
@@ -136,3 +137,19 @@ class SeasonTests(TestCase):
         call_command("seed_demo", stdout=out)
         assert "nothing added" in out.getvalue()
         assert Match.objects.count() == count
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("days_ahead", range(7))
+def test_every_weekday_leaves_pending_reports_and_one_dispute(days_ahead: int) -> None:
+    """The demo looks alive whatever day `make run` first runs: the last club night's reports
+    wait for confirmation, and one of them is disputed."""
+    import time_machine
+
+    from ladder.demo import seed_club, seed_matches
+
+    when = timezone.now() + timedelta(days=days_ahead)
+    with time_machine.travel(when, tick=False):
+        seed_matches(seed_club())
+        assert Match.objects.filter(state="pending").count() >= 1
+        assert Match.objects.filter(state="disputed").count() == 1
