@@ -12,7 +12,18 @@ from accounts.models import User
 from ladder.models import AuditEntry, Dispute, Ladder, Match
 
 
-class LadderSerializer(serializers.HyperlinkedModelSerializer):
+class PageLinkMixin:
+    """`page`: the object's web page, as an absolute address when there is a request."""
+
+    context: dict[str, Any]
+
+    def get_page(self, obj: Any) -> str:
+        request = self.context.get("request")
+        path = obj.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class LadderSerializer(PageLinkMixin, serializers.HyperlinkedModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="api:ladder-detail", lookup_field="slug")
     page = serializers.SerializerMethodField(help_text="The ladder's page on the site.")
     member_count = serializers.IntegerField(read_only=True)
@@ -44,11 +55,6 @@ class LadderSerializer(serializers.HyperlinkedModelSerializer):
             "is_member",
         ]
         read_only_fields = fields
-
-    def get_page(self, ladder: Ladder) -> str:
-        request = self.context.get("request")
-        path = ladder.get_absolute_url()
-        return request.build_absolute_uri(path) if request else path
 
     def get_params(self, ladder: Ladder) -> dict[str, Any]:
         params = ladder.params()
@@ -184,7 +190,7 @@ class AuditEntrySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class MatchSerializer(serializers.ModelSerializer):
+class MatchSerializer(PageLinkMixin, serializers.ModelSerializer):
     """A match as lists show it; ``allowed_actions`` are those of the requesting user."""
 
     url = serializers.HyperlinkedIdentityField(view_name="api:match-detail")
@@ -231,11 +237,6 @@ class MatchSerializer(serializers.ModelSerializer):
             "allowed_actions",
         ]
         read_only_fields = fields
-
-    def get_page(self, match: Match) -> str:
-        request = self.context.get("request")
-        path = match.get_absolute_url()
-        return request.build_absolute_uri(path) if request else path
 
     @extend_schema_field(
         serializers.ListField(
