@@ -321,6 +321,12 @@ class Ladder(models.Model):
         validators=[MinValueValidator(1)],
         help_text="Reports a member may have waiting for confirmation at once.",
     )
+    board_version = models.PositiveBigIntegerField(
+        default=0,
+        editable=False,
+        help_text="Grows whenever what the leaderboard shows changes (ratings, members, "
+        "names); cached leaderboard pages are keyed by it.",
+    )
     reports_per_hour = models.PositiveIntegerField(
         default=20,
         validators=[MinValueValidator(1)],

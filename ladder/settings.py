@@ -197,6 +197,9 @@ SPECTACULAR_SETTINGS = {
 }
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Leaderboard pages are cached per process under the ladder's board_version, which the
+# database bumps on every change they show, so processes never serve a stale page; 0 = off.
+LEADERBOARD_CACHE_SECONDS = envint("LEADERBOARD_CACHE_SECONDS", 300)
 
 LOGGING = {
     "version": 1,

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
@@ -93,6 +93,8 @@ def rate_ladder(ladder_id: int) -> RateResult:
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=now)
         for chunk in _chunks(unrated):
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=None)
+        if affecting:
+            bump_board(ladder.pk)
     log.info(
         "ladder %s: rated %s match(es), replayed from %s",
         ladder.slug,
@@ -113,7 +115,13 @@ def recompute_ladder(ladder_id: int) -> int:
         Match.objects.filter(ladder=ladder).exclude(state__in=RATED_STATES).update(
             needs_rating=False, rated_at=None
         )
+        bump_board(ladder.pk)
     return count
+
+
+def bump_board(*ladder_ids: int) -> None:
+    """What these ladders' leaderboards show changed: cached pages of them are stale."""
+    Ladder.objects.filter(pk__in=ladder_ids).update(board_version=F("board_version") + 1)
 
 
 def _chunks(ids: list[int], size: int = 1000) -> Iterable[list[int]]:

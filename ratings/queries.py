@@ -92,6 +92,17 @@ def decorate(
     return rows
 
 
+def board_viewer(viewer: Any, ladder: Ladder) -> str:
+    """Which rows of the ladder ``viewer`` may see, as a cache-key part: every row for
+    moderators, their own hidden row as well for a hidden member, else the public rows."""
+    if not viewer.is_authenticated:
+        return "public"
+    if viewer.is_moderator:
+        return "all"
+    hidden = Membership.objects.filter(ladder=ladder, user=viewer, is_public=False).exists()
+    return f"self{viewer.pk}" if hidden else "public"
+
+
 def unrated_members(ladder: Ladder, viewer: Any, text: str = "") -> MembershipQuerySet:
     """Members ``viewer`` may see who have no rated match on the ladder yet."""
     rated = PlayerRating.objects.filter(ladder=OuterRef("ladder"), user=OuterRef("user"))

@@ -1,13 +1,15 @@
-"""Keep ratings equal to a replay when a ladder's rating settings change (admin, `tune --apply`)."""
+"""Keep what people see in step with the data: a ladder's new rating settings mean a replay
+(admin, `tune --apply`); member and name changes make cached leaderboard pages stale."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models.signals import post_save, pre_save
+from django.conf import settings
+from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
-from ladder.models import Ladder
+from ladder.models import Ladder, Membership
 
 
 @receiver(pre_save, sender=Ladder)
@@ -25,3 +27,26 @@ def replay_on_new_settings(
         from ratings.services import replay_later
 
         replay_later(instance)
+
+
+# Fields of a user that a leaderboard shows.
+SHOWN_USER_FIELDS = frozenset({"username", "display_name"})
+
+
+@receiver(post_save, sender=Membership)
+@receiver(post_delete, sender=Membership)
+def membership_changed(sender: type[Membership], instance: Membership, **kwargs: Any) -> None:
+    from ratings.pipeline import bump_board
+
+    bump_board(instance.ladder_id)
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL)
+def user_renamed(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
+    fields = kwargs.get("update_fields")
+    if created or (fields is not None and not SHOWN_USER_FIELDS & set(fields)):
+        return  # e.g. a login touching last_login
+    from ratings.pipeline import bump_board
+
+    ladders = Membership.objects.filter(user=instance).values_list("ladder_id", flat=True)
+    bump_board(*ladders)

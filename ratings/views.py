@@ -10,9 +10,13 @@ every link keeps its ``href``, so the pages work without JavaScript.
 
 from __future__ import annotations
 
+import hashlib
+from datetime import date
 from typing import Any
 
-from django.core.paginator import Paginator
+from django.conf import settings
+from django.core.cache import cache
+from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
@@ -58,21 +62,56 @@ class CountedPaginator(Paginator):
         return self._count
 
 
-def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any]) -> HttpResponse:
-    """The ladder page (``ladder.views.ladder_detail`` passes the side panel's context)."""
-    text, status = LeaderboardFilterForm(request.GET or None).values()
-    on = queries.today()
+def _board(
+    request: HtmxHttpRequest, ladder: Ladder, text: str, status: str, on: date
+) -> dict[str, Any]:
+    """One leaderboard page's data: its rows (with rank, trend and user), the status counts,
+    the total and, on the last page, the members not yet rated.
+
+    Cached under the ladder's ``board_version`` (bumped whenever ratings, members or names
+    change), today's date and what the viewer may see, so a hit is never stale.
+    """
+    seconds = settings.LEADERBOARD_CACHE_SECONDS
+    if seconds:
+        parts = (
+            ladder.pk, ladder.board_version, ladder.lookback_days, on,
+            queries.board_viewer(request.user, ladder), status, text, request.GET.get("page", ""),
+        )  # fmt: skip
+        key = "board:" + hashlib.sha256(repr(parts).encode()).hexdigest()
+        board = cache.get(key)
+        if board is not None:
+            return board
     rows = queries.leaderboard(ladder, request.user, text=text, status=status, on=on)
     counts = queries.leaderboard(ladder, request.user, text=text, on=on).status_counts()
     total = sum(counts.values()) if status == queries.ALL else counts.get(status, 0)
-    paginator = CountedPaginator(rows, queries.LEADERBOARD_PAGE_SIZE, total)
-    page = paginator.get_page(request.GET.get("page"))
-    page.object_list = queries.decorate(page.object_list, ladder, request.user, on)
+    page = CountedPaginator(rows, queries.LEADERBOARD_PAGE_SIZE, total).get_page(
+        request.GET.get("page")
+    )
     unrated: list[Membership] = []
     if status == queries.ALL and not page.has_next():
         unrated = list(
             queries.unrated_members(ladder, request.user, text)[: queries.UNRATED_LIMIT + 1]
         )
+    board = {
+        "rows": queries.decorate(page.object_list, ladder, request.user, on),
+        "number": page.number,
+        "total": total,
+        "counts": counts,
+        "unrated": unrated,
+    }
+    if seconds:
+        cache.set(key, board, seconds)
+    return board
+
+
+def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any]) -> HttpResponse:
+    """The ladder page (``ladder.views.ladder_detail`` passes the side panel's context)."""
+    text, status = LeaderboardFilterForm(request.GET or None).values()
+    on = queries.today()
+    board = _board(request, ladder, text, status, on)
+    paginator = CountedPaginator([], queries.LEADERBOARD_PAGE_SIZE, board["total"])
+    page = Page(board["rows"], board["number"], paginator)
+    counts, unrated = board["counts"], board["unrated"]
     context.update(
         {
             "ladder": ladder,

@@ -79,6 +79,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
     terminalreporter.write_line(f"Suite ran on {_state.get('database')}", bold=True)
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache() -> Iterator[None]:
+    """Each test starts with an empty cache (ids can repeat across rolled-back tests)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
 def is_postgres() -> bool:
     return "postgres" in _state
 
