@@ -33,12 +33,28 @@ def replay_on_new_settings(
 SHOWN_USER_FIELDS = frozenset({"username", "display_name"})
 
 
+@receiver(pre_save, sender=Membership)
+def remember_start(sender: type[Membership], instance: Membership, **kwargs: Any) -> None:
+    old = Membership.objects.filter(pk=instance.pk).first() if instance.pk else None
+    instance._start_before = (old.initial_rating, old.initial_rd) if old else None  # type: ignore[attr-defined]
+
+
 @receiver(post_save, sender=Membership)
 @receiver(post_delete, sender=Membership)
 def membership_changed(sender: type[Membership], instance: Membership, **kwargs: Any) -> None:
     from ratings.pipeline import bump_board
 
     bump_board(instance.ladder_id)
+    before = getattr(instance, "_start_before", None)
+    if before is not None and before != (instance.initial_rating, instance.initial_rd):
+        # A new starting rating changes everything the player's matches did (RATINGS.md §4).
+        from ratings.models import RatingChange
+        from ratings.services import replay_later
+
+        if RatingChange.objects.filter(
+            ladder_id=instance.ladder_id, user_id=instance.user_id
+        ).exists():
+            replay_later(instance.ladder)
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)

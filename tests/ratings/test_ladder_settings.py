@@ -68,3 +68,36 @@ def test_tune_apply_stores_the_settings_and_replays(rated) -> None:  # type: ign
         assert getattr(ladder, name, ladder.method_options.get(name)) == pytest.approx(value)
     assert f"Applied the tuned settings to {ladder.slug}" in text
     assert_equals_replay(ladder)
+
+
+def test_a_new_starting_rating_replays_the_ladder(
+    rated, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    from ladder.models import Membership
+
+    membership = Membership.objects.filter(ladder=rated).first()
+    membership.initial_rating, membership.initial_rd = 6000.0, 150.0
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        membership.save()
+    assert len(callbacks) == 1
+    assert_equals_replay(rated)
+    first = (
+        RatingChange.objects.filter(ladder=rated, user=membership.user)
+        .order_by("played_on", "match_id")
+        .first()
+    )
+    assert (first.rating_before, first.rd_before) == (6000.0, 150.0)
+
+
+def test_a_new_starting_rating_of_an_unrated_member_replays_nothing(
+    rated, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    from ladder.models import Membership
+    from tests.factories import MembershipFactory, UserFactory
+
+    newcomer = MembershipFactory(ladder=rated, user=UserFactory(username="newcomer"))
+    newcomer = Membership.objects.get(pk=newcomer.pk)
+    newcomer.initial_rating = 5000.0
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        newcomer.save()
+    assert callbacks == []
