@@ -513,6 +513,10 @@ class Membership(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["ladder", "user"], name="membership_unique_per_ladder")
         ]
+        indexes = [
+            # Hidden members are few; reading them for a page should not scan every member.
+            models.Index(fields=["ladder"], condition=Q(is_public=False), name="membership_hidden"),
+        ]
         ordering = ["ladder", "-initial_rating", "user__username"]
 
     def __str__(self) -> str:

@@ -36,7 +36,8 @@ def ladders_for(request: HttpRequest) -> LadderQuerySet:
 def get_ladder_for_user(request: HttpRequest, slug: str) -> Ladder:
     """The ladder called ``slug`` if this visitor may see it; 404 otherwise (even if private)."""
     try:
-        return ladders_for(request).get(slug=slug)
+        # No member count: the ladder pages do not show it, and counting is a scan of them.
+        return Ladder.objects.visible_to(request.user).with_is_member(request.user).get(slug=slug)
     except Ladder.DoesNotExist:
         raise Http404("No such ladder.") from None
 

@@ -17,7 +17,6 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.models import User
 from ladder.models import Ladder
 from ratings import queries
 from ratings.models import RatingChange
@@ -64,17 +63,12 @@ class LeaderboardView(generics.ListAPIView):
         ladder = visible_ladder(self.request, self.kwargs["slug"])
         query = LeaderboardQuerySerializer(data=self.request.query_params)
         query.is_valid(raise_exception=True)
-        self.ladder = ladder
-        return queries.leaderboard(
+        return queries.Board(
             ladder,
             self.request.user,
             text=query.validated_data.get("q", ""),
             status=query.validated_data["status"],
-        ).select_related("ladder")
-
-    def paginate_queryset(self, queryset: Any) -> list[Any] | None:
-        page = super().paginate_queryset(queryset)
-        return queries.decorate(page or [], self.ladder, self.request.user)
+        )
 
 
 @extend_schema(
@@ -93,22 +87,21 @@ class HistoryView(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
 
     def get_queryset(self) -> Any:
-        player = get_object_or_404(User, username=self.kwargs["username"])
-        memberships = queries.player_memberships(player, self.request.user)
-        if not queries.can_view_player(player, self.request.user, memberships):
+        player, memberships = queries.player_memberships(self.kwargs["username"], self.request.user)
+        if player is None or not queries.can_view_player(player, self.request.user, memberships):
             raise Http404("No such player.")
-        ladder_ids = [m.ladder_id for m in memberships]
+        ladders = {m.ladder_id: m.ladder for m in memberships}
         slug = self.request.query_params.get("ladder")
         if slug:
-            ladder_ids = [m.ladder_id for m in memberships if m.ladder.slug == slug]
-            if not ladder_ids:
+            ladders = {pk: ladder for pk, ladder in ladders.items() if ladder.slug == slug}
+            if not ladders:
                 raise Http404("No such player.")
-        self.ladder_ids = ladder_ids
-        return RatingChange.objects.history(player).filter(ladder_id__in=ladder_ids)
+        self.ladders = ladders
+        return RatingChange.objects.history(player).filter(ladder_id__in=list(ladders))
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         assert page is not None  # always paginated
-        hidden = queries.hidden_members(request.user, self.ladder_ids)
-        entries = queries.history_entries(page, hidden)
+        hidden = queries.hidden_members(request.user, self.ladders)
+        entries = queries.history_entries(page, self.ladders, hidden)
         return self.get_paginated_response(self.get_serializer(entries, many=True).data)

@@ -15,7 +15,12 @@ from django.db import connection, models
 
 
 def _columns(model: type[models.Model], fields: Sequence[str]) -> list[str]:
-    return [model._meta.get_field(name).column for name in fields]
+    columns = []
+    for name in fields:
+        field = model._meta.get_field(name)
+        assert isinstance(field, models.Field) and field.column, name  # a concrete column
+        columns.append(field.column)
+    return columns
 
 
 def _jsonable(value: Any) -> Any:

@@ -48,8 +48,17 @@ class Point:
 
 
 @dataclass(frozen=True)
+class Dot:
+    """A point as the template draws it: its centre in the SVG and its tooltip."""
+
+    cx: str
+    cy: str
+    title: str
+
+
+@dataclass(frozen=True)
 class Tick:
-    at: float  # x or y in the SVG
+    at: str  # x or y in the SVG
     label: str
 
 
@@ -57,20 +66,20 @@ class Tick:
 class Chart:
     width: int
     height: int
-    left: int
-    right: float
-    top: int
-    bottom: float
+    # The plot area's edges in the SVG, formatted once for all the ticks that reach them.
+    left: str
+    right: str
+    top: str
+    bottom: str
     line: str  # SVG path data
     band: str
     points: tuple[Point, ...]
     y_ticks: tuple[Tick, ...]
     x_ticks: tuple[Tick, ...]
     summary: str  # for screen readers
-
-    @property
-    def dots(self) -> tuple[Point, ...]:
-        return self.points if len(self.points) <= MAX_DOTS else ()
+    # Formatted here rather than in the template, where a filter per number costs more
+    # than the rest of the chart.
+    dots: tuple[Dot, ...]
 
 
 def daily(
@@ -131,12 +140,18 @@ def rating_chart(
     lower = [f"{p.x:.1f},{y_of(p.rating - p.rd):.1f}" for p in reversed(points)]
     band = "M" + " L".join(upper + lower) + " Z"
     y_ticks = tuple(
-        Tick(y_of(value), f"{value / DISPLAY_DIVISOR:.2f}") for value in _range(low, high, y_step)
+        Tick(f"{y_of(value):.1f}", f"{value / DISPLAY_DIVISOR:.2f}")
+        for value in _range(low, high, y_step)
     )
     x_ticks = tuple(
-        Tick(x_of(day, 0), label)
+        Tick(f"{x_of(day, 0):.1f}", label)
         for day, label in _date_ticks(days[0][0], days[-1][0])
         if last != first
+    )
+    dots = (
+        tuple(Dot(f"{p.x:.1f}", f"{p.y:.1f}", p.label) for p in points)
+        if len(points) <= MAX_DOTS
+        else ()
     )
     summary = (
         f"Rating from {display(days[0][1])} on {days[0][0]:%d %b %Y} to {display(days[-1][1])}"
@@ -145,16 +160,17 @@ def rating_chart(
     return Chart(
         width,
         height,
-        LEFT,
-        right,
-        TOP,
-        bottom,
+        str(LEFT),
+        f"{right:.1f}",
+        str(TOP),
+        f"{bottom:.1f}",
         line,
         band,
         tuple(points),
         y_ticks,
         x_ticks,
         summary,
+        dots,
     )
 
 

@@ -4,8 +4,8 @@
 
 ``explain(change, context)`` is pure wording: ``context`` carries what the row alone does
 not know (the score from the player's side, the opponents' names, the ladder's
-parameters, the previous match). ``context_for`` builds it from a change read with
-``RatingChange.objects.history()`` (match, players and games prefetched).
+parameters, the previous match). ``context_for`` builds it for a change read with
+``RatingChange.objects.history()``, given its match's games and opponents.
 
 Repetition (RATINGS.md §2): a match against an opponent met ``n`` times before inside
 the lookback window is weighted ``1 / (1 + repetition_alpha × n)``, so ``n`` is read back
@@ -15,7 +15,7 @@ no single count can be read back; the wording says so.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -149,21 +149,15 @@ def score_from(side: str, games: Sequence[tuple[int, int]]) -> str:
     return " ".join(f"{a}-{b}" if side == "a" else f"{b}-{a}" for a, b in games)
 
 
-def player_name(user: Any, hidden_ids: Collection[int]) -> str:
-    """The name to show, or "a hidden player" for a member the viewer may not see."""
-    return HIDDEN_PLAYER if user.pk in hidden_ids else user.name
-
-
-def context_for(change: Any, params: Any, hidden_ids: Collection[int] = ()) -> Context:
-    """The context of a change read with ``RatingChange.objects.history()``."""
-    match = change.match
-    games = [(g.a_points, g.b_points) for g in match.games.all()]
-    opponents = tuple(
-        player_name(p.user, hidden_ids) for p in match.players.all() if p.side != change.side
-    )
+def context_for(
+    change: Any, params: Any, games: Sequence[tuple[int, int]], opponents: Sequence[str]
+) -> Context:
+    """The context of a change read with ``RatingChange.objects.history()``: ``games`` are its
+    match's games as (side A, side B) points, ``opponents`` the names the viewer may see
+    ("a hidden player" for the others), ``params`` the ladder."""
     return Context(
         score=score_from(change.side, games),
-        opponents=opponents,
+        opponents=tuple(opponents),
         lookback_days=params.lookback_days,
         repetition_alpha=params.repetition_alpha,
         diversity_threshold=params.diversity_threshold,

@@ -9,31 +9,28 @@ and matches a ladder has.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.db.models import (
-    Case,
     Count,
     Exists,
     F,
     FloatField,
     IntegerField,
     OuterRef,
-    Prefetch,
     Q,
     Subquery,
     Sum,
     Value,
-    When,
     Window,
 )
 from django.db.models.functions import Coalesce, Lag
 
-from ladder.models import Game, MatchPlayer, Membership
+from ladder.models import Membership
 
 # PRODUCT.md "Leaderboard": ranked only when not provisional (RD ≤ 120 and ≥ 5 rated
 # matches) and active (played within the ladder's lookback_days).
@@ -68,6 +65,16 @@ def _active(cutoffs: Mapping[int, date]) -> Q:
 ESTABLISHED = Q(rd__lte=PROVISIONAL_RD, matches__gte=PROVISIONAL_MATCHES)
 
 
+def _statuses(cutoffs: Mapping[int, date]) -> dict[str, Q]:
+    """The condition of each status (ranked, provisional, inactive) on ``cutoffs``' ladders."""
+    active = _active(cutoffs)
+    return {
+        RANKED: active & ESTABLISHED,
+        PROVISIONAL: active & ~ESTABLISHED,
+        INACTIVE: ~active,
+    }
+
+
 class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
     def listed_for(self, viewer: Any) -> PlayerRatingQuerySet:
         """Ratings of members ``viewer`` may see on their ladder (Membership.listed_for)."""
@@ -85,53 +92,44 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
             Q(user__display_name__icontains=text) | Q(user__username__icontains=text)
         )
 
-    def with_standing(self, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
-        """Annotate ``status`` (ranked / provisional / inactive) and ``status_order`` (0–2).
+    def of_status(self, status: str, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
+        """Only rows of this status on ``cutoffs``' ladders (plain conditions on the row, so
+        PostgreSQL can walk the rating index in order)."""
+        return self.filter(_statuses(cutoffs)[status])
 
-        ``cutoffs`` maps each ladder id to its ``active_since`` date.
-        """
-        active = _active(cutoffs)
-        return self.annotate(
-            status=Case(
-                When(active & ESTABLISHED, then=Value(RANKED)),
-                When(active, then=Value(PROVISIONAL)),
-                default=Value(INACTIVE),
-            ),
-            status_order=Case(
-                When(active & ESTABLISHED, then=Value(0)),
-                When(active, then=Value(1)),
-                default=Value(2),
-            ),
-        )
+    def status_counts(self, cutoffs: Mapping[int, date]) -> dict[str, int]:
+        """How many rows of each status on ``cutoffs``' ladders, in one query."""
+        counts = {status: Count("pk", filter=q) for status, q in _statuses(cutoffs).items()}
+        return self.order_by().aggregate(**counts)
 
-    def of_status(self, status: str) -> PlayerRatingQuerySet:
-        """Only rows of this status (after ``with_standing``)."""
-        return self.filter(Q(status=status))
-
-    def status_counts(self) -> dict[str, int]:
-        """How many rows of each status (after ``with_standing``), in one query."""
-        counts = dict.fromkeys((RANKED, PROVISIONAL, INACTIVE), 0)
-        rows = self.order_by().values_list(F("status")).annotate(n=Count("pk"))
-        counts.update({status: n for status, n in rows})
-        return counts
-
-    def ranks(self) -> dict[int, int]:
-        """Place of each ranked row (after ``with_standing``) by rating, ties to the older row:
-        {pk: rank}, in one query of ids. Call it on one ladder's rows as the viewer sees
-        them, so a hidden member leaves no gap."""
-        ordered = self.of_status(RANKED).order_by("-rating", "pk").values_list("pk", flat=True)
-        return {pk: place for place, pk in enumerate(ordered, 1)}
+    def ranks_of(self, rows: Iterable[Any], cutoffs: Mapping[int, date]) -> dict[int, int]:
+        """Place of each of ``rows`` (ranked rows of one ladder) among this queryset's ranked
+        rows by rating, ties to the older row: {pk: rank}. One query, one pass over the
+        ladder, however many rows; call it on the ladder's rows as the viewer sees them, so
+        a hidden member leaves no gap."""
+        above = {
+            f"above_{row.pk}": Count(
+                "pk", filter=Q(rating__gt=row.rating) | Q(rating=row.rating, pk__lt=row.pk)
+            )
+            for row in rows
+        }
+        if not above:
+            return {}
+        counts = self.of_status(RANKED, cutoffs).order_by().aggregate(**above)
+        return {int(name.removeprefix("above_")): n + 1 for name, n in counts.items()}
 
     def with_rank(self, viewer: Any, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
-        """Annotate ``rank`` (after ``with_standing``) with one count per row: for a player's
-        few ladders; a leaderboard page uses ``ranks()``."""
+        """Annotate ``rank``: the place the row takes among the ranked rows of its ladder that
+        ``viewer`` may see, by rating, ties to the older row. Meaningful for ranked rows only:
+        telling them apart is the caller's (no status CASE to compile here). One count per
+        row: for a player's few ladders; a leaderboard page uses ``ranks_of``."""
         above = (
-            PlayerRating.objects.filter(ladder=OuterRef("ladder"))
-            .listed_for(viewer)
-            .filter(_active(cutoffs) & ESTABLISHED)
+            PlayerRating.objects.listed_for(viewer)
             .filter(
+                _active(cutoffs) & ESTABLISHED,
                 Q(rating__gt=OuterRef("rating"))
-                | Q(rating=OuterRef("rating"), pk__lt=OuterRef("pk"))
+                | Q(rating=OuterRef("rating"), pk__lt=OuterRef("pk")),
+                ladder=OuterRef("ladder"),
             )
             .order_by()
             .values("ladder")
@@ -139,14 +137,7 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
             .values("n")
         )
         return self.annotate(
-            rank=Case(
-                When(
-                    Q(status=RANKED),
-                    then=Coalesce(Subquery(above, output_field=IntegerField()), Value(0)) + 1,
-                ),
-                default=None,
-                output_field=IntegerField(),
-            )
+            rank=Coalesce(Subquery(above, output_field=IntegerField()), Value(0)) + 1
         )
 
     def with_trend(self, today: date) -> PlayerRatingQuerySet:
@@ -174,22 +165,6 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         ).order_by()
         return self.annotate(is_listed=Subquery(listed.values("is_public")[:1]))
 
-    def leaderboard(self, ladder: Any, viewer: Any, today: date) -> PlayerRatingQuerySet:
-        """A ladder's leaderboard as ``viewer`` sees it: ranked, then provisional, then
-        inactive players, each by rating, with their status.
-
-        Lean on purpose (no per-row subquery, no join: sorting thousands of rows is cheap,
-        sorting them joined to their users is not), so a deep page costs what the first
-        does; ``ratings.queries.decorate`` adds user, rank, trend and listing to the page's rows.
-        """
-        cutoffs = {ladder.pk: active_since(ladder.lookback_days, today)}
-        return (
-            self.filter(ladder=ladder)
-            .listed_for(viewer)
-            .with_standing(cutoffs)
-            .order_by("status_order", "-rating", "pk")
-        )
-
 
 class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
     def with_previous(self) -> RatingChangeQuerySet:
@@ -203,22 +178,16 @@ class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
             previous_played_on=Window(Lag("played_on"), partition_by=partition, order_by=order),
         )
 
-    def with_match_details(self) -> RatingChangeQuerySet:
-        """The match, its players (with their users) and its games, for a list of changes."""
-        return self.select_related("match", "ladder").prefetch_related(
-            Prefetch(
-                "match__players",
-                queryset=MatchPlayer.objects.select_related("user").order_by("side", "position"),
-            ),
-            Prefetch("match__games", queryset=Game.objects.order_by("number")),
-        )
-
     def history(self, user: Any, ladder: Any | None = None) -> RatingChangeQuerySet:
-        """A player's changes, newest first, ready to be explained (ratings.explain)."""
+        """A player's changes, newest first, with their previous match (``with_previous``).
+
+        Just the changes: ``ratings.queries.history_entries`` reads the players and games
+        of a page of them, and sets the ladders the caller already has.
+        """
         changes = self.filter(user=user)
         if ladder is not None:
             changes = changes.filter(ladder=ladder)
-        return changes.with_previous().with_match_details().order_by("-played_on", "-match_id")
+        return changes.with_previous().order_by("-played_on", "-match_id")
 
     def _against(self, user: Any, ladder: Any, same_side: bool) -> Any:
         """Other players' rows in ``user``'s matches on ``ladder``, grouped by player."""
@@ -279,6 +248,16 @@ class PlayerRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.ladder}: {self.rating / 1000:.2f}"
+
+    def status_on(self, cutoff: date) -> str:
+        """This row's status when ``cutoff`` is its ladder's ``active_since``: the rule of
+        ``_statuses``, read off the row (for a player's few rows, compiling that CASE costs
+        more than their whole query). tests/ratings/test_pages_player.py keeps the two in step."""
+        if self.last_played is None or self.last_played < cutoff:
+            return INACTIVE
+        if self.rd <= PROVISIONAL_RD and self.matches >= PROVISIONAL_MATCHES:
+            return RANKED
+        return PROVISIONAL
 
 
 class RatingChange(models.Model):

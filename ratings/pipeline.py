@@ -226,8 +226,8 @@ def _snapshot(ladder: Ladder, last: Key | None) -> ReplaySnapshot:
             .order_by("match__played_on", "match_id", "side", "position")
             .values_list("match_id", "match__played_on", "user_id", "side")
         ):
-            entry = by_match.setdefault(match_id, (played_on, [], []))
-            entry[1 if side == "a" else 2].append(str(user_id))
+            _, on_a, on_b = by_match.setdefault(match_id, (played_on, [], []))
+            (on_a if side == "a" else on_b).append(str(user_id))
         for played_on, side_a, side_b in by_match.values():
             for name in side_a:
                 recent[name].append((played_on, tuple(side_b)))

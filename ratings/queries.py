@@ -11,18 +11,27 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from functools import reduce
+from functools import cached_property, reduce
 from operator import and_
-from typing import Any
+from typing import Any, overload
 
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts.models import User
-from ladder.models import RATED_STATES, Ladder, Match, MatchPlayer, Membership, MembershipQuerySet
+from ladder.models import (
+    RATED_STATES,
+    Game,
+    Ladder,
+    Match,
+    MatchPlayer,
+    Membership,
+    MembershipQuerySet,
+)
+from ratings.chart import MONTHS
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import PlayerState
 from ratings.explain import HIDDEN_PLAYER, context_for, explain, score_from
@@ -31,7 +40,6 @@ from ratings.models import (
     PROVISIONAL,
     RANKED,
     PlayerRating,
-    PlayerRatingQuerySet,
     RatingChange,
     active_since,
 )
@@ -57,39 +65,98 @@ def today() -> date:
 # ---- leaderboard -------------------------------------------------------------------------
 
 
-def leaderboard(
-    ladder: Ladder, viewer: Any, *, text: str = "", status: str = ALL, on: date | None = None
-) -> PlayerRatingQuerySet:
-    """The ladder's rated players ``viewer`` may see, matching ``text``, of one status or all."""
-    rows = PlayerRating.objects.leaderboard(ladder, viewer, on or today()).search(text)
-    if status in (RANKED, PROVISIONAL, INACTIVE):
-        rows = rows.of_status(status)
-    return rows
+class Board:
+    """A ladder's leaderboard as ``viewer`` sees it, matching ``text``, of one status or all:
+    ranked players by rating, then provisional, then inactive. A lazy sequence for a
+    Paginator (the page and the API page it alike).
 
+    Counting is one query (the status counts). A slice is one query per status section
+    it spans (usually one, at most three), each walking the ladder's rating index from
+    the section's start instead of sorting the whole board; then ``decorate`` adds each
+    row's user, trend, listing and rank. Every query is the same whatever the board's size.
+    """
 
-def decorate(
-    rows: Iterable[PlayerRating], ladder: Ladder, viewer: Any, on: date | None = None
-) -> list[PlayerRating]:
-    """One page of ``leaderboard`` rows with ``user``, ``rank``, ``trend`` and ``is_listed`` set,
-    in two queries whatever the page (its rows' users, trends and listing; the ladder's ranks)."""
-    rows = list(rows)
-    if not rows:
+    def __init__(
+        self,
+        ladder: Ladder,
+        viewer: Any,
+        *,
+        text: str = "",
+        status: str = ALL,
+        on: date | None = None,
+    ) -> None:
+        self.ladder, self.viewer, self.text = ladder, viewer, text
+        self.on = on or today()
+        self.cutoffs = {ladder.pk: active_since(ladder.lookback_days, self.on)}
+        self.statuses = (RANKED, PROVISIONAL, INACTIVE) if status == ALL else (status,)
+        self.everyone = PlayerRating.objects.filter(ladder=ladder).listed_for(viewer)
+        self.rows = self.everyone.search(text)
+
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        """How many players of each status match the search (whatever the status filter)."""
+        return self.rows.status_counts(self.cutoffs)
+
+    def count(self) -> int:
+        return sum(self.counts[status] for status in self.statuses)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self) -> Iterator[PlayerRating]:
+        return iter(self[:])
+
+    @overload
+    def __getitem__(self, index: int) -> PlayerRating: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[PlayerRating]: ...
+
+    def __getitem__(self, index: int | slice) -> PlayerRating | list[PlayerRating]:
+        if isinstance(index, int):
+            one = self[index : index + 1] if index >= 0 else []
+            if not one:
+                raise IndexError("No such place on the leaderboard.")
+            return one[0]
+        start, stop = index.start or 0, index.stop if index.stop is not None else self.count()
+        rows: list[PlayerRating] = []
+        before = 0  # rows in the sections before this one
+        for status in self.statuses:
+            size = self.counts[status]
+            low, high = max(start - before, 0), min(stop - before, size)
+            if low < high:
+                section = self.rows.of_status(status, self.cutoffs).order_by("-rating", "pk")
+                for row in section[low:high]:
+                    row.status = status  # type: ignore[attr-defined]
+                    rows.append(row)
+            before += size
+        return self.decorate(rows, start)
+
+    def decorate(self, rows: list[PlayerRating], start: int) -> list[PlayerRating]:
+        """Set ``ladder``, ``user``, ``trend``, ``is_listed`` and ``rank`` on the rows from
+        place ``start`` (0-based) on: one query for the user, trend and listing; ranks need
+        none on the whole board, where ranked rows come first in rank order, and one query
+        in a search."""
+        if not rows:
+            return rows
+        extra = {
+            r.pk: r
+            for r in PlayerRating.objects.filter(pk__in=[r.pk for r in rows])
+            .select_related("user")
+            .with_trend(self.on)
+            .with_listing()
+        }
+        ranked = [row for row in rows if row.status == RANKED]  # type: ignore[attr-defined]
+        if self.text:
+            ranks = self.everyone.ranks_of(ranked, self.cutoffs)
+        else:
+            ranks = {row.pk: start + place for place, row in enumerate(ranked, 1)}
+        for row in rows:
+            more = extra[row.pk]
+            row.ladder, row.user = self.ladder, more.user
+            row.trend, row.is_listed = more.trend, more.is_listed  # type: ignore[attr-defined]
+            row.rank = ranks.get(row.pk)  # type: ignore[attr-defined]
         return rows
-    on = on or today()
-    extra = {
-        r.pk: r
-        for r in PlayerRating.objects.filter(pk__in=[r.pk for r in rows])
-        .select_related("user")
-        .with_trend(on)
-        .with_listing()
-    }
-    ranks = PlayerRating.objects.leaderboard(ladder, viewer, on).ranks()
-    for row in rows:
-        more = extra[row.pk]
-        row.user = more.user
-        row.trend, row.is_listed = more.trend, more.is_listed  # type: ignore[attr-defined]
-        row.rank = ranks.get(row.pk)  # type: ignore[attr-defined]
-    return rows
 
 
 def board_viewer(viewer: Any, ladder: Ladder) -> str:
@@ -130,9 +197,15 @@ class Person:
 
 
 def _person(user: User, hidden: set[int]) -> Person:
-    if user.pk in hidden:
+    return _named(user.pk, user.username, user.display_name, hidden)
+
+
+def _named(user_id: int, username: str, display_name: str, hidden: set[int]) -> Person:
+    """``_person`` from the user's columns alone (``User.name``'s rule), for rows read
+    without their users."""
+    if user_id in hidden:
         return Person(HIDDEN_PLAYER, None)
-    return Person(user.name, user.username)
+    return Person(display_name or username, username)
 
 
 # ---- who may be seen ---------------------------------------------------------------------
@@ -143,7 +216,8 @@ def hidden_members(viewer: Any, ladder_ids: Iterable[int]) -> dict[int, set[int]
     hidden: dict[int, set[int]] = defaultdict(set)
     if viewer.is_authenticated and viewer.is_moderator:
         return hidden
-    rows = Membership.objects.filter(ladder_id__in=list(ladder_ids), is_public=False)
+    # No ordering: Membership's default one would join ladders and users to sort the rows.
+    rows = Membership.objects.filter(ladder_id__in=list(ladder_ids), is_public=False).order_by()
     if viewer.is_authenticated:
         rows = rows.exclude(user=viewer)
     for ladder_id, user_id in rows.values_list("ladder_id", "user_id"):
@@ -151,15 +225,20 @@ def hidden_members(viewer: Any, ladder_ids: Iterable[int]) -> dict[int, set[int]
     return hidden
 
 
-def player_memberships(player: User, viewer: Any) -> list[Membership]:
-    """``player``'s memberships that ``viewer`` may see, by ladder name."""
+def player_memberships(username: str, viewer: Any) -> tuple[User | None, list[Membership]]:
+    """The player called ``username`` (None if no one is) and their memberships that
+    ``viewer`` may see, by ladder name. The memberships bring the player along: the player
+    is read on their own only when there are none."""
     visible = Ladder.objects.visible_to(viewer).values("pk")
-    return list(
-        Membership.objects.filter(user=player, ladder__in=visible)
+    memberships = list(
+        Membership.objects.filter(user__username=username, ladder__in=visible)
         .listed_for(viewer)
-        .select_related("ladder")
+        .select_related("ladder", "user")
         .order_by("ladder__name")
     )
+    if memberships:
+        return memberships[0].user, memberships
+    return User.objects.filter(username=username).first(), memberships
 
 
 def can_view_player(player: User, viewer: Any, memberships: Sequence[Membership]) -> bool:
@@ -182,11 +261,17 @@ def player_ratings(
         return {}
     rows = (
         PlayerRating.objects.filter(user=player, ladder_id__in=list(cutoffs))
-        .with_standing(cutoffs)
         .with_rank(viewer, cutoffs)
         .with_trend(on)
     )
-    return {r.ladder_id: r for r in rows}
+    ratings = {}
+    for row in rows:
+        status = row.status_on(cutoffs[row.ladder_id])
+        row.status = status  # type: ignore[attr-defined]
+        if status != RANKED:
+            row.rank = None  # type: ignore[attr-defined]
+        ratings[row.ladder_id] = row
+    return ratings
 
 
 def chart_history(player: User, ladder: Ladder) -> list[tuple[date, float, float, float, float]]:
@@ -212,6 +297,22 @@ class Record:
     @property
     def losses(self) -> int:
         return self.played - self.wins
+
+    @property
+    def won_lost(self) -> str:
+        """The record as the tables show it, "3–1": one string, not two numbers to localise."""
+        return f"{self.wins}–{self.losses}"
+
+    @property
+    def last_played_label(self) -> str:
+        return day_label(self.last_played)
+
+
+def day_label(day: date) -> str:
+    """The day as the pages write it, "5 Mar 2026" (``|date:"j M Y"``): for the player page's
+    long lists, where that filter's format and translation lookups cost more than the rest
+    of a row. English month names, like the whole site."""
+    return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
 
 
 def records(rows: Iterable[dict[str, Any]], hidden: set[int]) -> list[Record]:
@@ -446,25 +547,59 @@ class Entry:
     def won(self) -> bool:
         return self.change.won
 
+    @property
+    def played_on_label(self) -> str:
+        return day_label(self.change.played_on)
 
-def history_entries(changes: Iterable[RatingChange], hidden: dict[int, set[int]]) -> list[Entry]:
-    """Changes read with ``RatingChange.objects.history()`` as entries to show or serialise."""
+
+def _match_details(
+    match_ids: Sequence[int],
+) -> tuple[dict[int, list[tuple[str, int, str, str]]], dict[int, list[tuple[int, int]]]]:
+    """Per match, its players as (side, user id, username, display name) in order, and its
+    games as (side A, side B) points: two queries of plain rows with only what a history
+    shows (whole matches, players and users cost more to build than the page to draw)."""
+    players: dict[int, list[tuple[str, int, str, str]]] = defaultdict(list)
+    for match_id, side, user_id, username, display_name in (
+        MatchPlayer.objects.filter(match_id__in=match_ids)
+        .order_by("side", "position")
+        .values_list("match_id", "side", "user_id", "user__username", "user__display_name")
+    ):
+        players[match_id].append((side, user_id, username, display_name))
+    games: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for match_id, a, b in (
+        Game.objects.filter(match_id__in=match_ids)
+        .order_by("number")
+        .values_list("match_id", "a_points", "b_points")
+    ):
+        games[match_id].append((a, b))
+    return players, games
+
+
+def history_entries(
+    changes: Iterable[RatingChange], ladders: Mapping[int, Ladder], hidden: dict[int, set[int]]
+) -> list[Entry]:
+    """A page of ``RatingChange.objects.history()`` as entries to show or serialise, in two
+    queries (``_match_details``). ``ladders`` holds the changes' ladders, which the caller
+    has already read; each change gets its own."""
+    changes = list(changes)
+    players, games = _match_details([change.match_id for change in changes])
     entries = []
     for change in changes:
+        change.ladder = ladders[change.ladder_id]
         ladder_hidden = hidden.get(change.ladder_id, set())
-        players = list(change.match.players.all())
-        context = context_for(change, change.ladder, ladder_hidden)
+        partners, opponents = [], []
+        for side, user_id, username, display_name in players[change.match_id]:
+            if side != change.side:
+                opponents.append(_named(user_id, username, display_name, ladder_hidden))
+            elif user_id != change.user_id:
+                partners.append(_named(user_id, username, display_name, ladder_hidden))
+        names = [person.name for person in opponents]
+        context = context_for(change, change.ladder, games[change.match_id], names)
         entries.append(
             Entry(
                 change=change,
-                partners=[
-                    _person(p.user, ladder_hidden)
-                    for p in players
-                    if p.side == change.side and p.user_id != change.user_id
-                ],
-                opponents=[
-                    _person(p.user, ladder_hidden) for p in players if p.side != change.side
-                ],
+                partners=partners,
+                opponents=opponents,
                 score=context.score,
                 explanation=explain(change, context),
             )

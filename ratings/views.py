@@ -18,12 +18,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET
 
-from accounts.models import User
 from ladder.models import Ladder, Membership
 from ladder.views import HtmxHttpRequest, get_ladder_for_user
 from ratings import queries
@@ -81,22 +80,18 @@ def _board(
         board = cache.get(key)
         if board is not None:
             return board
-    rows = queries.leaderboard(ladder, request.user, text=text, status=status, on=on)
-    counts = queries.leaderboard(ladder, request.user, text=text, on=on).status_counts()
-    total = sum(counts.values()) if status == queries.ALL else counts.get(status, 0)
-    page = CountedPaginator(rows, queries.LEADERBOARD_PAGE_SIZE, total).get_page(
-        request.GET.get("page")
-    )
+    rows = queries.Board(ladder, request.user, text=text, status=status, on=on)
+    page = Paginator(rows, queries.LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     unrated: list[Membership] = []
     if status == queries.ALL and not page.has_next():
         unrated = list(
             queries.unrated_members(ladder, request.user, text)[: queries.UNRATED_LIMIT + 1]
         )
     board = {
-        "rows": queries.decorate(page.object_list, ladder, request.user, on),
+        "rows": page.object_list,
         "number": page.number,
-        "total": total,
-        "counts": counts,
+        "total": rows.count(),
+        "counts": rows.counts,
         "unrated": unrated,
     }
     if seconds:
@@ -139,9 +134,8 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
 @require_GET
 def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
     """A player's ratings per ladder; on one ladder, the chart, matches, head-to-head, partners."""
-    person = get_object_or_404(User, username=username)
-    memberships = queries.player_memberships(person, request.user)
-    if not queries.can_view_player(person, request.user, memberships):
+    person, memberships = queries.player_memberships(username, request.user)
+    if person is None or not queries.can_view_player(person, request.user, memberships):
         raise Http404("No such player.")
     on = queries.today()
     ratings = queries.player_ratings(person, memberships, request.user, on)
@@ -156,17 +150,25 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
     if ladder is not None:
         hidden = queries.hidden_members(request.user, [ladder.pk])
         changes = RatingChange.objects.history(person, ladder)
-        page = Paginator(changes, queries.HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+        # The whole page's chart reads every change on the ladder, so it counts them for the
+        # pages too; the match list alone (an HTMX swap) counts them.
+        history = None if _fragment(request, "matches") else queries.chart_history(person, ladder)
+        paginator = (
+            Paginator(changes, queries.HISTORY_PAGE_SIZE)
+            if history is None
+            else CountedPaginator(changes, queries.HISTORY_PAGE_SIZE, len(history))
+        )
+        page = paginator.get_page(request.GET.get("page"))
         context.update(
             {
                 "rating": ratings.get(ladder.pk),
                 "page": page,
-                "entries": queries.history_entries(page.object_list, hidden),
+                "entries": queries.history_entries(page.object_list, {ladder.pk: ladder}, hidden),
             }
         )
-        if not _fragment(request, "matches"):
+        if history is not None:
             ladder_hidden = hidden.get(ladder.pk, set())
-            context["chart"] = rating_chart(queries.chart_history(person, ladder))
+            context["chart"] = rating_chart(history)
             context["opponents"] = queries.records(
                 RatingChange.objects.opponents_of(person, ladder), ladder_hidden
             )

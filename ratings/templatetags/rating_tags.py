@@ -23,6 +23,13 @@ def signed(value: float | None) -> str:
 
 
 @register.filter
+def points(value: float | None) -> str:
+    """Rating points rounded to whole points (an RD: 87); "–" for none. Cheaper than
+    ``floatformat:0`` in long tables."""
+    return "–" if value is None else f"{value:.0f}"
+
+
+@register.filter
 def trend(value: float | None) -> SafeString:
     """The 30-day trend as an arrow and points, coloured; "–" without a match in that time."""
     if value is None:

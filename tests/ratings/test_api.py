@@ -187,11 +187,12 @@ def test_history_queries_do_not_grow(api, club, django_assert_num_queries):
     for _ in range(30):
         play(ladder, [ann], [cat], [(21, 15), (21, 17)], TODAY - timedelta(days=3))
     rate_ladder(ladder.pk)
-    # player, memberships, count, page, players, games, hidden members
-    with django_assert_num_queries(7):
+    # memberships (with the player), count, page, players, games, hidden members
+    with django_assert_num_queries(6):
         assert api.get("/api/v1/players/ann/history/").status_code == 200
-    # ladder, count, page, its rows' trends and listing, the ranks
-    with django_assert_num_queries(5):
+    # ladder, status counts, the page's rows (one status here), their users, trends and
+    # listing; ranks come from the places
+    with django_assert_num_queries(4):
         assert api.get("/api/v1/ladders/club/leaderboard/").status_code == 200
 
 

@@ -15,7 +15,16 @@ from ratings.engine.types import PlayerState
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import rate_ladder
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
-from tests.ratings.pages_support import NOON, TODAY, member, play, row_of, season, text_of
+from tests.ratings.pages_support import (
+    NOON,
+    TODAY,
+    member,
+    play,
+    rated,
+    row_of,
+    season,
+    text_of,
+)
 
 MATCHES = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "matches"}
 
@@ -147,6 +156,44 @@ def test_doubles_partners(client, db):
     entry = response.context["entries"][0]
     assert [p.name for p in entry.partners] == ["Bd D"]
     assert [p.name for p in entry.opponents] == ["Cd D", "Dd D"]
+
+
+def test_standing_and_rank_agree_with_the_leaderboard_at_the_boundaries(client, db, mod):
+    # The player page works out each status from the rating row (PlayerRating.status_on);
+    # the leaderboard filters by PlayerRatingQuerySet.of_status. Both agree, edges included.
+    ladder = LadderFactory(name="Board", slug="board", lookback_days=90)
+    for name, fields in {
+        "top": dict(rating=8000.0, rd=50.0, matches=30),  # ranked, but hidden
+        "ria": dict(rating=5200.0, rd=120.0, matches=5, last_played=TODAY - timedelta(days=90)),
+        "rob": dict(rating=4800.0, rd=60.0, matches=20),
+        "pam": dict(rating=6000.0, rd=120.5, matches=30),
+        "pat": dict(rating=5900.0, rd=50.0, matches=4),
+        "ian": dict(rating=7004.9, rd=50.0, matches=40, last_played=TODAY - timedelta(days=91)),
+    }.items():
+        rated(ladder, member(ladder, name, is_public=name != "top"), **fields)
+    cutoffs = {ladder.pk: TODAY - timedelta(days=90)}
+    pairs = [
+        (username, status)
+        for status in ("ranked", "provisional", "inactive")
+        for username in PlayerRating.objects.of_status(status, cutoffs).values_list(
+            "user__username", flat=True
+        )
+    ]
+    statuses = dict(pairs)
+    assert len(pairs) == len(statuses) == 6  # each row has exactly one status
+
+    def standing(name):  # type: ignore[no-untyped-def]
+        rating = client.get(f"/players/{name}/").context["rating"]
+        return rating.status, rating.rank
+
+    # A hidden member leaves no gap in the ranks of those who may not see them.
+    expected = {"ria": 1, "rob": 2, "pam": None, "pat": None, "ian": None}
+    assert {n: standing(n) for n in expected} == {n: (statuses[n], r) for n, r in expected.items()}
+    assert statuses["ria"] == statuses["rob"] == "ranked" and statuses["ian"] == "inactive"
+    client.force_login(mod)
+    assert [standing(n) for n in ("top", "ria", "rob")] == [
+        ("ranked", 1), ("ranked", 2), ("ranked", 3)
+    ]  # fmt: skip
 
 
 # ---- visibility ---------------------------------------------------------------------------
@@ -330,10 +377,13 @@ def test_player_and_head_to_head_queries_do_not_grow(client, db, team_size):
 def test_player_page_query_count_is_pinned(client, django_assert_num_queries, db):
     ladder = LadderFactory(name="Large", slug="large")
     big_season(ladder)
-    # User, memberships, ratings, hidden members, matches count and page, their players and
-    # games, chart, opponents.
-    with django_assert_num_queries(10):
+    # Memberships (with the player), ratings, hidden members, chart (which counts the matches
+    # too), matches page, their players and games, opponents.
+    with django_assert_num_queries(8):
         client.get("/players/l00/")
+    # The match list alone: the same less chart and opponents, plus the count.
+    with django_assert_num_queries(7):
+        client.get("/players/l00/", {"page": 2}, **MATCHES)
     # Head-to-head: ladder, sides, matches with their players and games, the states for the
     # prediction (memberships, ratings), the members for the type-ahead, hidden members.
     with django_assert_num_queries(9):

@@ -151,6 +151,14 @@ def test_volatility_bracket_branch_and_branch_with_big_delta() -> None:
     assert glicko2.new_volatility(0.1, 1.0, 2.0, 0.06, 0.5) < 0.06
 
 
+def test_volatility_converges_against_an_opponent_out_of_reach() -> None:
+    """6259 against 2000 at scale factor 100 (found by hypothesis): E (1 - E) underflows, v
+    is ~3e42 and the root lies within one ulp of ln sigma^2, so the Illinois halving needs
+    101 steps to step off it. The volatility stays where it was; no error."""
+    sigma = glicko2.new_volatility(0.0, 0.11512924985234672, 3.207804861836655e42, 0.25, 0.25)
+    assert sigma == pytest.approx(0.25, abs=1e-12)
+
+
 def test_volatility_iteration_is_the_illinois_method() -> None:
     """The iteration converges to f's root to within epsilon in x = ln sigma^2."""
     delta, phi, v, sigma, tau = -0.4834, 1.1513, 1.7785, 0.06, 0.5

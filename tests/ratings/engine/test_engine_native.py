@@ -401,6 +401,20 @@ def test_bad_match_raises_the_same_error_and_keeps_the_state(bad: Match) -> None
 
 
 @needs_native
+def test_an_opponent_out_of_reach_rates_the_same_in_c() -> None:
+    """The slow case of the volatility iteration (101 steps) gives the same bits in C."""
+    params = Params(scale_factor=100.0, tau=0.25, match_win_bonus=0.5, margin_weight=0.0)
+    initial = {
+        "P0": PlayerState(6259.0, 20.0, 0.25),
+        "P1": PlayerState(2000.0, 20.0, 0.25),
+    }
+    native, pure = both(params, initial)
+    match = singles(DAY, "P0", "P1", ((21, 0), (21, 0)), match_id=1)
+    assert_same_changes(native.rate_all([match]), pure.rate_all([match]))
+    assert_same_replayers(native, pure)
+
+
+@needs_native
 def test_iteration_cap_surfaces_as_engine_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """The C side stops at the match; Python rates it and raises the same EngineError."""
     matches = [singles(DAY + timedelta(days=i), "Ann", f"Opp{i % 4}") for i in range(10)]
