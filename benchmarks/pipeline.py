@@ -12,10 +12,12 @@ Prints a markdown table (the results in docs/BENCHMARKS.md come from it).
 from __future__ import annotations
 
 import argparse
+import atexit
 import io
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -70,6 +72,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def setup_django(database_url: str) -> None:
     """Production settings (DEBUG off, collected static files) on the benchmark database."""
+    static_root = tempfile.mkdtemp(prefix="ladder-static-")
+    atexit.register(shutil.rmtree, static_root, ignore_errors=True)
     os.environ.update(
         DATABASE_URL=database_url,
         DJANGO_SETTINGS_MODULE="ladder.settings",
@@ -79,7 +83,7 @@ def setup_django(database_url: str) -> None:
         ALLOWED_HOSTS="localhost",
         SECURE_SSL_REDIRECT="0",
         EMAIL_BACKEND="django.core.mail.backends.dummy.EmailBackend",
-        STATIC_ROOT=tempfile.mkdtemp(prefix="ladder-static-"),
+        STATIC_ROOT=static_root,
     )
     import django
 
