@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import date
+from functools import lru_cache
+
 from django import template
+from django.conf import settings
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+
+from ratings.queries import day_label
 
 register = template.Library()
 
@@ -48,3 +55,23 @@ def trend(value: float | None) -> SafeString:
 def percent(value: float | None) -> str:
     """0.634 → "63%"."""
     return "–" if value is None else f"{value:.0%}"
+
+
+@register.filter
+def day(value: date | None) -> str:
+    """A date as the tables write it, "5 Mar 2026": ``|date:"j M Y"`` without its format
+    parsing and translation lookups, for the leaderboard's every row."""
+    return "" if value is None else day_label(value)
+
+
+@register.simple_tag
+def player_url(username: str) -> str:
+    """``{% url 'ratings:player' username %}``, remembered per name: reversing a URL on each
+    of a leaderboard's fifty rows was a quarter of the time it took to draw them."""
+    return _player_path(settings.ROOT_URLCONF, get_urlconf(), get_script_prefix(), username)
+
+
+@lru_cache(maxsize=100_000)
+def _player_path(root_urlconf: str, urlconf: str | None, prefix: str, username: str) -> str:
+    # The URL configuration and script prefix are part of the key: they decide the path.
+    return reverse("ratings:player", args=[username])
