@@ -141,32 +141,27 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         )
 
     def with_trend(self, today: date) -> PlayerRatingQuerySet:
-        """Annotate ``trend``: the rating now minus the rating ``TREND_DAYS`` days before ``today``.
-
-        The sum of the changes since then (the rating only moves with matches); None
-        when the player has not played since. One subquery per row: use it on a page.
-        """
-        since = today - timedelta(days=TREND_DAYS)
-        recent = (
-            RatingChange.objects.filter(
-                ladder=OuterRef("ladder"), user=OuterRef("user"), played_on__gt=since
-            )
-            .order_by()
-            .values("user")
-            .annotate(total=Sum("change"))
-            .values("total")
-        )
-        return self.annotate(trend=Subquery(recent, output_field=FloatField()))
-
-    def with_listing(self) -> PlayerRatingQuerySet:
-        """Annotate ``is_listed``: whether the player appears on this ladder for everyone."""
-        listed = Membership.objects.filter(
+        """Annotate ``trend`` (``RatingChangeQuerySet.trends``) with one subquery per row:
+        for a player's few ladders; a leaderboard page reads its rows' trends in one query."""
+        recent = RatingChange.objects.filter(
             ladder=OuterRef("ladder"), user=OuterRef("user")
-        ).order_by()
-        return self.annotate(is_listed=Subquery(listed.values("is_public")[:1]))
+        ).trends(today)
+        return self.annotate(trend=Subquery(recent.values("total"), output_field=FloatField()))
 
 
 class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
+    def trends(self, today: date) -> Any:
+        """Per ladder and player, ``total``: the rating now minus the rating ``TREND_DAYS`` days
+        before ``today``, which is the sum of the changes since (the rating only moves with
+        matches). A player who has not played since has no row: no trend."""
+        since = today - timedelta(days=TREND_DAYS)
+        return (
+            self.filter(played_on__gt=since)
+            .order_by()
+            .values("ladder", "user")
+            .annotate(total=Sum("change"))
+        )
+
     def with_previous(self) -> RatingChangeQuerySet:
         """Annotate ``previous_rd`` and ``previous_played_on``: the player's RD after, and the
         date of, their previous match on the ladder (None for their first). Computed over

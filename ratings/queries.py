@@ -134,27 +134,34 @@ class Board:
 
     def decorate(self, rows: list[PlayerRating], start: int) -> list[PlayerRating]:
         """Set ``ladder``, ``user``, ``trend``, ``is_listed`` and ``rank`` on the rows from
-        place ``start`` (0-based) on: one query for the user, trend and listing; ranks need
-        none on the whole board, where ranked rows come first in rank order, and one query
-        in a search."""
+        place ``start`` (0-based) on, in a query each for the users and the trends, one for
+        the listing when the viewer can see rows others cannot, and ranks by place on the
+        whole board (ranked rows come first, in rank order) or by one query in a search."""
         if not rows:
             return rows
-        extra = {
-            r.pk: r
-            for r in PlayerRating.objects.filter(pk__in=[r.pk for r in rows])
-            .select_related("user")
-            .with_trend(self.on)
-            .with_listing()
-        }
+        ids = [row.user_id for row in rows]
+        users = User.objects.only("username", "display_name").in_bulk(ids)
+        trends = dict(
+            RatingChange.objects.filter(ladder=self.ladder, user__in=ids)
+            .trends(self.on)
+            .values_list("user", "total")
+        )
+        hidden: set[int] = set()
+        if self.viewer.is_authenticated:  # a moderator, or a hidden member seeing themselves
+            hidden = set(
+                Membership.objects.filter(ladder=self.ladder, user__in=ids, is_public=False)
+                .order_by()
+                .values_list("user", flat=True)
+            )
         ranked = [row for row in rows if row.status == RANKED]  # type: ignore[attr-defined]
         if self.text:
             ranks = self.everyone.ranks_of(ranked, self.cutoffs)
         else:
             ranks = {row.pk: start + place for place, row in enumerate(ranked, 1)}
         for row in rows:
-            more = extra[row.pk]
-            row.ladder, row.user = self.ladder, more.user
-            row.trend, row.is_listed = more.trend, more.is_listed  # type: ignore[attr-defined]
+            row.ladder, row.user = self.ladder, users[row.user_id]
+            row.trend = trends.get(row.user_id)  # type: ignore[attr-defined]
+            row.is_listed = row.user_id not in hidden  # type: ignore[attr-defined]
             row.rank = ranks.get(row.pk)  # type: ignore[attr-defined]
         return rows
 

@@ -350,12 +350,12 @@ def test_leaderboard_queries_do_not_grow_with_players_and_matches(
     counts = (leaderboard_queries(client, "small"), leaderboard_queries(client, "large"))
     assert counts[0] == counts[1]
     # Anonymous: ladder, status counts (which give the page count), page rows (one query per
-    # status the page shows: one here), their users, trends and listing, unrated members;
-    # ranks come from the places. Signed in: + session, user,
-    # moderator check, own membership, whether one's own row is hidden (the cache key), the
-    # navigation's inbox badge.
+    # status the page shows: one here), their users, their trends, unrated members; ranks
+    # come from the places. Signed in: + session, user, moderator check, own membership,
+    # whether one's own row is hidden (the cache key), which page rows are hidden ("Hidden"
+    # tags), the navigation's inbox badge.
     cache.clear()
-    with django_assert_num_queries(11 if signed_in else 5):
+    with django_assert_num_queries(13 if signed_in else 6):
         client.get("/ladders/large/")
     # Again: the page's data comes from the cache (the ladder row carries its version).
     with django_assert_num_queries(7 if signed_in else 1):
