@@ -9,7 +9,7 @@ and matches a ladder has.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -102,11 +102,11 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         counts = {status: Count("pk", filter=q) for status, q in _statuses(cutoffs).items()}
         return self.order_by().aggregate(**counts)
 
-    def ranks_of(self, rows: Iterable[Any], cutoffs: Mapping[int, date]) -> dict[int, int]:
+    def ranks_of(self, rows: Sequence[Any], cutoffs: Mapping[int, date]) -> dict[int, int]:
         """Place of each of ``rows`` (ranked rows of one ladder) among this queryset's ranked
         rows by rating, ties to the older row: {pk: rank}. One query, one pass over the
-        ladder, however many rows; call it on the ladder's rows as the viewer sees them, so
-        a hidden member leaves no gap."""
+        ladder's rows down to the lowest of ``rows``, however many rows; call it on the
+        ladder's rows as the viewer sees them, so a hidden member leaves no gap."""
         above = {
             f"above_{row.pk}": Count(
                 "pk", filter=Q(rating__gt=row.rating) | Q(rating=row.rating, pk__lt=row.pk)
@@ -115,7 +115,10 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         }
         if not above:
             return {}
-        counts = self.of_status(RANKED, cutoffs).order_by().aggregate(**above)
+        # Rows below the lowest of ``rows`` are above none of them.
+        lowest = min(row.rating for row in rows)
+        ranked = self.of_status(RANKED, cutoffs).filter(rating__gte=lowest)
+        counts = ranked.order_by().aggregate(**above)
         return {int(name.removeprefix("above_")): n + 1 for name, n in counts.items()}
 
     def with_rank(self, viewer: Any, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
@@ -126,7 +129,7 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         above = (
             PlayerRating.objects.listed_for(viewer)
             .filter(
-                _active(cutoffs) & ESTABLISHED,
+                _statuses(cutoffs)[RANKED],
                 Q(rating__gt=OuterRef("rating"))
                 | Q(rating=OuterRef("rating"), pk__lt=OuterRef("pk")),
                 ladder=OuterRef("ladder"),
