@@ -24,6 +24,7 @@ def test_username_and_display_name_have_trigram_indexes(db):
         definition = indexes[f"accounts_user_{column}_trgm"]
         assert "gin" in definition and "gin_trgm_ops" in definition
         assert f"upper(({column})::text)" in definition
+        assert "fastupdate=off" in definition  # no pending list for searches to scan
 
 
 def test_the_planner_uses_them_for_a_name_search(db):
