@@ -65,6 +65,16 @@ def synthetic_history(players: int, matches: int, seed: int, end: date) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cpu_check() -> float:
+    """Milliseconds for a fixed pure-Python loop: how fast this machine is right now (shared
+    machines vary by 2x from minute to minute), to read the other numbers against."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(3_000_000):
+        total += i * i
+    return (time.perf_counter() - started) * 1000
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -244,6 +254,7 @@ def main() -> None:
         print(" | ".join(row), file=sys.stderr, flush=True)
 
     try:
+        record("CPU check: a 3,000,000-step Python loop", f"{cpu_check():.0f} ms", "")
         setup_django(database_url)
         today = date.today()
         players = max(args.matches // 20, 100)
@@ -295,6 +306,7 @@ def main() -> None:
                 f"p95 {percentile(times, 0.95) * 1000:.1f} ms",
                 "p95 < 50 ms",
             )
+        record("CPU check again, after the pages", f"{cpu_check():.0f} ms", "")
     finally:
         from django.db import connections
 
