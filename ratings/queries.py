@@ -31,7 +31,6 @@ from ladder.models import (
     Membership,
     MembershipQuerySet,
 )
-from ratings.chart import MONTHS
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import PlayerState
 from ratings.explain import HIDDEN_PLAYER, context_for, explain, score_from
@@ -310,17 +309,6 @@ class Record:
         """The record as the tables show it, "3–1": one string, not two numbers to localise."""
         return f"{self.wins}–{self.losses}"
 
-    @property
-    def last_played_label(self) -> str:
-        return day_label(self.last_played)
-
-
-def day_label(day: date) -> str:
-    """The day as the pages write it, "5 Mar 2026" (``|date:"j M Y"``): for the player page's
-    long lists, where that filter's format and translation lookups cost more than the rest
-    of a row. English month names, like the whole site."""
-    return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
-
 
 def records(rows: Iterable[dict[str, Any]], hidden: set[int]) -> list[Record]:
     """Opponent or partner rows (RatingChange.objects.opponents_of / partners_of) as
@@ -553,10 +541,6 @@ class Entry:
     @property
     def won(self) -> bool:
         return self.change.won
-
-    @property
-    def played_on_label(self) -> str:
-        return day_label(self.change.played_on)
 
 
 def _match_details(

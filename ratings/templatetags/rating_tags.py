@@ -11,7 +11,7 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from ratings.queries import day_label
+from ratings.chart import MONTHS
 
 register = template.Library()
 
@@ -60,8 +60,9 @@ def percent(value: float | None) -> str:
 @register.filter
 def day(value: date | None) -> str:
     """A date as the tables write it, "5 Mar 2026": ``|date:"j M Y"`` without its format
-    parsing and translation lookups, for the leaderboard's every row."""
-    return "" if value is None else day_label(value)
+    parsing and translation lookups, which cost more than the rest of a row in the long
+    lists (leaderboard, match history, head-to-head). English month names, like the site."""
+    return "" if value is None else f"{value.day} {MONTHS[value.month - 1]} {value.year}"
 
 
 @register.simple_tag
