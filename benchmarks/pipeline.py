@@ -5,7 +5,8 @@
 Starts a throwaway PostgreSQL cluster (as the tests do), then measures:
 1. importing and rating N singles matches end to end (`import_matches`),
 2. time from a confirmation to the rating being visible, with a real worker on Redis,
-3. leaderboard and player page server time with many players and matches.
+3. leaderboard and player page server time with many players and matches: cached (on
+   Redis, as in production), uncached, and the first view after a rating run.
 Prints a markdown table (the results in docs/BENCHMARKS.md come from it).
 """
 
@@ -196,9 +197,57 @@ PAGES = (
 )
 
 
+AFTER_A_CHANGE = "leaderboard page, first view after a rating run"
+
+
+def first_views_after_changes(samples: int) -> list[float]:
+    """A match is confirmed and rated (in this process: no broker), then the next visitor
+    opens the leaderboard: the time of that first view, which the rating run's ready-made
+    page in the shared cache serves."""
+    from django.test import Client
+
+    from ladder.matches import confirm_match, report_match
+    from ladder.models import Ladder, Membership
+
+    ladder = Ladder.objects.get(slug="big")
+    ladder.max_pending_reports = ladder.reports_per_hour = 10_000
+    ladder.save()
+    users = [m.user for m in Membership.objects.filter(ladder=ladder).select_related("user")[:40]]
+    rng = random.Random(5)
+    client = Client(HTTP_HOST="localhost")
+    client.get("/ladders/big/")  # warm the process
+    times = []
+    for _ in range(samples):
+        a, b = rng.sample(users, 2)
+        match = report_match(
+            ladder=ladder,
+            reporter=a,
+            played_on=date.today(),
+            side_a=[a],
+            side_b=[b],
+            games=[(21, rng.randint(0, 19)), (21, rng.randint(0, 19))],
+        )
+        confirm_match(match, b)  # rated on commit, in this process
+        started = time.perf_counter()
+        response = client.get("/ladders/big/")
+        times.append(time.perf_counter() - started)
+        assert response.status_code == 200
+    return times
+
+
 def measure_pages(database_url: str, samples: int) -> None:
     """In a fresh process, as a web worker serves them (not in the process that imported
-    300,000 matches): each page's times, cached and not, printed as JSON."""
+    300,000 matches), with the leaderboard cache on Redis as in production: each page's
+    times, cached and not, then first views after rating runs, printed as JSON."""
+    redis = services.start_redis()
+    os.environ["LEADERBOARD_CACHE_URL"] = redis.extra["url"]
+    try:
+        _measure_pages(database_url, samples)
+    finally:
+        redis.stop()
+
+
+def _measure_pages(database_url: str, samples: int) -> None:
     setup_django(database_url)
     from django.test import override_settings
 
@@ -214,6 +263,7 @@ def measure_pages(database_url: str, samples: int) -> None:
                     continue  # only the leaderboard has a cache
                 path = path.format(top=top.user.username)
                 results.append((label, path, cached, page_latency(path, samples)))
+    results.append((AFTER_A_CHANGE, "/ladders/big/", True, first_views_after_changes(30)))
     json.dump(results, sys.stdout)
 
 
@@ -304,6 +354,8 @@ def main() -> None:
             how = "cached" if cached else "uncached"
             if not path.startswith("/ladders/"):
                 how = "no cache"
+            if label == AFTER_A_CHANGE:
+                how = f"{len(times)} runs"
             record(
                 f"{label} ({how}), {args.big_players:,} players / {args.big_matches:,} matches",
                 f"p50 {percentile(times, 0.5) * 1000:.1f} ms, "

@@ -71,3 +71,20 @@ def database_from_url(url: str) -> dict[str, object]:
     raise ImproperlyConfigured(
         f"DATABASE_URL scheme {parsed.scheme!r} is not supported (use postgres:// or sqlite://)."
     )
+
+
+def cache_from_url(name: str, url: str) -> dict[str, object]:
+    """A cache: a Redis at `redis://host:port/db` (shared by every process that names it),
+    or this process's memory when `url` is empty (`name` keeps it apart from the others)."""
+    if not url:
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": name}
+    if urlparse(url).scheme not in ("redis", "rediss", "unix"):
+        raise ImproperlyConfigured(
+            f"The {name} cache needs a Redis URL (redis://...), not {url!r}."
+        )
+    return {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": url,
+        # A cache that is down or slow costs a page little: it is read as a miss.
+        "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25},
+    }

@@ -324,8 +324,8 @@ class Ladder(models.Model):
     board_version = models.PositiveBigIntegerField(
         default=0,
         editable=False,
-        help_text="Grows whenever what the leaderboard shows changes (ratings, members, "
-        "names); cached leaderboard pages are keyed by it.",
+        help_text="A new random number whenever what the leaderboard shows changes "
+        "(ratings, members, names); cached leaderboard pages are keyed by it.",
     )
     reports_per_hour = models.PositiveIntegerField(
         default=20,

@@ -1,7 +1,7 @@
 """Settings from the environment, with safe local defaults (SQLite, in-process tasks, console email).
 
-Production sets DEBUG=0, SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, ALLOWED_HOSTS and email;
-without SECRET_KEY it refuses to start.
+Production sets DEBUG=0, SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, LEADERBOARD_CACHE_URL,
+ALLOWED_HOSTS and email; without SECRET_KEY it refuses to start.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from ladder.env import database_from_url, envbool, envint, envlist, envstr
+from ladder.env import cache_from_url, database_from_url, envbool, envint, envlist, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -196,9 +196,16 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {"MatchStateEnum": "ladder.models.MATCH_STATES"},
 }
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-# Leaderboard pages are cached per process under the ladder's board_version, which the
-# database bumps on every change they show, so processes never serve a stale page; 0 = off.
+CACHES = {
+    "default": cache_from_url("default", ""),  # per process: the API's throttles, say
+    # Leaderboard pages (ratings.queries.board_page). With LEADERBOARD_CACHE_URL (a Redis,
+    # say the broker's with another database number) the web processes share them, and a
+    # rating run's ready-made first page reaches all of them; without, each keeps its own.
+    # Entries are keyed by the ladder's board_version, which changes with every change a
+    # leaderboard shows, so no process serves a stale page.
+    "leaderboard": cache_from_url("leaderboard", envstr("LEADERBOARD_CACHE_URL") or ""),
+}
+# How long a leaderboard page is kept; 0 = not at all.
 LEADERBOARD_CACHE_SECONDS = envint("LEADERBOARD_CACHE_SECONDS", 300)
 
 LOGGING = {

@@ -16,13 +16,14 @@ outright. A second worker, or a redelivered message, finds nothing left to do.
 from __future__ import annotations
 
 import logging
+import secrets
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
@@ -30,6 +31,7 @@ from ratings.bulk import insert_rows
 from ratings.engine import Match as EngineMatch
 from ratings.engine import PlayerState, Replayer, ReplaySnapshot
 from ratings.models import PlayerRating, RatingChange
+from ratings.queries import warm_board
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +96,8 @@ def rate_ladder(ladder_id: int) -> RateResult:
         for chunk in _chunks(unrated):
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=None)
         if affecting:
-            bump_board(ladder.pk)
+            ladder.board_version = bump_board(ladder.pk)
+            warm_board(ladder)
     log.info(
         "ladder %s: rated %s match(es), replayed from %s",
         ladder.slug,
@@ -115,13 +118,19 @@ def recompute_ladder(ladder_id: int) -> int:
         Match.objects.filter(ladder=ladder).exclude(state__in=RATED_STATES).update(
             needs_rating=False, rated_at=None
         )
-        bump_board(ladder.pk)
+        ladder.board_version = bump_board(ladder.pk)
+        warm_board(ladder)
     return count
 
 
-def bump_board(*ladder_ids: int) -> None:
-    """What these ladders' leaderboards show changed: cached pages of them are stale."""
-    Ladder.objects.filter(pk__in=ladder_ids).update(board_version=F("board_version") + 1)
+def bump_board(*ladder_ids: int) -> int:
+    """What these ladders' leaderboards show changed: cached pages of them are stale.
+
+    Returns the new ``board_version``: a random number rather than the next one, so that
+    a version given in a transaction that rolls back is never given again."""
+    version = secrets.randbits(62)
+    Ladder.objects.filter(pk__in=ladder_ids).update(board_version=version)
+    return version
 
 
 def _chunks(ids: list[int], size: int = 1000) -> Iterable[list[int]]:

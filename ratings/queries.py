@@ -9,6 +9,8 @@ moderators; elsewhere (a match list, an explanation) they read as "a hidden play
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -18,6 +20,10 @@ from functools import cached_property, reduce
 from operator import and_
 from typing import Any, overload
 
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import caches
+from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -42,6 +48,8 @@ from ratings.models import (
     RatingChange,
     active_since,
 )
+
+log = logging.getLogger(__name__)
 
 LEADERBOARD_PAGE_SIZE = 50
 HISTORY_PAGE_SIZE = 20
@@ -165,15 +173,98 @@ class Board:
         return rows
 
 
+PUBLIC = "public"  # what a visitor sees: the rows of public members
+
+
 def board_viewer(viewer: Any, ladder: Ladder) -> str:
     """Which rows of the ladder ``viewer`` may see, as a cache-key part: every row for
     moderators, their own hidden row as well for a hidden member, else the public rows."""
     if not viewer.is_authenticated:
-        return "public"
+        return PUBLIC
     if viewer.is_moderator:
         return "all"
     hidden = Membership.objects.filter(ladder=ladder, user=viewer, is_public=False).exists()
-    return f"self{viewer.pk}" if hidden else "public"
+    return f"self{viewer.pk}" if hidden else PUBLIC
+
+
+def board_page(
+    ladder: Ladder,
+    viewer: Any,
+    *,
+    text: str = "",
+    status: str = ALL,
+    page: str = "",
+    on: date | None = None,
+) -> dict[str, Any]:
+    """One leaderboard page as ``viewer`` sees it (``page`` as the request names it): its
+    rows (with rank, trend and user), its number, the status counts, the total and, on the
+    last page, the members not yet rated (at most one more than ``UNRATED_LIMIT``).
+
+    Cached under the ladder's ``board_version`` (changed whenever ratings, members or names
+    change), the day and what the viewer may see, so a hit is never stale.
+    """
+    on = on or today()
+    key = _board_key(ladder, board_viewer(viewer, ladder), text, status, page, on)
+    board = _cached(key)
+    if board is None:
+        board = _read_board(ladder, viewer, text, status, page, on)
+        _cache(key, board)
+    return board
+
+
+def warm_board(ladder: Ladder) -> None:
+    """Put the first page that visitors see in the cache, ready for the first of them.
+
+    A rating run calls this inside its transaction, after giving the ladder its new
+    ``board_version``: if the run rolls back, the entry sits under a version that no one
+    reads, and once it commits, no visitor reads the page before it is there."""
+    if not settings.LEADERBOARD_CACHE_SECONDS:
+        return
+    on = today()
+    board = _read_board(ladder, AnonymousUser(), "", ALL, "", on)
+    _cache(_board_key(ladder, PUBLIC, "", ALL, "", on), board)
+
+
+def _read_board(
+    ladder: Ladder, viewer: Any, text: str, status: str, page: str, on: date
+) -> dict[str, Any]:
+    rows = Board(ladder, viewer, text=text, status=status, on=on)
+    shown = Paginator(rows, LEADERBOARD_PAGE_SIZE).get_page(page)
+    unrated: list[Membership] = []
+    if status == ALL and not shown.has_next():
+        unrated = list(unrated_members(ladder, viewer, text)[: UNRATED_LIMIT + 1])
+    return {
+        "rows": shown.object_list,
+        "number": shown.number,
+        "total": rows.count(),
+        "counts": rows.counts,
+        "unrated": unrated,
+    }
+
+
+def _board_key(ladder: Ladder, seen: str, text: str, status: str, page: str, on: date) -> str:
+    parts = (ladder.pk, ladder.board_version, ladder.lookback_days, on, seen, status, text, page)
+    return "board:" + hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+# The cache only saves time: one that is down or slow reads as a miss and fails nothing.
+def _cached(key: str) -> Any:
+    if not settings.LEADERBOARD_CACHE_SECONDS:
+        return None
+    try:
+        return caches["leaderboard"].get(key)
+    except Exception:  # any error of the cache's client (a Redis that is down, say)
+        log.warning("The cache could not be read; reading the database instead", exc_info=True)
+        return None
+
+
+def _cache(key: str, value: Any) -> None:
+    if not settings.LEADERBOARD_CACHE_SECONDS:
+        return
+    try:
+        caches["leaderboard"].set(key, value, settings.LEADERBOARD_CACHE_SECONDS)
+    except Exception:  # as in _cached
+        log.warning("The cache could not be written", exc_info=True)
 
 
 def unrated_members(ladder: Ladder, viewer: Any, text: str = "") -> MembershipQuerySet:

@@ -10,12 +10,8 @@ every link keeps its ``href``, so the pages work without JavaScript.
 
 from __future__ import annotations
 
-import hashlib
-from datetime import date
 from typing import Any
 
-from django.conf import settings
-from django.core.cache import cache
 from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
@@ -61,49 +57,12 @@ class CountedPaginator(Paginator):
         return self._count
 
 
-def _board(
-    request: HtmxHttpRequest, ladder: Ladder, text: str, status: str, on: date
-) -> dict[str, Any]:
-    """One leaderboard page's data: its rows (with rank, trend and user), the status counts,
-    the total and, on the last page, the members not yet rated.
-
-    Cached under the ladder's ``board_version`` (bumped whenever ratings, members or names
-    change), today's date and what the viewer may see, so a hit is never stale.
-    """
-    seconds = settings.LEADERBOARD_CACHE_SECONDS
-    if seconds:
-        parts = (
-            ladder.pk, ladder.board_version, ladder.lookback_days, on,
-            queries.board_viewer(request.user, ladder), status, text, request.GET.get("page", ""),
-        )  # fmt: skip
-        key = "board:" + hashlib.sha256(repr(parts).encode()).hexdigest()
-        board = cache.get(key)
-        if board is not None:
-            return board
-    rows = queries.Board(ladder, request.user, text=text, status=status, on=on)
-    page = Paginator(rows, queries.LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
-    unrated: list[Membership] = []
-    if status == queries.ALL and not page.has_next():
-        unrated = list(
-            queries.unrated_members(ladder, request.user, text)[: queries.UNRATED_LIMIT + 1]
-        )
-    board = {
-        "rows": page.object_list,
-        "number": page.number,
-        "total": rows.count(),
-        "counts": rows.counts,
-        "unrated": unrated,
-    }
-    if seconds:
-        cache.set(key, board, seconds)
-    return board
-
-
 def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any]) -> HttpResponse:
     """The ladder page (``ladder.views.ladder_detail`` passes the side panel's context)."""
     text, status = LeaderboardFilterForm(request.GET or None).values()
-    on = queries.today()
-    board = _board(request, ladder, text, status, on)
+    board = queries.board_page(
+        ladder, request.user, text=text, status=status, page=request.GET.get("page", "")
+    )
     paginator = CountedPaginator([], queries.LEADERBOARD_PAGE_SIZE, board["total"])
     page = Page(board["rows"], board["number"], paginator)
     counts, unrated = board["counts"], board["unrated"]

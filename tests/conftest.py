@@ -82,9 +82,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
 @pytest.fixture(autouse=True)
 def _empty_cache() -> Iterator[None]:
     """Each test starts with an empty cache (ids can repeat across rolled-back tests)."""
-    from django.core.cache import cache
+    from django.core.cache import caches
 
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
     yield
 
 

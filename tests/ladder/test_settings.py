@@ -107,3 +107,18 @@ def test_database_url_parsing() -> None:
     assert env.database_from_url("sqlite:///ladder.sqlite3")["NAME"] == "ladder.sqlite3"
     with pytest.raises(ImproperlyConfigured, match="scheme 'mysql' is not supported"):
         env.database_from_url("mysql://x@y/z")
+
+
+def test_cache_url_parsing() -> None:
+    assert env.cache_from_url("boards", "") == {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "boards",
+    }
+    redis = env.cache_from_url("boards", "redis://cache.example:6379/1")
+    assert (redis["BACKEND"], redis["LOCATION"]) == (
+        "django.core.cache.backends.redis.RedisCache",
+        "redis://cache.example:6379/1",
+    )
+    assert redis["OPTIONS"] == {"socket_connect_timeout": 0.25, "socket_timeout": 0.25}
+    with pytest.raises(ImproperlyConfigured, match="The boards cache needs a Redis URL"):
+        env.cache_from_url("boards", "memcached://x:11211")
