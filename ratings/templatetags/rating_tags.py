@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from django import template
 from django.conf import settings
 from django.urls import get_script_prefix, get_urlconf, reverse
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from ratings.chart import MONTHS
+
+if TYPE_CHECKING:
+    from ratings.queries import Person
 
 register = template.Library()
 
@@ -69,10 +74,37 @@ def day(value: date | None) -> str:
 def player_url(username: str) -> str:
     """``{% url 'ratings:player' username %}``, remembered per name: reversing a URL on each
     of a leaderboard's fifty rows was a quarter of the time it took to draw them."""
-    return _player_path(settings.ROOT_URLCONF, get_urlconf(), get_script_prefix(), username)
+    return _path("ratings:player", username)
+
+
+@register.simple_tag
+def match_url(pk: int) -> str:
+    """``{% url 'match_detail' pk %}``, remembered (``player_url``) for the match lists."""
+    return _path("match_detail", pk)
+
+
+@register.simple_tag
+def people(persons: Iterable[Person], ladder_slug: str) -> SafeString:
+    """Players joined by " & ", each linked to their page on the ladder; a hidden player
+    (no username) is named without a link. A tag, not an include per side: the includes
+    were a third of the time it took to draw a player's match list."""
+    return mark_safe(
+        " &amp; ".join(
+            format_html(
+                '<a href="{}?ladder={}">{}</a>', player_url(p.username), ladder_slug, p.name
+            )
+            if p.username
+            else conditional_escape(p.name)
+            for p in persons
+        )
+    )
+
+
+def _path(name: str, arg: str | int) -> str:
+    return _reverse(settings.ROOT_URLCONF, get_urlconf(), get_script_prefix(), name, arg)
 
 
 @lru_cache(maxsize=100_000)
-def _player_path(root_urlconf: str, urlconf: str | None, prefix: str, username: str) -> str:
+def _reverse(root_urlconf: str, urlconf: str | None, prefix: str, name: str, arg: str | int) -> str:
     # The URL configuration and script prefix are part of the key: they decide the path.
-    return reverse("ratings:player", args=[username])
+    return reverse(name, args=[arg])

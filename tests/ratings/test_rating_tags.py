@@ -1,4 +1,5 @@
-"""The leaderboard's fast template helpers read exactly as the Django built-ins they replace."""
+"""The rating pages' fast template helpers read exactly as the Django built-ins and the
+includes they replace."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from datetime import date
 from django.template.defaultfilters import date as date_filter
 from django.urls import reverse, set_script_prefix
 
-from ratings.templatetags.rating_tags import day, player_url
+from ratings.queries import Person
+from ratings.templatetags.rating_tags import day, match_url, people, player_url
 
 
 def test_day_reads_like_the_date_filter() -> None:
@@ -25,3 +27,22 @@ def test_player_url_is_reverse_remembered_per_name_and_prefix() -> None:
     finally:
         set_script_prefix("/")
     assert player_url("ann") == "/players/ann/"
+
+
+def test_match_url_is_reverse() -> None:
+    for pk in (1, 42, 10_000_001):
+        assert match_url(pk) == reverse("match_detail", args=[pk])
+
+
+def test_people_links_each_visible_player_and_escapes_names() -> None:
+    sides = [
+        Person("Ann <Smith>", "ann"),
+        Person("a hidden player", None),
+        Person("Bo & Co", "b.o"),
+    ]
+    assert people(sides, "doubles") == (
+        '<a href="/players/ann/?ladder=doubles">Ann &lt;Smith&gt;</a> &amp; '
+        "a hidden player &amp; "
+        '<a href="/players/b.o/?ladder=doubles">Bo &amp; Co</a>'
+    )
+    assert people([], "doubles") == ""
