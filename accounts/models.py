@@ -4,8 +4,19 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models import Q
 
 MODERATORS_GROUP = "Moderators"
+
+
+def name_contains(text: str, path: str = "") -> Q:
+    """Users (at ``path``: "user__" from a membership) whose username or display name
+    contains ``text``, ignoring case and a leading "@"; no condition for blank text.
+    The trigram indexes of migration 0002 serve it."""
+    text = text.strip().lstrip("@")
+    if not text:
+        return Q()
+    return Q(**{f"{path}username__icontains": text}) | Q(**{f"{path}display_name__icontains": text})
 
 
 class User(AbstractUser):

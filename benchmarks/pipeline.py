@@ -25,6 +25,7 @@ import tempfile
 import time
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -172,11 +173,13 @@ def confirmation_latency(database_url: str, samples: int) -> list[float]:
     return latencies
 
 
-def page_latency(path: str, samples: int) -> list[float]:
+def page_latency(path: str, samples: int, member: Any = None) -> list[float]:
     from django.db import connection, reset_queries
     from django.test import Client
 
     client = Client(HTTP_HOST="localhost")
+    if member is not None:
+        client.force_login(member)
     client.get(path)  # warm
     times = []
     for _ in range(samples):
@@ -194,6 +197,13 @@ PAGES = (
     ("leaderboard page 20", "/ladders/big/?page=20"),
     ("leaderboard search", "/ladders/big/?q=player0012"),
     ("player page (top player)", "/players/{top}/"),
+)
+# As a member sees them (signed in: session, own membership, inbox badge), uncached.
+MEMBER_PAGES = (
+    ("leaderboard page, as a member", "/ladders/big/"),
+    ("player page (top player), as a member", "/players/{top}/"),
+    ("head-to-head with the top player, as a member", "/ladders/big/head-to-head/?a={top}&b={me}"),
+    ("ladder list, as a member", "/ladders/"),
 )
 
 
@@ -263,6 +273,11 @@ def _measure_pages(database_url: str, samples: int) -> None:
                     continue  # only the leaderboard has a cache
                 path = path.format(top=top.user.username)
                 results.append((label, path, cached, page_latency(path, samples)))
+    second = PlayerRating.objects.filter(ladder__slug="big").order_by("-rating")[1]
+    with override_settings(LEADERBOARD_CACHE_SECONDS=0):
+        for label, path in MEMBER_PAGES:
+            path = path.format(top=top.user.username, me=second.user.username)
+            results.append((label, path, False, page_latency(path, samples, second.user)))
     results.append((AFTER_A_CHANGE, "/ladders/big/", True, first_views_after_changes(30)))
     json.dump(results, sys.stdout)
 
@@ -352,7 +367,7 @@ def main() -> None:
         )
         for label, path, cached, times in json.loads(pages.stdout):
             how = "cached" if cached else "uncached"
-            if not path.startswith("/ladders/"):
+            if not path.startswith("/ladders/big/") or "head-to-head" in path:
                 how = "no cache"
             if label == AFTER_A_CHANGE:
                 how = f"{len(times)} runs"

@@ -30,7 +30,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from accounts.models import User
+from accounts.models import User, name_contains
 from ladder import matches
 from ladder.models import (
     MATCH_STATES,
@@ -371,7 +371,7 @@ class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
         if self.action != "list":
             return users.filter(pk__in=listed.values("user_id"))
         if search:
-            found = Q(username__icontains=search) | Q(display_name__icontains=search)
+            found = name_contains(search)
             exact = Q(username__iexact=search, pk__in=memberships.values("user_id"))
             users = users.filter((found & Q(pk__in=listed.values("user_id"))) | exact)
         else:

@@ -160,7 +160,10 @@ class LadderQuerySet(models.QuerySet["Ladder"]):
         if user is not None and user.is_authenticated:
             if user.is_moderator:
                 return self.all()
-            return self.filter(Q(is_public=True) | Q(memberships__user=user)).distinct()
+            # Exists, not a join: joining memberships repeats each ladder once per member
+            # (and everything annotated on it), then DISTINCT sorts them all away again.
+            member = Membership.objects.filter(ladder=OuterRef("pk"), user=user)
+            return self.filter(Q(is_public=True) | Exists(member))
         return self.filter(is_public=True)
 
     def with_member_count(self) -> LadderQuerySet:

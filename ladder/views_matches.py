@@ -26,7 +26,6 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -36,7 +35,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
 
-from accounts.models import User
+from accounts.models import User, name_contains
 from ladder import matches as domain
 from ladder.forms_matches import DisputeForm, ModerationForm, ReportForm
 from ladder.models import Ladder, Match, Membership
@@ -349,9 +348,9 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
     found: list[Membership] = []
     if text:
         found = list(
-            members.filter(
-                Q(user__username__icontains=text) | Q(user__display_name__icontains=text)
-            ).order_by("user__display_name", "user__username")[:SEARCH_LIMIT]
+            members.filter(name_contains(text, "user__")).order_by(
+                "user__display_name", "user__username"
+            )[:SEARCH_LIMIT]
         )
     context = {"ladder": ladder, "slot": slot, "label": label, "members": found, "text": text}
     return render(request, "ladder/_player_options.html", context)

@@ -30,6 +30,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Lag
 
+from accounts.models import name_contains
 from ladder.models import Membership
 
 # PRODUCT.md "Leaderboard": ranked only when not provisional (RD ≤ 120 and ≥ 5 rated
@@ -84,13 +85,8 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         return self.filter(Exists(members))
 
     def search(self, text: str) -> PlayerRatingQuerySet:
-        """Players whose name or username contains ``text`` (case-insensitive)."""
-        text = text.strip().lstrip("@")
-        if not text:
-            return self
-        return self.filter(
-            Q(user__display_name__icontains=text) | Q(user__username__icontains=text)
-        )
+        """Players whose name or username contains ``text`` (``name_contains``)."""
+        return self.filter(name_contains(text, "user__"))
 
     def of_status(self, status: str, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
         """Only rows of this status on ``cutoffs``' ladders (plain conditions on the row, so

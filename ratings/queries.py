@@ -27,7 +27,7 @@ from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import User, name_contains
 from ladder.models import (
     RATED_STATES,
     Game,
@@ -275,13 +275,9 @@ def unrated_members(ladder: Ladder, viewer: Any, text: str = "") -> MembershipQu
         .listed_for(viewer)
         .exclude(Exists(rated))
         .select_related("user")
+        .filter(name_contains(text, "user__"))
         .order_by("-initial_rating", "user__display_name", "user__username")
     )
-    text = text.strip().lstrip("@")
-    if text:
-        members = members.filter(
-            Q(user__display_name__icontains=text) | Q(user__username__icontains=text)
-        )
     return members
 
 

@@ -19,6 +19,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET
 
+from accounts.models import name_contains
 from ladder.models import Ladder, Membership
 from ladder.views import HtmxHttpRequest, get_ladder_for_user
 from ratings import queries
@@ -161,6 +162,9 @@ def _selected_ladder(
 
 # ---- head-to-head ------------------------------------------------------------------------
 
+H2H_MEMBER_LIST = 200  # members listed in the name boxes' suggestions with the page
+H2H_SUGGESTIONS = 20  # members suggested for what is typed
+
 
 @require_GET
 def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
@@ -171,6 +175,17 @@ def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     with those players on opposite sides, whoever their partners were.
     """
     ladder = get_ladder_for_user(request, slug)
+    members = (
+        Membership.objects.filter(ladder=ladder)
+        .listed_for(request.user)
+        .select_related("user")
+        .order_by("user__display_name", "user__username")
+    )
+    if _fragment(request, "h2h-members"):
+        # A name box as the visitor types in it (its own value is the only one sent).
+        typed = request.GET.get("a") or request.GET.get("b") or ""
+        found = members.filter(name_contains(typed, "user__"))[:H2H_SUGGESTIONS]
+        return render(request, "ratings/_h2h_members.html", {"members": found})
     names_a = queries.split_names(request.GET.getlist("a"))
     names_b = queries.split_names(request.GET.getlist("b"))
     result = None
@@ -184,17 +199,13 @@ def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             error = exc.message
         else:
             result = queries.head_to_head(ladder, side_a, side_b, request.user)
-    members = list(
-        Membership.objects.filter(ladder=ladder)
-        .listed_for(request.user)
-        .select_related("user")
-        .order_by("user__display_name", "user__username")
-    )
     size = ladder.team_size
     slots = range(size)
     context = {
         "ladder": ladder,
-        "members": members,
+        # Every member of a club-sized ladder, to pick from without typing (or JavaScript);
+        # past that, the names come as the visitor types.
+        "members": members[:H2H_MEMBER_LIST],
         "inputs_a": [names_a[i] if i < len(names_a) else "" for i in slots],
         "inputs_b": [names_b[i] if i < len(names_b) else "" for i in slots],
         "result": result,

@@ -324,6 +324,31 @@ def test_head_to_head_form_and_visibility(client, club, private_ladder, alice):
     assert client.post("/ladders/club/head-to-head/").status_code == 405
 
 
+def test_head_to_head_names_come_as_the_visitor_types(client, club, monkeypatch):
+    """The page lists the first members by name (all of a club-sized ladder); typing in a
+    name box asks for the members matching it (HTMX), never a hidden one."""
+    for i in range(3):
+        member(club[0], f"zed{i}", f"Zed {i}")
+    Membership.objects.filter(user__username="zed2").update(is_public=False)
+    monkeypatch.setattr("ratings.views.H2H_MEMBER_LIST", 2)
+    page = client.get("/ladders/club/head-to-head/").content.decode()
+    assert re.findall(r'<option value="([^"]+)">', page) == ["ann", "ben"]
+    assert 'hx-get="/ladders/club/head-to-head/"' in page and 'hx-target="#h2h-members"' in page
+    suggest = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "h2h-members"}
+    response = client.get("/ladders/club/head-to-head/", {"b": "ZED"}, **suggest)
+    fragment = response.content.decode()
+    assert response.status_code == 200 and fragment.strip().endswith("</datalist>")
+    assert re.findall(r'<option value="([^"]+)">([^<]+)<', fragment) == [
+        ("zed0", "Zed 0"),
+        ("zed1", "Zed 1"),
+    ]
+    monkeypatch.setattr("ratings.views.H2H_SUGGESTIONS", 1)
+    fragment = client.get("/ladders/club/head-to-head/", {"a": "@zed"}, **suggest).content
+    assert re.findall(rb'<option value="([^"]+)">', fragment) == [b"zed0"]
+    empty = client.get("/ladders/club/head-to-head/", {"a": "nobody"}, **suggest).content
+    assert b"<option" not in empty
+
+
 # ---- a fixed number of queries -------------------------------------------------------------
 
 
