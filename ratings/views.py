@@ -59,10 +59,16 @@ class CountedPaginator(Paginator):
 
 
 def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any]) -> HttpResponse:
-    """The ladder page (``ladder.views.ladder_detail`` passes the side panel's context)."""
+    """The ladder page (``ladder.views.ladder_detail`` passes the side panel's context,
+    with the viewer's ``membership`` of the ladder or None)."""
     text, status = LeaderboardFilterForm(request.GET or None).values()
     board = queries.board_page(
-        ladder, request.user, text=text, status=status, page=request.GET.get("page", "")
+        ladder,
+        request.user,
+        context["membership"],
+        text=text,
+        status=status,
+        page=request.GET.get("page", ""),
     )
     paginator = CountedPaginator([], queries.LEADERBOARD_PAGE_SIZE, board["total"])
     page = Page(board["rows"], board["number"], paginator)
@@ -162,7 +168,7 @@ def _selected_ladder(
 
 # ---- head-to-head ------------------------------------------------------------------------
 
-H2H_MEMBER_LIST = 200  # members listed in the name boxes' suggestions with the page
+H2H_MEMBER_LIST = 200  # up to this many members, the page lists them all for the name boxes
 H2H_SUGGESTIONS = 20  # members suggested for what is typed
 
 
@@ -204,8 +210,8 @@ def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     context = {
         "ladder": ladder,
         # Every member of a club-sized ladder, to pick from without typing (or JavaScript);
-        # past that, the names come as the visitor types.
-        "members": members[:H2H_MEMBER_LIST],
+        # past that, the names come as the visitor types (sorting thousands costs too much).
+        "members": members if members.count() <= H2H_MEMBER_LIST else [],
         "inputs_a": [names_a[i] if i < len(names_a) else "" for i in slots],
         "inputs_b": [names_b[i] if i < len(names_b) else "" for i in slots],
         "result": result,

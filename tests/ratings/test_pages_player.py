@@ -14,6 +14,7 @@ from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import PlayerState
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import rate_ladder
+from ratings.queries import head_to_head_matches
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
 from tests.ratings.pages_support import (
     NOON,
@@ -266,6 +267,10 @@ def test_head_to_head_record_and_prediction(client, club):
     page = text_of(response.content.decode())
     assert f"win with probability {p:.0%}" in page.replace("wins with", "win with")
     assert "2 – 1" in page
+    # The meetings are looked for among the first player's matches (a join on their rows),
+    # not by testing every match of the ladder: with 200,000 that took half a second.
+    sql = str(head_to_head_matches(ladder, [ann], [ben]).query)
+    assert 'INNER JOIN "ladder_matchplayer"' in sql
 
 
 def test_head_to_head_from_starting_ratings(client, ladder, alice, bob):
@@ -325,15 +330,18 @@ def test_head_to_head_form_and_visibility(client, club, private_ladder, alice):
 
 
 def test_head_to_head_names_come_as_the_visitor_types(client, club, monkeypatch):
-    """The page lists the first members by name (all of a club-sized ladder); typing in a
-    name box asks for the members matching it (HTMX), never a hidden one."""
+    """The page lists the members of a club-sized ladder by name; typing in a name box asks
+    for the members matching it (HTMX), never a hidden one: all a big ladder offers."""
     for i in range(3):
         member(club[0], f"zed{i}", f"Zed {i}")
     Membership.objects.filter(user__username="zed2").update(is_public=False)
-    monkeypatch.setattr("ratings.views.H2H_MEMBER_LIST", 2)
     page = client.get("/ladders/club/head-to-head/").content.decode()
-    assert re.findall(r'<option value="([^"]+)">', page) == ["ann", "ben"]
+    listed = ["ann", "ben", "cat", "zed0", "zed1"]
+    assert re.findall(r'<option value="([^"]+)">', page) == listed
     assert 'hx-get="/ladders/club/head-to-head/"' in page and 'hx-target="#h2h-members"' in page
+    monkeypatch.setattr("ratings.views.H2H_MEMBER_LIST", 4)  # fewer than the listed members
+    page = client.get("/ladders/club/head-to-head/").content.decode()
+    assert '<datalist id="h2h-members">' in page and "<option" not in page
     suggest = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "h2h-members"}
     response = client.get("/ladders/club/head-to-head/", {"b": "ZED"}, **suggest)
     fragment = response.content.decode()
@@ -410,6 +418,7 @@ def test_player_page_query_count_is_pinned(client, django_assert_num_queries, db
     with django_assert_num_queries(7):
         client.get("/players/l00/", {"page": 2}, **MATCHES)
     # Head-to-head: ladder, sides, matches with their players and games, the states for the
-    # prediction (memberships, ratings), the members for the type-ahead, hidden members.
-    with django_assert_num_queries(9):
+    # prediction (memberships, ratings), the members for the type-ahead (counted first: a
+    # big ladder lists none), hidden members.
+    with django_assert_num_queries(10):
         client.get("/ladders/large/head-to-head/?a=l00&b=l01")
