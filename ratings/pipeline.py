@@ -78,13 +78,12 @@ def rate_ladder(ladder_id: int) -> RateResult:
             first: Key = min((played_on, pk) for played_on, pk, _, _ in affecting)
             only_new = all(state in RATED_STATES and at is None for _, _, state, at in affecting)
             if only_new and (last is None or first > last):
+                new = load_matches(ladder, {pk for _, pk, _, _ in affecting})
+                players = {int(name) for m in new for name in (*m.side_a, *m.side_b)}
                 replayer = Replayer.from_snapshot(
-                    ladder.params(), ladder.scoring(), _snapshot(ladder, last)
+                    ladder.params(), ladder.scoring(), _snapshot(ladder, last, players)
                 )
-                ids = {pk for _, pk, _, _ in affecting}
-                result = RateResult(
-                    rated=_rate_and_store(ladder, replayer, load_matches(ladder, ids), since=None)
-                )
+                result = RateResult(rated=_rate_and_store(ladder, replayer, new, since=None))
             else:
                 result = RateResult(rated=_replay_from(ladder, first), replayed_from=first)
         now = timezone.now()
@@ -193,14 +192,16 @@ def load_matches(ladder: Ladder, waiting_only: set[int] | None = None) -> list[E
     ]
 
 
-def initial_states(ladder: Ladder) -> dict[str, PlayerState]:
-    """Each member's starting state from their self-assessment (RATINGS.md §4)."""
+def initial_states(ladder: Ladder, players: set[int] | None = None) -> dict[str, PlayerState]:
+    """Each member's (or just ``players``') starting state from their self-assessment
+    (RATINGS.md §4)."""
     volatility = ladder.initial_volatility
+    members = Membership.objects.filter(ladder=ladder)
+    if players is not None:
+        members = members.filter(user_id__in=players)
     return {
         str(user_id): PlayerState(rating, rd, volatility)
-        for user_id, rating, rd in Membership.objects.filter(ladder=ladder).values_list(
-            "user_id", "initial_rating", "initial_rd"
-        )
+        for user_id, rating, rd in members.values_list("user_id", "initial_rating", "initial_rd")
     }
 
 
@@ -214,21 +215,29 @@ def _last_rated_key(ladder: Ladder) -> Key | None:
     return (row[0], row[1]) if row else None
 
 
-def _snapshot(ladder: Ladder, last: Key | None) -> ReplaySnapshot:
-    """The replayer's state after the last rated match, rebuilt from stored rows."""
+def _snapshot(ladder: Ladder, last: Key | None, players: set[int]) -> ReplaySnapshot:
+    """The replayer's state after the last rated match, rebuilt from stored rows, for the
+    ``players`` of the matches to rate: a match reads and changes only its own players'
+    states and lookback windows (ratings.engine.replay), so the rest of a ladder of
+    thousands need not be read."""
     states = {
         str(user_id): PlayerState(rating, rd, volatility, matches, last_played)
         for user_id, rating, rd, volatility, matches, last_played in PlayerRating.objects.filter(
-            ladder=ladder
+            ladder=ladder, user_id__in=players
         ).values_list("user_id", "rating", "rd", "volatility", "matches", "last_played")
     }
-    initial = {name: s for name, s in initial_states(ladder).items() if name not in states}
+    initial = {name: s for name, s in initial_states(ladder, players).items() if name not in states}
     recent: dict[str, list[tuple[date, tuple[str, ...]]]] = defaultdict(list)
     if last is not None:
         since = last[0] - timedelta(days=ladder.lookback_days)
         window = Match.objects.filter(
-            ladder=ladder, rated_at__isnull=False, needs_rating=False
-        ).filter(state__in=RATED_STATES, played_on__gte=since)
+            ladder=ladder,
+            rated_at__isnull=False,
+            needs_rating=False,
+            state__in=RATED_STATES,
+            played_on__gte=since,
+            players__user_id__in=players,
+        )
         by_match: dict[int, tuple[date, list[str], list[str]]] = {}
         for match_id, played_on, user_id, side in (
             MatchPlayer.objects.filter(match__in=window)
@@ -237,11 +246,14 @@ def _snapshot(ladder: Ladder, last: Key | None) -> ReplaySnapshot:
         ):
             _, on_a, on_b = by_match.setdefault(match_id, (played_on, [], []))
             (on_a if side == "a" else on_b).append(str(user_id))
+        names = {str(user_id) for user_id in players}  # not their opponents' windows
         for played_on, side_a, side_b in by_match.values():
             for name in side_a:
-                recent[name].append((played_on, tuple(side_b)))
+                if name in names:
+                    recent[name].append((played_on, tuple(side_b)))
             for name in side_b:
-                recent[name].append((played_on, tuple(side_a)))
+                if name in names:
+                    recent[name].append((played_on, tuple(side_a)))
     return ReplaySnapshot(
         states=states,
         initial=initial,

@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from ladder.models import Match
 from ratings.engine.replay import replay
 from ratings.models import PlayerRating, RatingChange
-from ratings.pipeline import initial_states, load_matches, rate_ladder, recompute_ladder
+from ratings.pipeline import (
+    _last_rated_key,
+    _snapshot,
+    initial_states,
+    load_matches,
+    rate_ladder,
+    recompute_ladder,
+)
 
 START = date(2026, 9, 1)
 SCORES = [
@@ -187,6 +194,54 @@ def test_recompute_twice_gives_identical_rows(club, make_match) -> None:
     assert second[1] == third[1] and first[1] == second[1]
     # Rows are rewritten (new ids), their content is identical.
     assert [c[1:] for c in second[0]] == [c[1:] for c in third[0]] == [c[1:] for c in first[0]]
+
+
+@pytest.mark.parametrize("team_size", [1, 2])
+def test_a_new_match_reads_only_its_players_and_still_equals_the_replay(  # type: ignore[no-untyped-def]
+    db, make_match, team_size
+) -> None:
+    """The incremental path rebuilds the states and lookback windows of the new matches'
+    players only (a ladder of thousands is not read for one match); repeat opponents,
+    a first match from a self-assessment and a chain of matches in one run all agree with
+    a replay from scratch."""
+    from decimal import Decimal
+
+    from tests.factories import LadderFactory, MembershipFactory, UserFactory
+
+    ladder = LadderFactory(
+        name=f"Partial {team_size}", slug=f"partial{team_size}", team_size=team_size
+    )
+    users = [UserFactory(username=f"q{team_size}{i}") for i in range(12)]
+    for i, user in enumerate(users):
+        MembershipFactory(ladder=ladder, user=user, self_level=Decimal("5.5") if i == 11 else None)
+    rng = random.Random(5)
+    regulars = users[:11]
+    for i in range(40):
+        four = rng.sample(regulars, 2 * team_size)
+        make_match(
+            ladder,
+            four[:team_size],
+            four[team_size:],
+            rng.choice(SCORES),
+            START + timedelta(days=i // 4),
+        )
+    rate_ladder(ladder.pk)
+    a, b, c, d, e, f = users[0], users[1], users[2], users[3], users[11], users[4]
+    later = START + timedelta(days=12)
+    if team_size == 1:
+        batch = [([a], [b]), ([b], [e]), ([a], [b])]  # a repeat, a newcomer, a chain
+    else:
+        batch = [([a, b], [c, d]), ([b, e], [c, f]), ([a, b], [c, d])]
+    new = [make_match(ladder, x, y, rng.choice(SCORES), later) for x, y in batch]
+    players = {u.pk for x, y in batch for u in (*x, *y)}
+    snapshot = _snapshot(ladder, _last_rated_key(ladder), players)
+    assert {
+        int(name) for name in (*snapshot.states, *snapshot.initial, *snapshot.recent)
+    } <= players
+    assert str(e.pk) in snapshot.initial and str(a.pk) in snapshot.recent
+    result = rate_ladder(ladder.pk)
+    assert result.rated == len(new) and not result.full_replay
+    assert_equals_replay(ladder)
 
 
 def test_doubles_ladder_is_rated_with_the_team_method(db, make_match) -> None:  # type: ignore[no-untyped-def]
