@@ -36,6 +36,7 @@ from ratings.queries import warm_board
 log = logging.getLogger(__name__)
 
 RATED_STATES = Match.RATED_STATES
+SNAPSHOT_NAMED = 1000  # players a snapshot names; past that it reads the whole ladder
 WRITE_BATCH = 2000  # rows per INSERT: large enough to be fast, small enough for SQLite's limits
 
 Key = tuple[date, int]
@@ -219,14 +220,19 @@ def _snapshot(ladder: Ladder, last: Key | None, players: set[int]) -> ReplaySnap
     """The replayer's state after the last rated match, rebuilt from stored rows, for the
     ``players`` of the matches to rate: a match reads and changes only its own players'
     states and lookback windows (ratings.engine.replay), so the rest of a ladder of
-    thousands need not be read."""
+    thousands need not be read. Past ``SNAPSHOT_NAMED`` players (an import, say) it reads
+    the whole ladder: naming thousands of ids costs more, and SQLite limits them."""
+    named = players if len(players) <= SNAPSHOT_NAMED else None
+    ratings = PlayerRating.objects.filter(ladder=ladder)
+    if named is not None:
+        ratings = ratings.filter(user_id__in=named)
     states = {
         str(user_id): PlayerState(rating, rd, volatility, matches, last_played)
-        for user_id, rating, rd, volatility, matches, last_played in PlayerRating.objects.filter(
-            ladder=ladder, user_id__in=players
-        ).values_list("user_id", "rating", "rd", "volatility", "matches", "last_played")
+        for user_id, rating, rd, volatility, matches, last_played in ratings.values_list(
+            "user_id", "rating", "rd", "volatility", "matches", "last_played"
+        )
     }
-    initial = {name: s for name, s in initial_states(ladder, players).items() if name not in states}
+    initial = {name: s for name, s in initial_states(ladder, named).items() if name not in states}
     recent: dict[str, list[tuple[date, tuple[str, ...]]]] = defaultdict(list)
     if last is not None:
         since = last[0] - timedelta(days=ladder.lookback_days)
@@ -236,8 +242,9 @@ def _snapshot(ladder: Ladder, last: Key | None, players: set[int]) -> ReplaySnap
             needs_rating=False,
             state__in=RATED_STATES,
             played_on__gte=since,
-            players__user_id__in=players,
         )
+        if named is not None:
+            window = window.filter(players__user_id__in=named)
         by_match: dict[int, tuple[date, list[str], list[str]]] = {}
         for match_id, played_on, user_id, side in (
             MatchPlayer.objects.filter(match__in=window)

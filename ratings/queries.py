@@ -198,10 +198,10 @@ def board_page(
     page: str = "",
     on: date | None = None,
 ) -> dict[str, Any]:
-    """One leaderboard page as ``viewer`` (whose membership of the ladder is ``own``)
-    sees it (``page`` as the request names it): its
-    rows (with rank, trend and user), its number, the status counts, the total and, on the
-    last page, the members not yet rated (at most one more than ``UNRATED_LIMIT``).
+    """One leaderboard page as ``viewer`` (whose membership of the ladder is ``own``) sees
+    it, ``page`` as the request names it: its rows (with rank, trend and user), its number,
+    the status counts, the total and, on the last page, the members not yet rated (at most
+    one more than ``UNRATED_LIMIT``).
 
     Cached under the ladder's ``board_version`` (changed whenever ratings, members or names
     change), the day and what the viewer may see, so a hit is never stale.

@@ -197,13 +197,16 @@ def test_recompute_twice_gives_identical_rows(club, make_match) -> None:
 
 
 @pytest.mark.parametrize("team_size", [1, 2])
+@pytest.mark.parametrize("named", [True, False])
 def test_a_new_match_reads_only_its_players_and_still_equals_the_replay(  # type: ignore[no-untyped-def]
-    db, make_match, team_size
+    db, make_match, team_size, named, monkeypatch
 ) -> None:
     """The incremental path rebuilds the states and lookback windows of the new matches'
-    players only (a ladder of thousands is not read for one match); repeat opponents,
-    a first match from a self-assessment and a chain of matches in one run all agree with
-    a replay from scratch."""
+    players only (a ladder of thousands is not read for one match), or of the whole ladder
+    past SNAPSHOT_NAMED players; repeat opponents, a first match from a self-assessment
+    and a chain of matches in one run all agree with a replay from scratch."""
+    if not named:
+        monkeypatch.setattr("ratings.pipeline.SNAPSHOT_NAMED", 2)
     from decimal import Decimal
 
     from tests.factories import LadderFactory, MembershipFactory, UserFactory
@@ -235,9 +238,8 @@ def test_a_new_match_reads_only_its_players_and_still_equals_the_replay(  # type
     new = [make_match(ladder, x, y, rng.choice(SCORES), later) for x, y in batch]
     players = {u.pk for x, y in batch for u in (*x, *y)}
     snapshot = _snapshot(ladder, _last_rated_key(ladder), players)
-    assert {
-        int(name) for name in (*snapshot.states, *snapshot.initial, *snapshot.recent)
-    } <= players
+    read = {int(name) for name in (*snapshot.states, *snapshot.initial, *snapshot.recent)}
+    assert read <= players if named else read == {u.pk for u in users}
     assert str(e.pk) in snapshot.initial and str(a.pk) in snapshot.recent
     result = rate_ladder(ladder.pk)
     assert result.rated == len(new) and not result.full_replay
