@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from ratings.engine.scales import DISPLAY_DIVISOR, display
 
@@ -82,14 +83,12 @@ class Chart:
     dots: tuple[Dot, ...]
 
 
-def daily(
-    history: Iterable[tuple[date, float, float, float, float]],
-) -> list[tuple[date, float, float, int]]:
+def daily(history: Iterable[Sequence[Any]]) -> list[tuple[date, float, float, int]]:
     """(day, rating, rd, matches) at the end of each day, starting with the state before
     the first match; ``history`` is (played_on, rating_before, rd_before, rating_after,
-    rd_after) in playing order."""
+    rd_after, ...) in playing order."""
     days: list[tuple[date, float, float, int]] = []
-    for played_on, rating_before, rd_before, rating_after, rd_after in history:
+    for played_on, rating_before, rd_before, rating_after, rd_after, *_ in history:
         if not days:
             days.append((played_on, rating_before, rd_before, 0))
         if days[-1][0] == played_on and days[-1][3] > 0:
@@ -100,7 +99,7 @@ def daily(
 
 
 def rating_chart(
-    history: Sequence[tuple[date, float, float, float, float]],
+    history: Sequence[Sequence[Any]],
     width: int = WIDTH,
     height: int = HEIGHT,
 ) -> Chart | None:

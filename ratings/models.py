@@ -183,38 +183,6 @@ class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
             changes = changes.filter(ladder=ladder)
         return changes.with_previous().order_by("-played_on", "-match_id")
 
-    def _against(self, user: Any, ladder: Any, same_side: bool) -> Any:
-        """Other players' rows in ``user``'s matches on ``ladder``, grouped by player."""
-        mine = Q(match__rating_changes__user=user)
-        if same_side:
-            side = mine & Q(match__rating_changes__side=F("side"))
-            won = Q(outcome__gt=0.5)
-        else:
-            side = mine & (
-                Q(side="a", match__rating_changes__side="b")
-                | Q(side="b", match__rating_changes__side="a")
-            )
-            won = Q(outcome__lt=0.5)  # the opponent lost
-        return (
-            self.filter(side, ladder=ladder)
-            .exclude(user=user)
-            .values("user", "user__username", "user__display_name")
-            .annotate(
-                played=Count("pk"),
-                wins=Count("pk", filter=won),
-                last_played=models.Max("played_on"),
-            )
-            .order_by("-played", "-last_played", "user__display_name", "user__username")
-        )
-
-    def opponents_of(self, user: Any, ladder: Any) -> Any:
-        """Per opponent of ``user`` on ``ladder``: ``played``, ``wins`` (``user``'s), ``last_played``."""
-        return self._against(user, ladder, same_side=False)
-
-    def partners_of(self, user: Any, ladder: Any) -> Any:
-        """Per partner of ``user`` on ``ladder``: ``played`` together, ``wins``, ``last_played``."""
-        return self._against(user, ladder, same_side=True)
-
 
 class PlayerRating(models.Model):
     """A player's state on a ladder right after their last rated match (not inflated to today)."""

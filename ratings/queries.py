@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import cached_property, reduce
 from operator import and_
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
@@ -370,13 +370,37 @@ def player_ratings(
     return ratings
 
 
-def chart_history(player: User, ladder: Ladder) -> list[tuple[date, float, float, float, float]]:
-    """(played_on, rating and RD before, rating and RD after) of every change, oldest first."""
-    return list(
-        RatingChange.objects.filter(user=player, ladder=ladder)
+class Played(NamedTuple):
+    """One of a player's rated matches on a ladder, as the chart and the records read it
+    (the chart reads the first five fields)."""
+
+    played_on: date
+    rating_before: float
+    rd_before: float
+    rating_after: float
+    rd_after: float
+    match_id: int
+    side: str
+    won: bool
+
+
+def matches_played(player: User, ladder: Ladder) -> list[Played]:
+    """Every rated match of ``player`` on ``ladder``, oldest first."""
+    return [
+        Played(*row[:7], won=row[7] > 0.5)
+        for row in RatingChange.objects.filter(user=player, ladder=ladder)
         .order_by("played_on", "match_id")
-        .values_list("played_on", "rating_before", "rd_before", "rating_after", "rd_after")
-    )
+        .values_list(
+            "played_on",
+            "rating_before",
+            "rd_before",
+            "rating_after",
+            "rd_after",
+            "match_id",
+            "side",
+            "outcome",
+        )  # fmt: skip
+    ]
 
 
 @dataclass(frozen=True)
@@ -400,21 +424,35 @@ class Record:
         return f"{self.wins}–{self.losses}"
 
 
-def records(rows: Iterable[dict[str, Any]], hidden: set[int]) -> list[Record]:
-    """Opponent or partner rows (RatingChange.objects.opponents_of / partners_of) as
-    Records, without the members the viewer may not see."""
-    return [
-        Record(
-            user_id=row["user"],
-            username=row["user__username"],
-            name=row["user__display_name"] or row["user__username"],
-            played=row["played"],
-            wins=row["wins"],
-            last_played=row["last_played"],
+def records(
+    player: User, played: Iterable[Played], players: MatchPlayers, hidden: set[int]
+) -> tuple[list[Record], list[Record]]:
+    """``player``'s opponents and partners, each with ``player``'s record with them, from
+    their matches (``matches_played``) and those matches' players (``match_players``),
+    without the members the viewer may not see: most played first, then most recent."""
+    tallies: dict[bool, dict[int, Record]] = {False: {}, True: {}}  # by "on player's side"
+    for match in played:
+        for side, user_id, username, display_name in players[match.match_id]:
+            if user_id == player.pk or user_id in hidden:
+                continue
+            with_them = tallies[side == match.side]
+            seen = with_them.get(user_id)
+            with_them[user_id] = Record(
+                user_id,
+                username,
+                display_name or username,
+                played=(seen.played if seen else 0) + 1,
+                wins=(seen.wins if seen else 0) + match.won,
+                last_played=match.played_on,  # oldest first: this is the latest so far
+            )
+
+    def ordered(found: dict[int, Record]) -> list[Record]:
+        return sorted(
+            found.values(),
+            key=lambda r: (-r.played, -r.last_played.toordinal(), r.name.casefold(), r.username),
         )
-        for row in rows
-        if row["user"] not in hidden
-    ]
+
+    return ordered(tallies[False]), ordered(tallies[True])
 
 
 # ---- head-to-head and predictions --------------------------------------------------------
@@ -635,19 +673,38 @@ class Entry:
         return self.change.won
 
 
-def _match_details(
-    match_ids: Sequence[int],
-) -> tuple[dict[int, list[tuple[str, int, str, str]]], dict[int, list[tuple[int, int]]]]:
-    """Per match, its players as (side, user id, username, display name) in order, and its
-    games as (side A, side B) points: two queries of plain rows with only what a history
-    shows (whole matches, players and users cost more to build than the page to draw)."""
+# Per match, its players as (side, user id, username, display name), in order.
+MatchPlayers = Mapping[int, list[tuple[str, int, str, str]]]
+
+
+def match_players(matches: Any) -> MatchPlayers:
+    """The players of ``matches`` (match ids, or a query of them), in one query of plain
+    rows with only what a history shows (whole matches and users cost more to build than
+    the page takes to draw)."""
     players: dict[int, list[tuple[str, int, str, str]]] = defaultdict(list)
     for match_id, side, user_id, username, display_name in (
-        MatchPlayer.objects.filter(match_id__in=match_ids)
+        MatchPlayer.objects.filter(match_id__in=matches)
         .order_by("side", "position")
         .values_list("match_id", "side", "user_id", "user__username", "user__display_name")
     ):
         players[match_id].append((side, user_id, username, display_name))
+    return players
+
+
+def history_entries(
+    changes: Iterable[RatingChange],
+    ladders: Mapping[int, Ladder],
+    hidden: dict[int, set[int]],
+    players: MatchPlayers | None = None,
+) -> list[Entry]:
+    """A page of ``RatingChange.objects.history()`` as entries to show or serialise, in a
+    query for the games and one for the players (``match_players``) unless the caller has
+    them. ``ladders`` holds the changes' ladders, which the caller has already read; each
+    change gets its own."""
+    changes = list(changes)
+    match_ids = [change.match_id for change in changes]
+    if players is None:
+        players = match_players(match_ids)
     games: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for match_id, a, b in (
         Game.objects.filter(match_id__in=match_ids)
@@ -655,17 +712,6 @@ def _match_details(
         .values_list("match_id", "a_points", "b_points")
     ):
         games[match_id].append((a, b))
-    return players, games
-
-
-def history_entries(
-    changes: Iterable[RatingChange], ladders: Mapping[int, Ladder], hidden: dict[int, set[int]]
-) -> list[Entry]:
-    """A page of ``RatingChange.objects.history()`` as entries to show or serialise, in two
-    queries (``_match_details``). ``ladders`` holds the changes' ladders, which the caller
-    has already read; each change gets its own."""
-    changes = list(changes)
-    players, games = _match_details([change.match_id for change in changes])
     entries = []
     for change in changes:
         change.ladder = ladders[change.ladder_id]

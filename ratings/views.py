@@ -118,32 +118,31 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
     if ladder is not None:
         hidden = queries.hidden_members(request.user, [ladder.pk])
         changes = RatingChange.objects.history(person, ladder)
-        # The whole page's chart reads every change on the ladder, so it counts them for the
-        # pages too; the match list alone (an HTMX swap) counts them.
-        history = None if _fragment(request, "matches") else queries.chart_history(person, ladder)
+        # The whole page reads every match on the ladder (the chart, the head-to-head table)
+        # with their players, so it counts them for the pages and names the page's players
+        # too; the match list alone (an HTMX swap) counts them and reads its own players.
+        played, players = None, None
+        if not _fragment(request, "matches"):
+            played = queries.matches_played(person, ladder)
+            players = queries.match_players(
+                RatingChange.objects.filter(user=person, ladder=ladder).values("match_id")
+            )
         paginator = (
             Paginator(changes, queries.HISTORY_PAGE_SIZE)
-            if history is None
-            else CountedPaginator(changes, queries.HISTORY_PAGE_SIZE, len(history))
+            if played is None
+            else CountedPaginator(changes, queries.HISTORY_PAGE_SIZE, len(played))
         )
         page = paginator.get_page(request.GET.get("page"))
-        context.update(
-            {
-                "rating": ratings.get(ladder.pk),
-                "page": page,
-                "entries": queries.history_entries(page.object_list, {ladder.pk: ladder}, hidden),
-            }
-        )
-        if history is not None:
-            ladder_hidden = hidden.get(ladder.pk, set())
-            context["chart"] = rating_chart(history)
-            context["opponents"] = queries.records(
-                RatingChange.objects.opponents_of(person, ladder), ladder_hidden
+        entries = queries.history_entries(page.object_list, {ladder.pk: ladder}, hidden, players)
+        context.update({"rating": ratings.get(ladder.pk), "page": page, "entries": entries})
+        if played is not None and players is not None:
+            context["chart"] = rating_chart(played)
+            opponents, partners = queries.records(
+                person, played, players, hidden.get(ladder.pk, set())
             )
+            context["opponents"] = opponents
             if ladder.team_size > 1:
-                context["partners"] = queries.records(
-                    RatingChange.objects.partners_of(person, ladder), ladder_hidden
-                )
+                context["partners"] = partners
     return _respond(
         request, "ratings/player.html", "ratings/_player_matches.html", "matches", context
     )

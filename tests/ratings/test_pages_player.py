@@ -410,11 +410,13 @@ def test_player_and_head_to_head_queries_do_not_grow(client, db, team_size):
 def test_player_page_query_count_is_pinned(client, django_assert_num_queries, db):
     ladder = LadderFactory(name="Large", slug="large")
     big_season(ladder)
-    # Memberships (with the player), ratings, hidden members, chart (which counts the matches
-    # too), matches page, their players and games, opponents.
-    with django_assert_num_queries(8):
+    # Memberships (with the player), ratings, hidden members, every match played (the chart,
+    # the count of matches, the head-to-head table) and their players, the matches page and
+    # its games.
+    with django_assert_num_queries(7):
         client.get("/players/l00/")
-    # The match list alone: the same less chart and opponents, plus the count.
+    # The match list alone: memberships, ratings, hidden members, the count, the page, its
+    # players and games.
     with django_assert_num_queries(7):
         client.get("/players/l00/", {"page": 2}, **MATCHES)
     # Head-to-head: ladder, sides, matches with their players and games, the states for the
