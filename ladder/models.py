@@ -644,6 +644,8 @@ class Match(models.Model):
         ordering = ["-played_on", "-pk"]
         indexes = [
             models.Index(fields=["ladder", "played_on"], name="match_ladder_played_on"),
+            # Every ladder's matches, newest first (the API's list), read page by page.
+            models.Index(fields=["-played_on", "-id"], name="match_newest"),
             models.Index(fields=["state", "created_at"], name="match_state_created"),
             models.Index(
                 fields=["ladder"],
