@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.contrib import admin
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.db.models import QuerySet
 from django.forms import BaseInlineFormSet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
 from ladder.models import (
     AuditEntry,
@@ -23,6 +26,12 @@ from ladder.models import (
 admin.site.site_header = "Club ladder admin"
 admin.site.site_title = "Club ladder admin"
 admin.site.index_title = "Ladders, members and accounts"
+
+
+# Up to this many members a ladder's page lists them to edit in place; past it, it links to
+# them in the Memberships list. A form of every member is slow to draw, and past ~150 rows
+# its fields exceed DATA_UPLOAD_MAX_NUMBER_FIELDS, so saving the ladder's settings failed.
+MEMBER_INLINE_LIMIT = 100
 
 
 class MembershipInline(admin.TabularInline):
@@ -57,8 +66,9 @@ class LadderAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug", "description"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [MembershipInline]
+    readonly_fields = ["members"]
     fieldsets = [
-        ("Basics", {"fields": ["name", "slug", "description", "is_public"]}),
+        ("Basics", {"fields": ["name", "slug", "description", "is_public", "members"]}),
         (
             "Scoring",
             {
@@ -100,6 +110,21 @@ class LadderAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Ladder]:
         return cast(LadderQuerySet, super().get_queryset(request)).with_member_count()
+
+    def get_inlines(self, request: HttpRequest, obj: Ladder | None) -> list[Any]:
+        if obj is not None and obj.member_count > MEMBER_INLINE_LIMIT:  # type: ignore[attr-defined]
+            return []
+        return list(self.inlines)
+
+    @admin.display(description="members")
+    def members(self, ladder: Ladder) -> str:
+        if ladder.pk is None:
+            return "Add members below, or after saving."
+        count = ladder.member_count  # type: ignore[attr-defined]
+        url = reverse("admin:ladder_membership_changelist") + f"?ladder__id__exact={ladder.pk}"
+        if count > MEMBER_INLINE_LIMIT:
+            return format_html('{} — <a href="{}">see and edit them</a>', intcomma(count), url)
+        return format_html('{} (below, or <a href="{}">in the list</a>)', count, url)
 
     @admin.display(description="members", ordering="member_count")
     def member_count(self, ladder: Ladder) -> int:

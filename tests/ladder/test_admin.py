@@ -162,3 +162,49 @@ def test_superuser_uses_the_user_admin_with_display_name(client, db):
     )
     assert response.status_code == 200
     assert "email" in response.context["adminform"].form.errors
+
+
+def test_a_big_ladder_links_to_its_members_and_its_settings_still_save(
+    client, mod, ladder, monkeypatch
+):
+    """Past MEMBER_INLINE_LIMIT members the ladder's page links to them instead of a form
+    row each: with a row each, saving the settings sent more fields than Django accepts."""
+    from tests.factories import MembershipFactory, UserFactory
+
+    for i in range(3):
+        MembershipFactory(ladder=ladder, user=UserFactory(username=f"m{i}"))
+    url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
+    members = f"/admin/ladder/membership/?ladder__id__exact={ladder.pk}"
+    client.force_login(mod)
+    page = client.get(url).content.decode()
+    assert "memberships-TOTAL_FORMS" in page and f'3 (below, or <a href="{members}">' in page
+    monkeypatch.setattr("ladder.admin.MEMBER_INLINE_LIMIT", 2)
+    page = client.get(url).content.decode()
+    assert "memberships-TOTAL_FORMS" not in page
+    assert f'3 — <a href="{members}">see and edit them</a>' in page
+    data = ladder_form(name="Club Singles League", slug="singles", team_size="1")
+    for key in INLINE_EMPTY:
+        del data[key]  # no member rows on the page, so none in the form
+    response = client.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert Ladder.objects.get(pk=ladder.pk).name == "Club Singles League"
+    assert Membership.objects.filter(ladder=ladder).count() == 3
+    listed = client.get(members).content.decode()
+    assert all(f"M{i}" in listed for i in range(3))
+
+
+def test_a_ladder_with_more_members_than_form_fields_allow_saves(client, mod, ladder):
+    """At the real limit: 200 members with a form row each would send ~1,250 fields, over
+    Django's DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000), and saving the settings failed."""
+    from tests.factories import MembershipFactory, UserFactory
+
+    for i in range(200):
+        MembershipFactory(ladder=ladder, user=UserFactory(username=f"many{i:03d}"))
+    client.force_login(mod)
+    url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
+    assert "memberships-TOTAL_FORMS" not in client.get(url).content.decode()
+    data = ladder_form(name="Big Club", slug="singles", team_size="1")
+    for key in INLINE_EMPTY:
+        del data[key]
+    assert client.post(url, data).status_code == 302
+    assert Ladder.objects.get(pk=ladder.pk).name == "Big Club"
