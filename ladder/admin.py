@@ -256,12 +256,9 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
     inlines = [MatchPlayerInline, GameInline, DisputeInline, AuditEntryInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
-        return (
-            super()
-            .get_queryset(request)
-            .prefetch_related("players__user", "games")
-            .distinct()  # the player search joins players
-        )
+        # No DISTINCT here: the changelist adds it to a search through players itself, and
+        # on every page view it made counting 200,000 matches take 100+ ms a count.
+        return super().get_queryset(request).prefetch_related("players__user", "games")
 
     @admin.display(description="players")
     def players(self, match: Match) -> str:
