@@ -112,7 +112,7 @@ class LadderAdmin(admin.ModelAdmin):
         return cast(LadderQuerySet, super().get_queryset(request)).with_member_count()
 
     def get_inlines(self, request: HttpRequest, obj: Ladder | None) -> list[Any]:
-        if obj is not None and obj.member_count > MEMBER_INLINE_LIMIT:  # type: ignore[attr-defined]
+        if obj is not None and _member_count(obj) > MEMBER_INLINE_LIMIT:
             return []
         return list(self.inlines)
 
@@ -120,7 +120,7 @@ class LadderAdmin(admin.ModelAdmin):
     def members(self, ladder: Ladder) -> str:
         if ladder.pk is None:
             return "Add members below, or after saving."
-        count = ladder.member_count  # type: ignore[attr-defined]
+        count = _member_count(ladder)
         url = reverse("admin:ladder_membership_changelist") + f"?ladder__id__exact={ladder.pk}"
         if count > MEMBER_INLINE_LIMIT:
             return format_html('{} — <a href="{}">see and edit them</a>', intcomma(count), url)
@@ -148,6 +148,12 @@ class LadderAdmin(admin.ModelAdmin):
         for membership in formset.deleted_objects:
             membership.delete()
         formset.save_m2m()
+
+
+def _member_count(ladder: Ladder) -> int:
+    """The count the admin's queryset annotates, or a count of its own."""
+    count = getattr(ladder, "member_count", None)
+    return ladder.memberships.count() if count is None else int(count)
 
 
 @admin.register(Membership)
