@@ -17,7 +17,6 @@ from django.conf import settings
 from django.db import models
 from django.db.models import (
     Count,
-    Exists,
     F,
     FloatField,
     IntegerField,
@@ -76,13 +75,38 @@ def _statuses(cutoffs: Mapping[int, date]) -> dict[str, Q]:
     }
 
 
+# Who sees a rating row: everyone, only its player and the moderators (a hidden member), or
+# no one (a player who left the ladder keeps their row, which replays need). A copy of the
+# membership (``listing_of``), kept on the row so that listing a ladder joins nothing.
+PUBLIC = "public"
+HIDDEN = "hidden"
+LEFT = "left"
+LISTINGS = (
+    (PUBLIC, "Everyone"),
+    (HIDDEN, "The player and moderators"),
+    (LEFT, "No one: not a member"),
+)
+
+
+def listing_of(membership: Membership | None) -> str:
+    """The listing of a player's rating row, given their membership of its ladder (or None)."""
+    if membership is None:
+        return LEFT
+    return PUBLIC if membership.is_public else HIDDEN
+
+
 class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
     def listed_for(self, viewer: Any) -> PlayerRatingQuerySet:
-        """Ratings of members ``viewer`` may see on their ladder (Membership.listed_for)."""
-        members = Membership.objects.filter(
-            ladder=OuterRef("ladder"), user=OuterRef("user")
-        ).listed_for(viewer)
-        return self.filter(Exists(members))
+        """Ratings of members ``viewer`` may see on their ladder (as Membership.listed_for)."""
+        if viewer is not None and viewer.is_authenticated:
+            if viewer.is_moderator:
+                return self.exclude(listing=LEFT)
+            return self.filter(Q(listing=PUBLIC) | Q(listing=HIDDEN, user=viewer))
+        return self.filter(listing=PUBLIC)
+
+    def relist(self, membership: Membership | None) -> int:
+        """Give these rows (one player's on one ladder) the listing ``membership`` implies."""
+        return self.update(listing=listing_of(membership))
 
     def search(self, text: str) -> PlayerRatingQuerySet:
         """Players whose name or username contains ``text`` (``name_contains``)."""
@@ -199,6 +223,12 @@ class PlayerRating(models.Model):
     losses = models.PositiveIntegerField(default=0)
     last_played = models.DateField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+    listing = models.CharField(
+        max_length=6,
+        choices=LISTINGS,
+        default=PUBLIC,
+        help_text="Who sees this row: follows the player's membership of the ladder.",
+    )
 
     objects = PlayerRatingQuerySet.as_manager()
 

@@ -30,7 +30,7 @@ from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
 from ratings.bulk import insert_rows
 from ratings.engine import Match as EngineMatch
 from ratings.engine import PlayerState, Replayer, ReplaySnapshot
-from ratings.models import PlayerRating, RatingChange
+from ratings.models import PlayerRating, RatingChange, listing_of
 from ratings.queries import warm_board
 
 log = logging.getLogger(__name__)
@@ -359,6 +359,10 @@ def _store_states(
                 ladder=ladder, user_id__in=[int(p) for p in players]
             ).values_list("user_id", "wins", "losses")
         }
+    members = Membership.objects.filter(ladder=ladder).only("user_id", "is_public")
+    if len(players) <= SNAPSHOT_NAMED:
+        members = members.filter(user_id__in=[int(p) for p in players])
+    membership = {str(m.user_id): m for m in members}
     rows = []
     for name in players:
         state = replayer.state(name)
@@ -374,6 +378,7 @@ def _store_states(
                 wins=w0 + wins[name],
                 losses=l0 + losses[name],
                 last_played=state.last_played,
+                listing=listing_of(membership.get(name)),
             )
         )
     PlayerRating.objects.bulk_create(
@@ -390,5 +395,6 @@ def _store_states(
             "losses",
             "last_played",
             "updated_at",
+            "listing",
         ],
     )

@@ -43,6 +43,7 @@ from ratings.explain import HIDDEN_PLAYER, context_for, explain, score_from
 from ratings.models import (
     INACTIVE,
     PROVISIONAL,
+    PUBLIC,
     RANKED,
     PlayerRating,
     RatingChange,
@@ -140,9 +141,8 @@ class Board:
         return self.decorate(rows, start)
 
     def decorate(self, rows: list[PlayerRating], start: int) -> list[PlayerRating]:
-        """Set ``ladder``, ``user``, ``trend``, ``is_listed`` and ``rank`` on the rows from
-        place ``start`` (0-based) on, in a query each for the users and the trends, one for
-        the listing when the viewer can see rows others cannot, and ranks by place on the
+        """Set ``ladder``, ``user``, ``trend`` and ``rank`` on the rows from place ``start``
+        (0-based) on, in a query each for the users and the trends, and ranks by place on the
         whole board (ranked rows come first, in rank order) or by one query in a search."""
         if not rows:
             return rows
@@ -153,14 +153,6 @@ class Board:
             .trends(self.on)
             .values_list("user", "total")
         )
-        hidden: set[int] = set()
-        # Rows others cannot see: a moderator sees them all, a hidden member their own.
-        if self.viewer.is_authenticated and (self.viewer.is_moderator or self.viewer.pk in ids):
-            hidden = set(
-                Membership.objects.filter(ladder=self.ladder, user__in=ids, is_public=False)
-                .order_by()
-                .values_list("user", flat=True)
-            )
         ranked = [row for row in rows if row.status == RANKED]  # type: ignore[attr-defined]
         if self.text:
             ranks = self.everyone.ranks_of(ranked, self.cutoffs)
@@ -169,12 +161,8 @@ class Board:
         for row in rows:
             row.ladder, row.user = self.ladder, users[row.user_id]
             row.trend = trends.get(row.user_id)  # type: ignore[attr-defined]
-            row.is_listed = row.user_id not in hidden  # type: ignore[attr-defined]
             row.rank = ranks.get(row.pk)  # type: ignore[attr-defined]
         return rows
-
-
-PUBLIC = "public"  # what a visitor sees: the rows of public members
 
 
 def board_viewer(viewer: Any, own: Membership | None) -> str:

@@ -1,5 +1,6 @@
 """Keep what people see in step with the data: a ladder's new rating settings mean a replay
-(admin, `tune --apply`); member and name changes make cached leaderboard pages stale."""
+(admin, `tune --apply`); a membership's change is copied to the member's rating row (its
+listing); member and name changes make cached leaderboard pages stale."""
 
 from __future__ import annotations
 
@@ -41,9 +42,14 @@ def remember_start(sender: type[Membership], instance: Membership, **kwargs: Any
 
 @receiver(post_save, sender=Membership)
 @receiver(post_delete, sender=Membership)
-def membership_changed(sender: type[Membership], instance: Membership, **kwargs: Any) -> None:
+def membership_changed(
+    sender: type[Membership], instance: Membership, signal: Any, **kwargs: Any
+) -> None:
+    from ratings.models import PlayerRating
     from ratings.pipeline import bump_board
 
+    ratings = PlayerRating.objects.filter(ladder_id=instance.ladder_id, user_id=instance.user_id)
+    ratings.relist(None if signal is post_delete else instance)
     bump_board(instance.ladder_id)
     before = getattr(instance, "_start_before", None)
     if before is not None and before != (instance.initial_rating, instance.initial_rd):

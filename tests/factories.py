@@ -79,6 +79,14 @@ class MembershipFactory(factory.django.DjangoModelFactory):
         return membership
 
 
+def hide(**memberships: object) -> None:
+    """The memberships that match stop being public, saved as the profile page saves them
+    (a queryset update would skip the signals that copy it to the rating rows)."""
+    for membership in Membership.objects.filter(**memberships):
+        membership.is_public = False
+        membership.save(update_fields=["is_public"])
+
+
 def login(client: Client, user: User) -> Client:
     client.force_login(user)
     return client

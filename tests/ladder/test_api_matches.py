@@ -15,7 +15,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from ladder import matches
 from ladder.models import AuditEntry, Match
-from tests.factories import PASSWORD, MembershipFactory, reported_match
+from tests.factories import PASSWORD, MembershipFactory, hide, reported_match
 from tests.ladder.matches_support import API, api_client, report_payload, unchanged
 
 
@@ -566,9 +566,8 @@ def test_player_search_is_capped(ladder):
 
 
 def test_unlisted_members_only_by_exact_username(ladder, alice, bob, mod):
-    from ladder.models import Membership
 
-    Membership.objects.filter(user=bob).update(is_public=False)
+    hide(user=bob)
     assert names(api_client(alice).get("/api/v1/players/", {"search": "bo"})) == []
     assert names(api_client(alice).get("/api/v1/players/", {"search": "bob"})) == ["bob"]
     assert names(api_client(mod).get("/api/v1/players/", {"search": "bo"})) == ["bob"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from ladder.models import Membership
+from tests.factories import hide
 
 HOME = reverse("home")
 LIST = reverse("ladder:list")
@@ -84,7 +84,7 @@ def test_ladder_page_details_and_members(client, alice, bob, charlie):
 def test_hidden_members_are_listed_only_for_themselves_and_moderators(
     client, alice, bob, mod, ladder
 ):
-    Membership.objects.filter(user=bob).update(is_public=False)
+    hide(user=bob)
     assert "Bob Baker" not in client.get(detail()).content.decode()
     client.force_login(alice)
     assert "Bob Baker" not in client.get(detail()).content.decode()

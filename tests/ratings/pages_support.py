@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 
 from accounts.models import User
-from ladder.models import Game, Ladder, Match, MatchPlayer
-from ratings.models import PlayerRating
+from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
+from ratings.models import PlayerRating, listing_of
 from ratings.pipeline import rate_ladder
 from tests.factories import MembershipFactory, UserFactory
 
@@ -41,6 +41,8 @@ def rated(ladder: Ladder, user: User, **fields: object) -> PlayerRating:
         "last_played": TODAY,
     }
     values.update(fields)
+    membership = Membership.objects.filter(ladder=ladder, user=user).first()
+    values.setdefault("listing", listing_of(membership))  # as the pipeline sets it
     return PlayerRating.objects.create(ladder=ladder, user=user, **values)
 
 

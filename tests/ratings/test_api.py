@@ -8,10 +8,9 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from ladder.models import Membership
 from ratings.models import PlayerRating
 from ratings.pipeline import rate_ladder
-from tests.factories import LadderFactory, MembershipFactory
+from tests.factories import LadderFactory, MembershipFactory, hide
 from tests.ratings.pages_support import NOON, TODAY, member, play, rated
 
 
@@ -108,7 +107,7 @@ def test_leaderboard_visibility(api, club, private_ladder, alice, outsider, mod)
     assert api.get("/api/v1/ladders/squad/leaderboard/").status_code == 404
     api.force_authenticate(alice)
     assert api.get("/api/v1/ladders/squad/leaderboard/").status_code == 200
-    Membership.objects.filter(user=ben).update(is_public=False)
+    hide(user=ben)
     api.force_authenticate(None)
     names = [r["username"] for r in api.get("/api/v1/ladders/club/leaderboard/").json()["results"]]
     assert "ben" not in names and "ann" in names
@@ -171,7 +170,7 @@ def test_history_visibility(api, club, private_ladder, alice, mod):
     ladder, ann, ben, cat = club
     assert api.get("/api/v1/players/nobody/history/").status_code == 404
     assert api.get("/api/v1/players/alice/history/", {"ladder": "squad"}).status_code == 404
-    Membership.objects.filter(user=ben).update(is_public=False)
+    hide(user=ben)
     assert api.get("/api/v1/players/ben/history/").status_code == 404
     newest = api.get("/api/v1/players/ann/history/").json()["results"][0]
     assert newest["opponents"] == [{"name": "a hidden player", "username": None}]

@@ -11,11 +11,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from ladder.models import Membership
 from ratings import queries
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import rate_ladder
-from tests.factories import LadderFactory, MembershipFactory, UserFactory
+from tests.factories import LadderFactory, MembershipFactory, UserFactory, hide
 from tests.ratings.pages_support import NOON, TODAY, member, play, rated, row_of, season, text_of
 
 HTMX = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "leaderboard"}
@@ -290,7 +289,7 @@ def test_every_page_filter_and_search_equals_a_plain_sort(client, db):
 
 def test_hidden_members_are_hidden_from_everyone_but_themselves_and_moderators(client, board, mod):
     ladder, users = board
-    Membership.objects.filter(user=users["ria"]).update(is_public=False)
+    hide(user=users["ria"])
     visitor = client.get("/ladders/board/")
     assert "Ria Player" not in visitor.content.decode()
     assert statuses(visitor)[0] == ("rob", "ranked", 1)  # no gap where she was
@@ -364,8 +363,8 @@ def test_leaderboard_queries_do_not_grow_with_players_and_matches(
     with django_assert_num_queries(6 if signed_in else 1):
         client.get("/ladders/large/")
     if signed_in:
-        # A member whose own row is on the page: + whether it is hidden ("Hidden" tag).
+        # A member whose own row is on the page: the same (the row says if it is hidden).
         client.force_login(big_players[0])
         caches["leaderboard"].clear()
-        with django_assert_num_queries(12):
+        with django_assert_num_queries(11):
             client.get("/ladders/large/")

@@ -15,7 +15,7 @@ from ratings.engine.types import PlayerState
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import rate_ladder
 from ratings.queries import head_to_head_matches
-from tests.factories import LadderFactory, MembershipFactory, UserFactory
+from tests.factories import LadderFactory, MembershipFactory, UserFactory, hide
 from tests.ratings.pages_support import (
     NOON,
     TODAY,
@@ -223,7 +223,7 @@ def test_private_ladders_are_left_out_for_those_who_may_not_see_them(
 
 def test_hidden_members(client, club, mod):
     ladder, ann, ben, cat = club
-    Membership.objects.filter(user=ben).update(is_public=False)
+    hide(user=ben)
     assert client.get("/players/ben/").status_code == 404
     # On Ann's page Ben is "a hidden player": no name, no link, no head-to-head row.
     response = client.get("/players/ann/")
@@ -324,7 +324,7 @@ def test_head_to_head_form_and_visibility(client, club, private_ladder, alice):
     assert '<datalist id="h2h-members">' in page and '<option value="ann">Ann N</option>' in page
     assert page.count('name="a"') == 1 and page.count('name="b"') == 1
     assert client.get("/ladders/squad/head-to-head/").status_code == 404
-    Membership.objects.filter(user__username="ben").update(is_public=False)
+    hide(user__username="ben")
     assert client.get("/ladders/club/head-to-head/", {"a": "ann", "b": "ben"}).status_code == 400
     assert client.post("/ladders/club/head-to-head/").status_code == 405
 
@@ -334,7 +334,7 @@ def test_head_to_head_names_come_as_the_visitor_types(client, club, monkeypatch)
     for the members matching it (HTMX), never a hidden one: all a big ladder offers."""
     for i in range(3):
         member(club[0], f"zed{i}", f"Zed {i}")
-    Membership.objects.filter(user__username="zed2").update(is_public=False)
+    hide(user__username="zed2")
     page = client.get("/ladders/club/head-to-head/").content.decode()
     listed = ["ann", "ben", "cat", "zed0", "zed1"]
     assert re.findall(r'<option value="([^"]+)">', page) == listed
