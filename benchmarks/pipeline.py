@@ -173,21 +173,29 @@ def confirmation_latency(database_url: str, samples: int, slug: str) -> list[flo
     return latencies
 
 
-def page_latency(path: str, samples: int, member: Any = None) -> list[float]:
-    from django.db import connection, reset_queries
-    from django.test import Client
+def page_rounds(cases: list[tuple[str, bool, Any]], samples: int) -> list[list[float]]:
+    """The times of each (path, cached, member) case, taken in turns: a round requests
+    every case once. A slow minute of the machine (its CPU is shared) then falls on every
+    page alike, instead of on whichever page was being timed through it."""
+    from django.db import connection
+    from django.test import Client, override_settings
 
-    client = Client(HTTP_HOST="localhost")
-    if member is not None:
-        client.force_login(member)
-    client.get(path)  # warm
-    times = []
+    clients = []
+    for path, cached, member in cases:
+        client = Client(HTTP_HOST="localhost")
+        if member is not None:
+            client.force_login(member)
+        with override_settings(LEADERBOARD_CACHE_SECONDS=300 if cached else 0):
+            client.get(path)  # warm
+        clients.append(client)
+    times: list[list[float]] = [[] for _ in cases]
     for _ in range(samples):
-        reset_queries()
-        started = time.perf_counter()
-        response = client.get(path)
-        times.append(time.perf_counter() - started)
-        assert response.status_code == 200, (path, response.status_code)
+        for (path, cached, _member), client, taken in zip(cases, clients, times, strict=True):
+            with override_settings(LEADERBOARD_CACHE_SECONDS=300 if cached else 0):
+                started = time.perf_counter()
+                response = client.get(path)
+                taken.append(time.perf_counter() - started)
+            assert response.status_code == 200, (path, response.status_code)
     connection.close()
     return times
 
@@ -259,27 +267,30 @@ def measure_pages(database_url: str, samples: int) -> None:
 
 def _measure_pages(database_url: str, samples: int) -> None:
     setup_django(database_url)
-    from django.test import override_settings
 
     from ratings.models import PlayerRating
 
     top = PlayerRating.objects.filter(ladder__slug="big").order_by("-rating").first()
     assert top is not None
-    results = []
-    for cached in (True, False):
-        with override_settings(LEADERBOARD_CACHE_SECONDS=300 if cached else 0):
-            for label, path in PAGES:
-                if cached and not path.startswith("/ladders/"):
-                    continue  # only the leaderboard has a cache
-                path = path.format(top=top.user.username)
-                results.append((label, path, cached, page_latency(path, samples)))
     second = PlayerRating.objects.filter(ladder__slug="big").order_by("-rating")[1]
-    with override_settings(LEADERBOARD_CACHE_SECONDS=0):
-        for label, path in MEMBER_PAGES:
-            path = path.format(top=top.user.username, me=second.user.username)
-            results.append((label, path, False, page_latency(path, samples, second.user)))
+    cases: list[tuple[str, str, bool, Any]] = []  # (label, path, cached, member)
+    for cached in (True, False):
+        for label, path in PAGES:
+            if cached and not path.startswith("/ladders/"):
+                continue  # only the leaderboard has a cache
+            cases.append((label, path.format(top=top.user.username), cached, None))
+    for label, path in MEMBER_PAGES:
+        path = path.format(top=top.user.username, me=second.user.username)
+        cases.append((label, path, False, second.user))
+    cpu_before = cpu_check()
+    times = page_rounds([(path, cached, member) for _, path, cached, member in cases], samples)
+    cpu_after = cpu_check()
+    results = [
+        (label, path, cached, taken)
+        for (label, path, cached, _), taken in zip(cases, times, strict=True)
+    ]
     results.append((AFTER_A_CHANGE, "/ladders/big/", True, first_views_after_changes(30)))
-    json.dump(results, sys.stdout)
+    json.dump({"cpu": [cpu_before, cpu_after], "pages": results}, sys.stdout)
 
 
 def main() -> None:
@@ -365,7 +376,13 @@ def main() -> None:
             stdout=subprocess.PIPE,
             text=True,
         )
-        for label, path, cached, times in json.loads(pages.stdout):
+        measured = json.loads(pages.stdout)
+        record(
+            "CPU check, just before and after the page timings",
+            " → ".join(f"{ms:.0f} ms" for ms in measured["cpu"]),
+            "",
+        )
+        for label, path, cached, times in measured["pages"]:
             how = "cached" if cached else "uncached"
             if not path.startswith("/ladders/big/") or "head-to-head" in path:
                 how = "no cache"
