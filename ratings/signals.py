@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
@@ -49,8 +50,12 @@ def membership_changed(
     from ratings.pipeline import bump_board
 
     ratings = PlayerRating.objects.filter(ladder_id=instance.ladder_id, user_id=instance.user_id)
-    ratings.relist(None if signal is post_delete else instance)
-    bump_board(instance.ladder_id)
+    with transaction.atomic():
+        # Bumping the version updates the ladder row: it waits for a rating run's lock on it
+        # (ratings.pipeline.rate_ladder). A run that read this membership before it changed
+        # has then written its rows, and the listing below overwrites theirs.
+        bump_board(instance.ladder_id)
+        ratings.relist(None if signal is post_delete else instance)
     before = getattr(instance, "_start_before", None)
     if before is not None and before != (instance.initial_rating, instance.initial_rd):
         # A new starting rating changes everything the player's matches did (RATINGS.md §4).

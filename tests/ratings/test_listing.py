@@ -3,17 +3,23 @@ left, back again; through rating runs, replays, imports and the migration that f
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import date
 
+import pytest
 from django.apps import apps
 from django.contrib.auth.models import AnonymousUser
+from django.db import connections
 
 from accounts.forms import ProfileForm
 from ladder.models import Membership
+from ratings import pipeline
 from ratings.imports import import_matches
-from ratings.models import HIDDEN, LEFT, PUBLIC, PlayerRating
+from ratings.models import HIDDEN, LEFT, PUBLIC, PlayerRating, listing_of
 from ratings.pipeline import rate_ladder, recompute_ladder
 from tests.factories import MembershipFactory, hide
+from tests.ratings.test_reliability import require_postgres
 
 DAY = date(2024, 5, 1)
 
@@ -107,3 +113,48 @@ def test_the_migration_copies_the_memberships(club, make_match) -> None:  # type
     PlayerRating.objects.update(listing=PUBLIC)  # the column as AddField leaves it
     copy_memberships(apps, None)
     assert listings(ladder) == {"p0": PUBLIC, "p1": HIDDEN, "p2": LEFT}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hiding_during_a_rating_run_that_read_the_membership_before_stays_hidden(  # type: ignore[no-untyped-def]
+    club, make_match, monkeypatch
+) -> None:
+    """The run reads p1's membership (public), p1 hides themselves, then the run writes
+    p1's row: the row must end hidden. The hiding waits for the run's ladder lock, then
+    lists the row again; listed before the lock, the run's stale "public" would win."""
+    require_postgres()
+    ladder, (p0, p1, *_) = club
+    make_match(ladder, [p0], [p1], [(21, 15), (21, 18)], DAY)
+    rate_ladder(ladder.pk)
+    make_match(ladder, [p0], [p1], [(21, 12), (21, 10)], DAY)
+    read, go = threading.Event(), threading.Event()
+
+    def paused_listing_of(membership):  # type: ignore[no-untyped-def]
+        read.set()  # the run has read the memberships, holding the ladder lock
+        go.wait(10)
+        return listing_of(membership)
+
+    monkeypatch.setattr(pipeline, "listing_of", paused_listing_of)
+    errors: list[BaseException] = []
+
+    def in_thread(work) -> None:  # type: ignore[no-untyped-def]
+        try:
+            work()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    run = threading.Thread(target=in_thread, args=(lambda: rate_ladder(ladder.pk),))
+    hiding = threading.Thread(target=in_thread, args=(lambda: hide(user=p1),))
+    run.start()
+    assert read.wait(10)
+    hiding.start()
+    time.sleep(0.5)  # the hiding is saved and waits for the ladder lock
+    assert Membership.objects.get(user=p1).is_public is False
+    go.set()
+    run.join(20)
+    hiding.join(20)
+    assert not errors, errors
+    assert PlayerRating.objects.get(ladder=ladder, user=p1).matches == 2  # the run wrote
+    assert listings(ladder) == {"p0": PUBLIC, "p1": HIDDEN}
