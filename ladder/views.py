@@ -70,14 +70,21 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The ladder page: its leaderboard (ratings.views), with the details and joining beside it."""
     from ratings.views import leaderboard  # ratings.views builds on this module's helpers
 
-    ladder = get_ladder_for_user(request, slug)
     own = None
     if request.user.is_authenticated:
-        own = Membership.objects.filter(ladder=ladder, user=request.user).first()
+        # A member may see their ladder: their membership brings it along, in one query.
+        own = (
+            Membership.objects.select_related("ladder")
+            .filter(ladder__slug=slug, user=request.user)
+            .order_by()  # the default order joins the users
+            .first()
+        )
+    ladder = own.ladder if own is not None else get_ladder_for_user(request, slug)
+    joinable = own is None and can_join(request.user, ladder)
     context = {
         "membership": own,
-        "can_join": own is None and can_join(request.user, ladder),
-        "form": JoinForm(ladder=ladder),
+        "can_join": joinable,
+        "form": JoinForm(ladder=ladder) if joinable else None,
     }
     return leaderboard(request, ladder, context)
 
