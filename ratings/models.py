@@ -241,6 +241,11 @@ class PlayerRating(models.Model):
     def __str__(self) -> str:
         return f"{self.user} on {self.ladder}: {self.rating / 1000:.2f}"
 
+    @property
+    def is_listed(self) -> bool:
+        """Everyone sees this row (no "Hidden" tag for the few who see the others)."""
+        return self.listing == PUBLIC
+
     def status_on(self, cutoff: date) -> str:
         """This row's status when ``cutoff`` is its ladder's ``active_since``: the rule of
         ``_statuses``, read off the row (for a player's few rows, compiling that CASE costs
