@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import product
+
 import pytest
 
 from ratings.engine.formats import (
@@ -249,16 +251,12 @@ def test_generic_best_of_3_refuses_best_of_5_results() -> None:
 def test_generic_rule_is_a_whole_best_of_l_for_some_odd_l() -> None:
     """Every sequence of game winners up to best_of long: valid exactly when it is a whole
     best-of-L match for an odd L <= best_of, and the winner is the side with more games."""
-    from itertools import product
-
     for best_of in (1, 3, 5, 7):
         fmt = get_format("generic", best_of=best_of, points_per_game=6)
         for length in range(1, best_of + 2):
             for sides in product("ab", repeat=length):
                 games = tuple((6, 4) if s == "a" else (4, 6) for s in sides)
-                whole = any(
-                    _is_whole_best_of(sides, n) for n in range(1, best_of + 1, 2)
-                )
+                whole = any(_is_whole_best_of(sides, n) for n in range(1, best_of + 1, 2))
                 try:
                     fmt.validate_games(games)
                 except ScoreError:
