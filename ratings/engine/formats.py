@@ -42,7 +42,8 @@ class ScoringFormat:
 
     @property
     def games_to_win(self) -> int:
-        """Games a side needs to win the match."""
+        """Games a side needs to win a best-of-`best_of` match (for the generic format, the
+        longest match: a shorter one is won with fewer, see `shorter_matches`)."""
         return self.best_of // 2 + 1
 
     @property
