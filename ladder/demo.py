@@ -41,6 +41,7 @@ from ladder.models import (
 )
 from ladder.services import join_ladder
 from ratings.engine import simulate
+from ratings.engine.scales import DISPLAY_DIVISOR
 from ratings.engine.types import Match as EngineMatch
 
 # Published in the README and printed by the command: demo data is for trying the site.
@@ -166,6 +167,7 @@ MEMBERS: tuple[tuple[str, str, float, dict[str, Assessment]], ...] = (
         {"singles": None, "doubles": ("3.0", "unsure"), "team-5v5": None},
     ),
 )
+BADMINTON_LEVELS = {username: level for username, _, level, _ in MEMBERS}
 # The 5v5 league is another game: the members' true levels there are their own.
 FIVES_LEVELS = {
     "tom": 4.6,
@@ -185,11 +187,13 @@ FIVES_LEVELS = {
 }
 
 
-def true_level(username: str, ladder_slug: str) -> float:
-    """A member's hidden level on a demo ladder: what the season is played from."""
-    if ladder_slug == "team-5v5":
-        return FIVES_LEVELS[username]
-    return next(level for name, _, level, _ in MEMBERS if name == username)
+def true_level(membership: Membership) -> float:
+    """A member's hidden level on a demo ladder: what the season is played from. Someone
+    who joined the demo's ladder on the site before its season plays at their starting
+    rating."""
+    username, slug = membership.user.username, membership.ladder.slug
+    levels = FIVES_LEVELS if slug == "team-5v5" else BADMINTON_LEVELS
+    return levels.get(username, membership.initial_rating / DISPLAY_DIVISOR)
 
 
 @dataclass
@@ -298,7 +302,7 @@ def simulate_season(
     """Club nights over SEASON_WEEKS up to ``today``: who came, who played whom, the scores
     (ratings.engine.simulate.club_season, rally by rally from the members' true levels)."""
     users = {m.user.username: m.user for m in memberships}
-    levels = {name: true_level(name, ladder.slug) for name in users}
+    levels = {m.user.username: true_level(m) for m in memberships}
     schedule = SCHEDULES[ladder.slug]
     world = simulate.club_season(
         levels,
@@ -500,7 +504,7 @@ def seed_matches(club: DemoClub, now: datetime | None = None) -> dict[str, dict[
         rng = random.Random(SEASON_SEED + number)
         memberships = list(
             Membership.objects.filter(ladder=ladder)
-            .select_related("user")
+            .select_related("user", "ladder")
             .order_by("user__username")
         )
         season = simulate_season(ladder, memberships, today, rng)

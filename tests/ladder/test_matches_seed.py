@@ -14,7 +14,7 @@ from django.test import TestCase, override_settings
 from django.utils import timezone
 
 from ladder import matches
-from ladder.demo import SEASON_WEEKS, true_level
+from ladder.demo import BADMINTON_LEVELS, SEASON_WEEKS
 from ladder.models import AuditEntry, Dispute, Ladder, Match, Membership
 from tests.support.fairness import check_ladder
 
@@ -129,7 +129,7 @@ class SeasonTests(TestCase):
         favourite_won = decided = 0
         for match in season("singles"):
             a, b = match.side_a_players[0], match.side_b_players[0]
-            la, lb = true_level(a.username, "singles"), true_level(b.username, "singles")
+            la, lb = BADMINTON_LEVELS[a.username], BADMINTON_LEVELS[b.username]
             if abs(la - lb) >= 0.3:
                 decided += 1
                 favourite_won += (match.winner_side == "a") == (la > lb)
@@ -139,8 +139,8 @@ class SeasonTests(TestCase):
     def test_members_play_near_their_level_against_varied_opponents(self):
         gaps = [
             abs(
-                true_level(m.side_a_players[0].username, "singles")
-                - true_level(m.side_b_players[0].username, "singles")
+                BADMINTON_LEVELS[m.side_a_players[0].username]
+                - BADMINTON_LEVELS[m.side_b_players[0].username]
             )
             for m in season("singles")
         ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from io import StringIO
 
 import pytest
@@ -10,6 +11,7 @@ from django.core.management import CommandError, call_command
 from accounts.models import User
 from ladder.demo import DEMO_PASSWORD, MEMBERS, seed_club
 from ladder.models import Ladder, Match, Membership
+from ladder.services import join_ladder
 from ratings.engine.types import Params
 
 
@@ -81,6 +83,15 @@ def test_seed_demo_fills_in_what_is_missing(db, debug):
     assert Ladder.objects.filter(slug="team-5v5").exists()
     assert Membership.objects.filter(user__username="priya").count() == 2
     assert Match.objects.filter(ladder__slug="team-5v5").exists()
+
+
+def test_someone_who_joined_before_the_season_plays_at_their_starting_level(db, debug):
+    club = seed_club()
+    newcomer = User.objects.create_user(username="newcomer", display_name="New Comer")
+    join_ladder(newcomer, club.ladders["team-5v5"], Decimal("4.0"), "regular")
+    join_ladder(club.members["priya"], club.ladders["team-5v5"])
+    seed()
+    assert Match.objects.filter(ladder__slug="team-5v5", players__user=newcomer).exists()
 
 
 def test_if_empty_does_nothing_when_a_ladder_exists(ladder, debug):
