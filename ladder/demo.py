@@ -19,9 +19,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
+from django.contrib.auth.hashers import make_password
 from django.db import transaction
 from django.utils import timezone
 
@@ -205,6 +206,13 @@ class DemoClub:
     created: list[str] = field(default_factory=list)
 
 
+@cache
+def _password_hash() -> str:
+    """One hash of the published password for every demo account: hashing is slow on
+    purpose (a quarter of a second each), and these accounts share the password anyway."""
+    return make_password(DEMO_PASSWORD)
+
+
 def _account(club: DemoClub, username: str, display_name: str, **extra: Any) -> User:
     user = User.objects.filter(username=username).first()
     if user is None:
@@ -214,7 +222,7 @@ def _account(club: DemoClub, username: str, display_name: str, **extra: Any) -> 
             email=f"{username}@{DEMO_EMAIL_DOMAIN}",
             **extra,
         )
-        user.set_password(DEMO_PASSWORD)
+        user.password = _password_hash()
         user.save()
         club.created.append(f"user {username}")
     return user
