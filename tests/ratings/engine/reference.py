@@ -157,7 +157,9 @@ def replay(matches, ppg: float, st: Settings) -> dict[str, Player]:  # type: ign
                     }[st.composite_rd]
                     terms = [(mu_c, phi_c, sum(weights) / len(weights))]
                 else:  # individual
-                    terms = [(before[o][0], before[o][1], w) for o, w in zip(other, weights, strict=True)]
+                    terms = [
+                        (before[o][0], before[o][1], w) for o, w in zip(other, weights, strict=True)
+                    ]
                 v = 1 / sum(
                     m * w * g(pj) ** 2 * expected(mu, mj, pj, st) * (1 - expected(mu, mj, pj, st))
                     for mj, pj, w in terms
