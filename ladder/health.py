@@ -55,7 +55,9 @@ def readyz(request: HttpRequest) -> HttpResponse:
     ready = all(result == OK for result in checks.values())
     body: dict[str, object] = {"status": "ok" if ready else "unavailable", "checks": checks}
     if not ready:
-        body["failing"] = [name for name, result in checks.items() if result not in (OK, NOT_CHECKED)]
+        body["failing"] = [
+            name for name, result in checks.items() if result not in (OK, NOT_CHECKED)
+        ]
     return JsonResponse(body, status=200 if ready else 503)
 
 

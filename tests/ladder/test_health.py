@@ -41,7 +41,9 @@ def readyz(client: Client) -> tuple[int, dict[str, object]]:
     return response.status_code, json.loads(response.content)
 
 
-def test_healthz_answers_ok_without_database_session_or_host_check(client: Client, production_like: None) -> None:
+def test_healthz_answers_ok_without_database_session_or_host_check(
+    client: Client, production_like: None
+) -> None:
     # No django_db mark: a query would raise.
     response = client.get("/healthz", HTTP_HOST=PROBE_HOST)
     assert response.status_code == 200
