@@ -132,10 +132,9 @@ def params_from_args(args: argparse.Namespace, base: Params | None = None) -> Pa
         weights = dict(overrides.get("stat_weights", start.stat_weights))
         weights.update(extra)
         overrides["stat_weights"] = weights
-    if (
-        overrides.get("team_method", start.team_method) == "performance_weighted"
-        and not overrides.get("stat_weights", start.stat_weights)
-    ):
+    if overrides.get(
+        "team_method", start.team_method
+    ) == "performance_weighted" and not overrides.get("stat_weights", start.stat_weights):
         raise ParamError(
             "performance_weighted needs stat weights: give each stat's weight with "
             "--stat-weight NAME=WEIGHT (repeatable), e.g. --stat-weight kills=1 "

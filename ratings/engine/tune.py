@@ -356,11 +356,13 @@ def tune(
             if share < 1:
                 continue
             space = search_space(model, teams, stat_weights=bool(base.stat_weights))
-            fixed = {"outcome_model": model}
+            fixed: Overrides = {"outcome_model": model}
+
+            def score(batch: list[Overrides], fixed: Overrides = fixed) -> list[float]:
+                return pool.map(_score_overrides, [{**fixed, **o} for o in batch])
+
             setting, value, _ = search(
-                lambda batch, fixed=fixed: pool.map(
-                    _score_overrides, [{**fixed, **o} for o in batch]
-                ),
+                score,
                 {name: getattr(base, name) for name in space},
                 share,
                 seed=seed,
