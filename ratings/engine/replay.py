@@ -99,8 +99,9 @@ def _load_native() -> ModuleType | None:
 NATIVE: ModuleType | None = _load_native()
 
 
-# A score line's outcome as Replayer caches it: (s_a, m, a_won, the Outcome).
-_CachedOutcome = tuple[float, float, bool, Outcome]
+# A score line's outcome as Replayer caches it: (s_a, m, a_won, s_b, the Outcome); the
+# plain values for the C module, which hands these very float objects out in PlayerChange.
+_CachedOutcome = tuple[float, float, bool, float, Outcome]
 
 
 def validate_params(params: Params) -> None:
@@ -322,7 +323,7 @@ class Replayer:
         self._players: dict[str, _Player] = {}
         self._last_ordinal = 0  # date.min has ordinal 1: any date can come first
         self._last_id: int | None = None
-        # games -> (s_a, m, a_won, Outcome): the plain values first, for the C module
+        # games -> _CachedOutcome
         self._outcomes: dict[tuple[tuple[int, int], ...], _CachedOutcome] = {}
         self._phi_max = rd_ceiling(params) / GLICKO2_SCALE
         self._constants = (
@@ -364,6 +365,37 @@ class Replayer:
         return _predict.match_quality(
             [self.state(n) for n in side_a], [self.state(n) for n in side_b], self.params, on
         )
+
+    def stakes(
+        self, side_a: Sequence[str], side_b: Sequence[str], on: date
+    ) -> dict[str, tuple[PlayerChange, ...]]:
+        """§6 points at stake: what each plausible result would do, nothing stored.
+
+        Keys "a_narrow", "a_clear", "b_narrow", "b_clear": side A (or B) winning every game
+        by the narrowest margin the format allows, or by `margin_clamp` or more (where the
+        margin counts fully). Each value is the changes `rate` would return for a match on
+        `on`, run on copies of the players' current states and lookback windows.
+        """
+        fmt = self.scoring_format
+        ppg = fmt.points_per_game
+        clear_loser = ppg - max(1, math.ceil(self.params.margin_clamp * ppg))
+        results = {
+            "a_narrow": fmt.straight_win(ppg - 1),
+            "a_clear": fmt.straight_win(clear_loser),
+        }
+        results["b_narrow"] = tuple((b, a) for a, b in results["a_narrow"])
+        results["b_clear"] = tuple((b, a) for a, b in results["a_clear"])
+        names = (*side_a, *side_b)
+        out = {}
+        for label, games in results.items():
+            trial = Replayer(self.params, fmt, {n: self.state(n) for n in names})
+            for n in names:
+                p = self._players.get(n)
+                if p is not None:
+                    copy = trial._player(n)
+                    copy.recent, copy.counts, copy.slots = deque(p.recent), dict(p.counts), p.slots
+            out[label] = trial.rate(Match(on, tuple(side_a), tuple(side_b), games))
+        return out
 
     # -- snapshots ---------------------------------------------------------------
 
@@ -544,7 +576,7 @@ class Replayer:
             cached = self._outcomes.get(games)
         if cached is None:
             cached = self._outcome(games)
-        changes = self._rate_teams(match, ordinal, cached[3])
+        changes = self._rate_teams(match, ordinal, cached[4])
         self._last_ordinal = ordinal
         self._last_id = match.id
         return changes
@@ -566,7 +598,7 @@ class Replayer:
         """The outcome of a score line, validated and cached (the C module calls this too)."""
         self.scoring_format.validate_games(games)
         outcome = match_outcome(games, self.scoring_format.points_per_game, self.params)
-        cached = (outcome.s_a, outcome.multiplier, outcome.a_won, outcome)
+        cached = (outcome.s_a, outcome.multiplier, outcome.a_won, outcome.s_b, outcome)
         if len(self._outcomes) >= OUTCOME_CACHE_SIZE:
             self._outcomes.clear()
         self._outcomes[games] = cached  # type: ignore[index]
