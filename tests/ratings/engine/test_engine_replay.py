@@ -365,7 +365,7 @@ def test_fast_player_change_constructor_builds_the_same_object() -> None:
 
 def test_stakes_are_what_rating_the_match_would_do_and_store_nothing() -> None:
     matches = _history(40, seed=7)
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     replayer.rate_all(matches)
     before = replayer.snapshot()
     on = matches[-1].played_on + timedelta(days=3)
@@ -378,7 +378,7 @@ def test_stakes_are_what_rating_the_match_would_do_and_store_nothing() -> None:
         ("b_narrow", ((19, 21), (19, 21))),
         ("b_clear", ((15, 21), (15, 21))),
     ):
-        copy = Replayer.from_snapshot(Params(), BADMINTON, before)
+        copy = Replayer.from_snapshot(SpecParams(), BADMINTON, before)
         assert stakes[label] == copy.rate(Match(on, ("P0",), ("P1",), games)), label
     p0 = {label: changes[0].change for label, changes in stakes.items()}
     assert p0["a_clear"] >= p0["a_narrow"] >= 0 >= p0["b_narrow"] >= p0["b_clear"]
