@@ -15,6 +15,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -200,6 +201,7 @@ def site() -> Iterator[Site]:
         process.proc.wait(timeout=10)
         cluster.stop()
         redis.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _group_alive(pgid: int) -> bool:
