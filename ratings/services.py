@@ -1,4 +1,5 @@
-"""Ladder-level rating operations: new settings mean a replay."""
+"""Ladder-level rating operations: new settings mean a replay; new ranked settings a new
+standing for every rating row."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ladder.models import Ladder, Match
-from ratings.engine.types import EngineError
+from ladder.models import LADDER_FLOOR, Ladder, Match
+from ratings.engine.types import EngineError, PlayerState
 
 # Settings with a field of their own on Ladder; the others (RATINGS.md §5) go in `method_options`.
 _FIELDS = {f.name for f in Ladder._meta.get_fields()}
@@ -24,11 +25,38 @@ def replay_later(ladder: Ladder) -> None:
     transaction.on_commit(lambda: enqueue_rating(ladder_id))
 
 
+def restand(ladder: Ladder) -> int:
+    """Work out every rating row's ``established_until`` again from the ladder's ranked
+    settings (RATINGS.md §8), and make cached leaderboards stale. Returns the rows changed."""
+    from ratings.models import PlayerRating, established_until, ladder_standing
+    from ratings.pipeline import bump_board
+
+    standing = ladder_standing(ladder)
+    changed = []
+    for row in PlayerRating.objects.filter(ladder=ladder).only(
+        "rating", "rd", "volatility", "matches", "last_played", "established_until"
+    ):
+        state = PlayerState(row.rating, row.rd, row.volatility, row.matches, row.last_played)
+        until = established_until(state, *standing)
+        if until != row.established_until:
+            row.established_until = until
+            changed.append(row)
+    PlayerRating.objects.bulk_update(changed, ["established_until"], batch_size=2000)
+    ladder.board_version = bump_board(ladder.pk)
+    return len(changed)
+
+
 def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
     """Store rating settings (e.g. from `tune`) on a ladder and replay it with them."""
     from ratings.pipeline import rate_ladder
 
     ladder = Ladder.objects.get(slug=slug)
+    params = dict(params)
+    if params.pop("wrong_way_floor", LADDER_FLOOR) != LADDER_FLOOR:
+        raise EngineError(
+            f"the tuned settings do not fit {ladder.slug}: the wrong-way floor is always on "
+            "for a ladder (RATINGS.md §3 step 9)"
+        )
     options = dict(ladder.method_options or {})
     for name, value in params.items():
         if name in _FIELDS:
