@@ -74,7 +74,9 @@ class LadderAdmin(admin.ModelAdmin):
             {
                 "fields": ["team_size", "scoring_format", "best_of", "points_per_game"],
                 "description": "Badminton formats set best of and points per game themselves; "
-                "the generic format needs both.",
+                "the generic format needs both, and takes a match of any length up to its "
+                "best of (tennis best-of-3 and best-of-5 in one ladder: best of 5, 6 points "
+                "per game).",
             },
         ),
         (

@@ -139,7 +139,10 @@ def add_input_arguments(parser: argparse.ArgumentParser, file_optional: bool = F
         help="scoring format (default badminton_21)",
     )
     parser.add_argument(
-        "--best-of", type=int, help="games per match, generic format only (default 1)"
+        "--best-of",
+        type=int,
+        help="generic format only: the longest match, odd (default 1); a match may be "
+        "any whole best-of up to it, e.g. tennis best-of-3 and best-of-5 with --best-of 5",
     )
     parser.add_argument(
         "--points-per-game", type=int, help="points per game, needed by the generic format"

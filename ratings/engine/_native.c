@@ -42,9 +42,9 @@
 
 /* Bumped whenever the Python-facing interface changes; replay.py ignores a module
    built from another version (a stale in-tree build) and stays pure Python. */
-#define API_VERSION 1
+#define API_VERSION 2
 
-#define N_CHANGE_FIELDS 13
+#define N_CHANGE_FIELDS 16
 #define N_MATCH_FIELDS 5
 enum { M_PLAYED_ON, M_SIDE_A, M_SIDE_B, M_GAMES, M_ID };
 
@@ -235,10 +235,11 @@ typedef struct {
     Maths maths;
     long long lookback, period;
     double alpha, threshold, center, low, high, rd_max, phi_max;
+    int floor; /* §3 step 9: the wrong-way floor */
     /* the Replayer's collaborators */
     PyObject *player_fn;  /* name -> _Player (Replayer._player) */
-    PyObject *outcomes;   /* dict: games -> s_a (Replayer._outcomes) */
-    PyObject *outcome_fn; /* games -> s_a, validating and caching (Replayer._outcome) */
+    PyObject *outcomes;   /* dict: games -> (s_a, m, a_won, Outcome) (Replayer._outcomes) */
+    PyObject *outcome_fn; /* games -> the same, validating and caching (Replayer._outcome) */
     PyObject *change_type;
     Py_ssize_t change_offsets[N_CHANGE_FIELDS];
     int fast_change; /* fill PlayerChange slots directly */
@@ -751,10 +752,12 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
              *pair = NULL, *prob = NULL;
     Py_ssize_t ia, ib;
     long long ord;
-    double s_a, mu_a, mu_b, phi_a, phi_b, rd_a, rd_b, w_a, w_b, ratio_a, ratio_b, res_a[4],
+    PyObject *m_obj, *won_obj;
+    double s_a, mult, mu_a, mu_b, phi_a, phi_b, rd_a, rd_b, w_a, w_b, ratio_a, ratio_b, res_a[4],
         res_b[4], new_a, new_b, rd_a2, rd_b2;
     int64_t k_a, k_b;
-    int gate_a, gate_b, inflated_a = 0, inflated_b = 0, rc = STOP, i;
+    int gate_a, gate_b, a_won, floor_a = 0, floor_b = 0, inflated_a = 0, inflated_b = 0,
+        rc = STOP, i;
     int32_t head_a, len_a, head_b, len_b;
     Player *pa, *pb;
     const Maths *m = &self->maths;
@@ -796,9 +799,17 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
             goto done;
         }
     }
-    if (!PyFloat_CheckExact(s_obj))
+    /* (s_a, m, a_won, Outcome) */
+    if (!PyTuple_CheckExact(s_obj) || PyTuple_GET_SIZE(s_obj) < 3)
         goto done;
-    s_a = PyFloat_AS_DOUBLE(s_obj);
+    m_obj = PyTuple_GET_ITEM(s_obj, 1);
+    won_obj = PyTuple_GET_ITEM(s_obj, 2);
+    if (!PyFloat_CheckExact(PyTuple_GET_ITEM(s_obj, 0)) || !PyFloat_CheckExact(m_obj) ||
+        !PyBool_Check(won_obj))
+        goto done;
+    s_a = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(s_obj, 0));
+    mult = PyFloat_AS_DOUBLE(m_obj);
+    a_won = won_obj == Py_True;
     /* Singles only; anything else (teams, lists for sides) is Python's. */
     if (!PyTuple_CheckExact(f[M_SIDE_A]) || PyTuple_GET_SIZE(f[M_SIDE_A]) != 1 ||
         !PyTuple_CheckExact(f[M_SIDE_B]) || PyTuple_GET_SIZE(f[M_SIDE_B]) != 1)
@@ -878,14 +889,23 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
     mu_b = (pb->rating - self->center) / m->scale;
     phi_a = rd_a / m->scale;
     phi_b = rd_b / m->scale;
-    if (update_one(m, mu_a, phi_a, pa->vol, mu_b, phi_b, s_a, w_a, gate_a, res_a) ||
-        update_one(m, mu_b, phi_b, pb->vol, mu_a, phi_a, 1.0 - s_a, w_b, gate_b, res_b))
+    /* The information multiplier m weighs the match (§3 step 2): it multiplies the weight. */
+    if (update_one(m, mu_a, phi_a, pa->vol, mu_b, phi_b, s_a, w_a * mult, gate_a, res_a) ||
+        update_one(m, mu_b, phi_b, pb->vol, mu_a, phi_a, 1.0 - s_a, w_b * mult, gate_b, res_b))
         goto unprune;
-    /* Step 9: bounds. */
+    /* Step 9: bounds, then the wrong-way floor (teams._bounded). */
     new_a = m->scale * res_a[0] + self->center;
     new_a = new_a < self->low ? self->low : new_a > self->high ? self->high : new_a;
     new_b = m->scale * res_b[0] + self->center;
     new_b = new_b < self->low ? self->low : new_b > self->high ? self->high : new_b;
+    if (self->floor && (a_won ? new_a < pa->rating : new_a > pa->rating)) {
+        new_a = pa->rating;
+        floor_a = 1;
+    }
+    if (self->floor && (a_won ? new_b > pb->rating : new_b < pb->rating)) {
+        new_b = pb->rating;
+        floor_b = 1;
+    }
     rd_a2 = m->scale * res_a[1];
     if (rd_a2 > self->rd_max)
         rd_a2 = self->rd_max;
@@ -915,12 +935,14 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
         if (rd_before_a != NULL && rd_before_b != NULL && s_b != NULL) {
             PyObject *va[N_CHANGE_FIELDS] = {
                 name_a,   pa->rating_obj, rd_before_a,         pa->vol_obj, made[0],
-                made[1],  made[2],        made[3],             s_obj,       made[4],
-                made[5],  gate_a ? Py_True : Py_False, self->one};
+                made[1],  made[2],        made[3],             PyTuple_GET_ITEM(s_obj, 0),
+                made[4],  made[5],        gate_a ? Py_True : Py_False, self->one,
+                a_won ? Py_True : Py_False, m_obj, floor_a ? Py_True : Py_False};
             PyObject *vb[N_CHANGE_FIELDS] = {
                 name_b,   pb->rating_obj, rd_before_b,         pb->vol_obj, made[6],
-                made[7],  made[8],        made[9],             s_b,         made[10],
-                made[11], gate_b ? Py_True : Py_False, self->one};
+                made[7],  made[8],        made[9],             s_b,
+                made[10], made[11],       gate_b ? Py_True : Py_False, self->one,
+                a_won ? Py_False : Py_True, m_obj, floor_b ? Py_True : Py_False};
             if ((ca = make_change(self, va)) != NULL)
                 cb = make_change(self, vb);
         }
@@ -1036,10 +1058,10 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
             &PyDict_Type, &outcomes, &outcome, &change, &change_fields, &fast_change, &match,
             &PyTuple_Type, &match_fields, &deque, &last_ordinal, &last_id))
         return -1;
-    if (!PyArg_ParseTuple(constants, "LddLddddddddddLL;constants", &self->lookback,
+    if (!PyArg_ParseTuple(constants, "LddLdddddddpdddLL;constants", &self->lookback,
                           &self->alpha, &self->threshold, &self->period, &self->center,
                           &self->low, &self->high, &self->rd_max, &m->tau, &m->slope,
-                          &self->phi_max, &m->scale, &m->three_over_pi2, &m->epsilon,
+                          &self->phi_max, &self->floor, &m->scale, &m->three_over_pi2, &m->epsilon,
                           &m->max_iterations, &m->max_bracket_steps))
         return -1;
     if (self->period < 1) {

@@ -31,7 +31,8 @@ class ScoringFormat:
     """How a ladder scores a match: best of `best_of` games to `points_per_game`.
 
     `cap` is the badminton cap (30 for games to 21); None for the generic format,
-    which takes any non-negative scores without a tie.
+    which takes any non-negative game scores without a tie, and a match of any length
+    up to `best_of` (`shorter_matches`).
     """
 
     name: str
@@ -41,13 +42,28 @@ class ScoringFormat:
 
     @property
     def games_to_win(self) -> int:
-        """Games a side needs to win the match."""
+        """Games a side needs to win a best-of-`best_of` match (for the generic format, the
+        longest match: a shorter one is won with fewer, see `shorter_matches`)."""
         return self.best_of // 2 + 1
+
+    @property
+    def shorter_matches(self) -> bool:
+        """True when a match may be shorter than `best_of` (the generic format).
+
+        Then a match is valid when its games are a whole best-of-L match for some odd
+        L <= `best_of` (tennis best-of-3 and best-of-5 in one best-of-5 ladder): no tied
+        game, the winner (the side with more games) won the last game, and no game came
+        after a side's `games_to_win`-th win. A tie in games, or a game after the
+        match was decided (the loser winning the last game), is refused.
+        """
+        return self.name == GENERIC
 
     @property
     def description(self) -> str:
         """A short plain description, e.g. "best of 3 games to 21 (capped at 30)"."""
         games = "one game" if self.best_of == 1 else f"best of {self.best_of} games"
+        if self.shorter_matches and self.best_of > 1:
+            games = f"up to {games}, a shorter match counts"
         if self.cap is None:
             return f"{games} (points per game: {self.points_per_game})"
         return f"{games} to {self.points_per_game}, win by {WIN_BY}, capped at {self.cap}"
@@ -92,7 +108,12 @@ class ScoringFormat:
             raise ScoreError(_prefix(number) + problem)
 
     def validate_games(self, games: Sequence[tuple[int, int]]) -> None:
-        """Raise ScoreError listing every problem with a whole match's games."""
+        """Raise ScoreError listing every problem with a whole match's games.
+
+        Badminton formats: the match is exactly a best-of-`best_of`; it ends when a side
+        has `games_to_win` games and no game may follow. The generic format takes a match
+        of any length up to `best_of` (see `shorter_matches`).
+        """
         problems: list[str] = []
         if len(games) == 0:
             raise ScoreError("A match needs at least one game")
@@ -116,7 +137,11 @@ class ScoringFormat:
             wins[0 if a > b else 1] += 1
             if max(wins) >= self.games_to_win:
                 decided_after = number
-        if not problems and decided_after is None:
+        if not problems and self.shorter_matches:
+            problem = _shorter_match_problem(games, self.best_of)
+            if problem is not None:
+                problems.append(problem)
+        elif not problems and decided_after is None:
             needed = f"{self.games_to_win} game{'s' if self.games_to_win > 1 else ''}"
             problems.append(
                 f"The match is not finished: {wins[0]}-{wins[1]} in games; "
@@ -126,10 +151,45 @@ class ScoringFormat:
             raise ScoreError(problems)
 
     def winner(self, games: Sequence[tuple[int, int]]) -> str:
-        """ "a" or "b": the side that won the match (the games are validated first)."""
+        """ "a" or "b": the side that won more games (the games are validated first)."""
         self.validate_games(games)
         won_by_a = sum(1 for a, b in games if a > b)
-        return "a" if won_by_a >= self.games_to_win else "b"
+        return "a" if 2 * won_by_a > len(games) else "b"
+
+
+def _shorter_match_problem(games: Sequence[tuple[int, int]], best_of: int) -> str | None:
+    """What stops valid `games` (none past a side's `best_of // 2 + 1`-th win) from being a
+    whole best-of-L match for some odd L <= best_of, or None.
+
+    A side that wins `w` games and the last game has won a best-of-(2w - 1); the loser's
+    game count is then below `w`, and `2w - 1 <= best_of` because no game followed a
+    side's `best_of // 2 + 1`-th win. What remains to refuse: a tied match, and a match
+    whose last game the loser won (it was decided earlier, or it is not finished).
+    """
+    wins = [0, 0]
+    for a, b in games:
+        wins[0 if a > b else 1] += 1
+    if wins[0] == wins[1]:
+        return (
+            f"The match is tied {wins[0]}-{wins[1]} in games; "
+            "the side that won more games wins, so a match needs a winner"
+        )
+    winner = 0 if wins[0] > wins[1] else 1
+    last_a, last_b = games[-1]
+    if (0 if last_a > last_b else 1) == winner:
+        return None
+    # The winner's last win decided a shorter match; every game after it came too late.
+    so_far = [0, 0]
+    for number, (a, b) in enumerate(games, start=1):
+        so_far[0 if a > b else 1] += 1
+        if so_far[winner] == wins[winner]:
+            length = 2 * wins[winner] - 1
+            return (
+                f"Game {number + 1}: the match was already decided after game {number} "
+                f"({so_far[0]}-{so_far[1]} in games, a best-of-{length}); no game may follow "
+                f"(and a best-of-{best_of} match at {wins[0]}-{wins[1]} is not finished)"
+            )
+    raise AssertionError("unreachable: the winner has wins[winner] games")
 
 
 def _is_int(value: object) -> bool:
@@ -150,7 +210,7 @@ FORMAT_CHOICES = (
     ("badminton_21", "Badminton: best of 3 games to 21 (capped at 30)"),
     ("badminton_15", "Badminton: best of 3 games to 15 (capped at 21)"),
     ("badminton_11", "Badminton: best of 5 games to 11 (capped at 15)"),
-    ("generic", "Any sport: best of N games, points per game set by hand"),
+    ("generic", "Any sport: up to best of N games, points per game set by hand"),
 )
 
 

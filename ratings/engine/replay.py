@@ -18,9 +18,11 @@ weight the update used: the mean over opponents, for composite_team the side's m
 glicko1_team has no repetition weight or diversity gate: `repetition_weight` is 1 and
 `gate_open` True; the diversity ratio is still reported.
 
-Native path: `rate_all` (and so `replay`) hands singles to the C module `_native`
-(ratings/engine/_native.c, built by `pip install -e .`) when it is importable, with the
-same arithmetic in the same order, so the results are the same bit for bit. The
+Every match, singles or teams, is rated by `teams.rate_sides` (one Python source of
+the update). Native path: `rate_all` (and so `replay`) hands singles to the C module
+`_native` (ratings/engine/_native.c, built by `pip install -e .`) when it is importable,
+with the same arithmetic in the same order, so the results are the same bit for bit
+(tests/ratings/engine/test_engine_native.py compares them). The
 Replayer's own state stays the truth: the C side loads each player it meets from here,
 leaves every match it does not handle (teams, errors) to `rate`, and writes the players
 back before anything else can look at them. `LADDER_ENGINE_NATIVE=0` switches it off;
@@ -42,13 +44,14 @@ from typing import Any
 from ratings.engine import glicko2
 from ratings.engine import predict as _predict
 from ratings.engine.formats import ScoringFormat
-from ratings.engine.glicko2 import inflate, update_one
+from ratings.engine.glicko2 import inflate
 from ratings.engine.initial import default_state
-from ratings.engine.outcome import match_outcome
+from ratings.engine.outcome import Outcome, match_outcome
 from ratings.engine.scales import GLICKO2_SCALE, expected_slope, rd_ceiling
 from ratings.engine.teams import Contestant, rate_sides
 from ratings.engine.types import (
     COMPOSITE_RD_CHOICES,
+    OUTCOME_MODELS,
     TEAM_METHODS,
     EngineError,
     Match,
@@ -63,11 +66,15 @@ OUTCOME_CACHE_SIZE = 65536
 # scale_factor below this makes 10^(-x/scale_factor) overflow-prone for the widest
 # rating gaps (7000 points); the seed's sensible range is 100-800.
 MIN_SCALE_FACTOR = 50.0
+# The largest margin_boost a ladder accepts: a clear win counting 11 narrow ones is already
+# far past the sensible 0-3 of RATINGS.md §2.
+MAX_MARGIN_BOOST = 10.0
 # Team methods that reduce to the plain single-opponent update for singles with
-# identical arithmetic (performance_weighted rescales the change, glicko1_team is Glicko-1).
-_FAST_SINGLES_METHODS = frozenset({"composite_opponent", "individual", "composite_team"})
+# identical arithmetic (performance_weighted rescales the change, glicko1_team is Glicko-1):
+# the C module rates those singles.
+_NATIVE_SINGLES_METHODS = frozenset({"composite_opponent", "individual", "composite_team"})
 # The interface version of _native.c this module speaks; another build is ignored.
-NATIVE_API_VERSION = 1
+NATIVE_API_VERSION = 2
 # rate_all reads an iterator (not a list or tuple) in pieces of this many matches.
 NATIVE_CHUNK = 65536
 # Ordinals differ by less than this, so a longer lookback is the same as this one.
@@ -92,6 +99,10 @@ def _load_native() -> ModuleType | None:
 NATIVE: ModuleType | None = _load_native()
 
 
+# A score line's outcome as Replayer caches it: (s_a, m, a_won, the Outcome).
+_CachedOutcome = tuple[float, float, bool, Outcome]
+
+
 def validate_params(params: Params) -> None:
     """Raise EngineError naming every parameter outside its sensible range."""
     problems: list[str] = []
@@ -113,6 +124,15 @@ def validate_params(params: Params) -> None:
     )
     need(params.repetition_alpha >= 0, "repetition_alpha cannot be negative")
     need(0 <= params.diversity_threshold <= 1, "diversity_threshold must be between 0 and 1")
+    need(
+        params.outcome_model in OUTCOME_MODELS,
+        f"outcome_model must be one of {', '.join(OUTCOME_MODELS)}",
+    )
+    need(
+        0 <= params.margin_boost <= MAX_MARGIN_BOOST,
+        f"margin_boost must be between 0 and {MAX_MARGIN_BOOST:g}",
+    )
+    need(isinstance(params.wrong_way_floor, bool), "wrong_way_floor must be true or false")
     need(0 <= params.match_win_bonus <= 0.5, "match_win_bonus must be between 0 and 0.5")
     need(params.margin_weight >= 0, "margin_weight cannot be negative")
     need(params.margin_clamp >= 0, "margin_clamp cannot be negative")
@@ -142,6 +162,11 @@ def validate_params(params: Params) -> None:
     need(
         params.composite_rd in COMPOSITE_RD_CHOICES,
         f"composite_rd must be one of {', '.join(COMPOSITE_RD_CHOICES)}",
+    )
+    need(
+        params.team_method != "performance_weighted" or bool(params.stat_weights),
+        "performance_weighted needs stat weights: without them it would silently be "
+        "composite_opponent; set the ladder's stat weights or choose another team method",
     )
     for stat, weight in params.stat_weights.items():
         need(
@@ -219,47 +244,35 @@ def _readonly_result(
     return ReplayResult(MappingProxyType(states), matches, changes)
 
 
+def _slots_of(cls: type[PlayerChange]) -> list[MemberDescriptorType] | None:
+    """The slot descriptors of a plain frozen, slotted dataclass, in field order; else None."""
+    slots = [cls.__dict__.get(f.name) for f in fields(cls)]
+    if hasattr(cls, "__post_init__") or not all(
+        isinstance(slot, MemberDescriptorType) for slot in slots
+    ):
+        return None
+    return slots  # type: ignore[return-value]
+
+
 def _fast_constructor(cls: type[PlayerChange]) -> Callable[..., PlayerChange]:
     """A positional constructor for the frozen, slotted PlayerChange that skips its __init__.
 
-    A frozen dataclass's __init__ pays for `object.__setattr__` on each of its 13 fields,
-    which made it the largest single cost of a singles replay. Filling the slots through
-    their descriptors gives the same object (same type, fields, equality) in about half
-    the time. Falls back to the class itself if it ever stops being a plain slotted
-    dataclass (a __post_init__ or a field without a slot).
+    A frozen dataclass's __init__ pays for `object.__setattr__` on each field, which made
+    it the largest single cost of a replay. Filling the slots through their descriptors
+    gives the same object (same type, fields, equality) in about half the time. Falls back
+    to the class itself if it ever stops being a plain slotted dataclass (a __post_init__
+    or a field without a slot). The C module fills the same slots (`fast_change`).
     """
-    names = [f.name for f in fields(cls)]
-    slots = [cls.__dict__.get(n) for n in names]
-    if (
-        len(names) != 13
-        or hasattr(cls, "__post_init__")
-        or not all(isinstance(slot, MemberDescriptorType) for slot in slots)
-    ):
+    slots = _slots_of(cls)
+    if slots is None:
         return cls
-    setters: list[Callable[[object, object], None]] = [slot.__set__ for slot in slots]  # type: ignore[union-attr]
-    (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12) = setters
+    setters = tuple(slot.__set__ for slot in slots)
     new = object.__new__
 
-    def make(
-        player: str, rating_before: float, rd_before: float, volatility_before: float,
-        rating_after: float, rd_after: float, volatility_after: float, expected: float,
-        outcome: float, repetition_weight: float, diversity_ratio: float, gate_open: bool,
-        performance_weight: float,
-    ) -> PlayerChange:  # fmt: skip
+    def make(*values: object) -> PlayerChange:
         obj = new(cls)
-        s0(obj, player)
-        s1(obj, rating_before)
-        s2(obj, rd_before)
-        s3(obj, volatility_before)
-        s4(obj, rating_after)
-        s5(obj, rd_after)
-        s6(obj, volatility_after)
-        s7(obj, expected)
-        s8(obj, outcome)
-        s9(obj, repetition_weight)
-        s10(obj, diversity_ratio)
-        s11(obj, gate_open)
-        s12(obj, performance_weight)
+        for put, value in zip(setters, values, strict=True):
+            put(obj, value)
         return obj
 
     return make
@@ -292,8 +305,6 @@ class _Player:
 class Replayer:
     """Rates matches one by one in (played_on, id) order and answers predictions in between."""
 
-    # Singles through the fused path below; tests switch it off to compare with teams.rate_sides.
-    use_fast_singles = True
     # rate_all through the C module when it is there (NATIVE); False: pure Python.
     use_native = True
 
@@ -311,7 +322,8 @@ class Replayer:
         self._players: dict[str, _Player] = {}
         self._last_ordinal = 0  # date.min has ordinal 1: any date can come first
         self._last_id: int | None = None
-        self._outcomes: dict[tuple[tuple[int, int], ...], float] = {}
+        # games -> (s_a, m, a_won, Outcome): the plain values first, for the C module
+        self._outcomes: dict[tuple[tuple[int, int], ...], _CachedOutcome] = {}
         self._phi_max = rd_ceiling(params) / GLICKO2_SCALE
         self._constants = (
             params.lookback_days,
@@ -325,7 +337,7 @@ class Replayer:
             params.tau,
             expected_slope(params.scale_factor),
         )
-        self._fast = params.team_method in _FAST_SINGLES_METHODS
+        self._native_singles = params.team_method in _NATIVE_SINGLES_METHODS
 
     # -- reading -----------------------------------------------------------------
 
@@ -405,7 +417,7 @@ class Replayer:
         The same as `[self.rate(m) for m in matches]`, results, errors and the state left
         behind included; singles go through the C module when it is there.
         """
-        if NATIVE is None or not (self.use_native and self._fast and self.use_fast_singles):
+        if NATIVE is None or not (self.use_native and self._native_singles):
             rate = self.rate
             return [rate(m) for m in matches]
         return self._rate_all_native(matches)
@@ -420,7 +432,7 @@ class Replayer:
         predicted); singles go through the C module when it is there.
         """
         probs: list[float] = []
-        if NATIVE is None or not (self.use_native and self._fast and self.use_fast_singles):
+        if NATIVE is None or not (self.use_native and self._native_singles):
             out = []
             for m in matches:
                 probs.append(self.predict(m.side_a, m.side_b, m.played_on))
@@ -445,6 +457,7 @@ class Replayer:
             tau,
             slope,
             self._phi_max,
+            self.params.wrong_way_floor,
             GLICKO2_SCALE,
             glicko2.THREE_OVER_PI_SQUARED,
             glicko2.VOLATILITY_EPSILON,
@@ -458,7 +471,7 @@ class Replayer:
             outcome=self._outcome,
             change=PlayerChange,
             change_fields=tuple(f.name for f in fields(PlayerChange)),
-            fast_change=_change is not PlayerChange,
+            fast_change=_slots_of(PlayerChange) is not None,
             match=Match,
             match_fields=_MATCH_FIELDS,
             deque=deque,
@@ -519,111 +532,19 @@ class Replayer:
 
         Raises EngineError for an invalid match, or one dated before the last rated match
         (or on the same day with a smaller or equal id): replay from that date instead.
-
-        Singles (under every method but performance_weighted and glicko1_team) take the
-        fused path written out below, with the same arithmetic as teams.rate_sides: every
-        replay of a singles ladder runs through it, so it reads its constants from one
-        tuple and builds no object but the two PlayerChange it returns.
         """
         ordinal = match.played_on.toordinal()
         if ordinal <= self._last_ordinal:
             self._check_order(match, ordinal)
         games = match.games
         try:
-            s_a = self._outcomes.get(games)
+            cached = self._outcomes.get(games)
         except TypeError:  # games given as lists rather than tuples
             games = tuple(tuple(g) for g in games)  # type: ignore[misc]
-            s_a = self._outcomes.get(games)
-        if s_a is None:
-            s_a = self._outcome(games)
-        side_a = match.side_a
-        side_b = match.side_b
-        if len(side_a) != 1 or len(side_b) != 1 or not self._fast or not self.use_fast_singles:
-            changes = self._rate_teams(match, ordinal, s_a)
-            self._last_ordinal = ordinal
-            self._last_id = match.id
-            return changes
-        name_a = side_a[0]
-        name_b = side_b[0]
-        if name_a == name_b:
-            raise EngineError(f"{name_a} cannot play against themselves")
-        lookback, alpha, threshold, period, center, low, high, rd_max, tau, slope = self._constants
-        players = self._players
-        pa = players.get(name_a) or self._player(name_a)
-        pb = players.get(name_b) or self._player(name_b)
-        recent_a, recent_b = pa.recent, pb.recent
-        dropped_a = dropped_b = None
-        if recent_a and ordinal - recent_a[0][0] > lookback:
-            dropped_a = self._prune(pa, ordinal)
-        if recent_b and ordinal - recent_b[0][0] > lookback:
-            dropped_b = self._prune(pb, ordinal)
-        counts_a, counts_b = pa.counts, pb.counts
-        k_a = counts_a.get(name_b, 0)
-        k_b = counts_b.get(name_a, 0)
-        w_a = 1.0 / (1.0 + alpha * k_a)
-        w_b = 1.0 / (1.0 + alpha * k_b)
-        ratio_a = (len(counts_a) + (0 if k_a else 1)) / (pa.slots + 1)
-        ratio_b = (len(counts_b) + (0 if k_b else 1)) / (pb.slots + 1)
-        gate_a = ratio_a >= threshold
-        gate_b = ratio_b >= threshold
-        last_a, last_b = pa.last, pb.last
-        rd_a = pa.rd
-        if last_a is not None and ordinal - last_a >= period:
-            rd_a = self._inflated_rd(pa, ordinal)
-        rd_b = pb.rd
-        if last_b is not None and ordinal - last_b >= period:
-            rd_b = self._inflated_rd(pb, ordinal)
-        rating_a, rating_b = pa.rating, pb.rating
-        sigma_a, sigma_b = pa.volatility, pb.volatility
-        mu_a = (rating_a - center) / GLICKO2_SCALE
-        mu_b = (rating_b - center) / GLICKO2_SCALE
-        phi_a = rd_a / GLICKO2_SCALE
-        phi_b = rd_b / GLICKO2_SCALE
-        try:
-            mu_a2, phi_a2, sigma_a2, e_a = update_one(
-                mu_a, phi_a, sigma_a, mu_b, phi_b, s_a, w_a, tau, slope, gate_a
-            )
-            mu_b2, phi_b2, sigma_b2, e_b = update_one(
-                mu_b, phi_b, sigma_b, mu_a, phi_a, 1.0 - s_a, w_b, tau, slope, gate_b
-            )
-        except EngineError:
-            if dropped_a:
-                self._unprune(pa, dropped_a)
-            if dropped_b:
-                self._unprune(pb, dropped_b)
-            raise
-        # §3 step 9, as teams._bounded.
-        new_a = GLICKO2_SCALE * mu_a2 + center
-        new_a = low if new_a < low else high if new_a > high else new_a
-        new_b = GLICKO2_SCALE * mu_b2 + center
-        new_b = low if new_b < low else high if new_b > high else new_b
-        rd_a2 = GLICKO2_SCALE * phi_a2
-        if rd_a2 > rd_max:
-            rd_a2 = rd_max
-        rd_b2 = GLICKO2_SCALE * phi_b2
-        if rd_b2 > rd_max:
-            rd_b2 = rd_max
-        changes = (
-            _change(
-                name_a, rating_a, rd_a, sigma_a, new_a, rd_a2, sigma_a2,
-                e_a, s_a, w_a, ratio_a, gate_a, 1.0,
-            ),
-            _change(
-                name_b, rating_b, rd_b, sigma_b, new_b, rd_b2, sigma_b2,
-                e_b, 1.0 - s_a, w_b, ratio_b, gate_b, 1.0,
-            ),
-        )  # fmt: skip
-        pa.rating, pa.rd, pa.volatility = new_a, rd_a2, sigma_a2
-        pb.rating, pb.rd, pb.volatility = new_b, rd_b2, sigma_b2
-        pa.matches += 1
-        pb.matches += 1
-        pa.last = pb.last = ordinal
-        recent_a.append((ordinal, side_b))
-        recent_b.append((ordinal, side_a))
-        counts_a[name_b] = k_a + 1
-        counts_b[name_a] = k_b + 1
-        pa.slots += 1
-        pb.slots += 1
+            cached = self._outcomes.get(games)
+        if cached is None:
+            cached = self._outcome(games)
+        changes = self._rate_teams(match, ordinal, cached[3])
         self._last_ordinal = ordinal
         self._last_id = match.id
         return changes
@@ -641,13 +562,15 @@ class Replayer:
                 "of the same day was rated; ratings must be replayed from that date"
             )
 
-    def _outcome(self, games: Sequence[tuple[int, int]]) -> float:
+    def _outcome(self, games: Sequence[tuple[int, int]]) -> _CachedOutcome:
+        """The outcome of a score line, validated and cached (the C module calls this too)."""
         self.scoring_format.validate_games(games)
-        s_a = match_outcome(games, self.scoring_format.points_per_game, self.params).s_a
+        outcome = match_outcome(games, self.scoring_format.points_per_game, self.params)
+        cached = (outcome.s_a, outcome.multiplier, outcome.a_won, outcome)
         if len(self._outcomes) >= OUTCOME_CACHE_SIZE:
             self._outcomes.clear()
-        self._outcomes[games] = s_a  # type: ignore[index]
-        return s_a
+        self._outcomes[games] = cached  # type: ignore[index]
+        return cached
 
     def _player(self, name: str) -> _Player:
         p = self._players.get(name)
@@ -689,12 +612,14 @@ class Replayer:
             return p.rd
         return GLICKO2_SCALE * inflate(p.rd / GLICKO2_SCALE, p.volatility, periods, self._phi_max)
 
-    def _rate_teams(self, match: Match, ordinal: int, s_a: float) -> tuple[PlayerChange, ...]:
+    def _rate_teams(self, match: Match, ordinal: int, outcome: Outcome) -> tuple[PlayerChange, ...]:
         """Any team size and method, through teams.rate_sides."""
         side_a, side_b = match.side_a, match.side_b
         if not side_a or not side_b:
             raise EngineError("each side needs at least one player")
         everyone = (*side_a, *side_b)
+        if len(everyone) == 2 and side_a[0] == side_b[0]:
+            raise EngineError(f"{side_a[0]} cannot play against themselves")
         if len(set(everyone)) != len(everyone):
             twice = sorted({n for n in everyone if everyone.count(n) > 1})
             raise EngineError(f"{', '.join(twice)} cannot appear twice in one match")
@@ -730,12 +655,13 @@ class Replayer:
             )
         try:
             results_a, results_b = rate_sides(
-                contestants[: len(side_a)], contestants[len(side_a) :], s_a, params
+                contestants[: len(side_a)], contestants[len(side_a) :], outcome, params
             )
         except EngineError:
             for p, d in zip(players, dropped, strict=True):
                 self._unprune(p, d)
             raise
+        s_a, m, a_won = outcome.s_a, outcome.multiplier, outcome.a_won
         changes = []
         for i, (c, r, p, ratio) in enumerate(
             zip(contestants, (*results_a, *results_b), players, ratios, strict=True)
@@ -757,6 +683,9 @@ class Replayer:
                     ratio,
                     c.gate_open,
                     r.performance_weight,
+                    a_won if on_a else not a_won,
+                    m,
+                    r.floor_applied,
                 )  # fmt: skip
             )
             p.rating, p.rd, p.volatility = r.rating, r.rd, r.volatility

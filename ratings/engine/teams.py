@@ -2,9 +2,13 @@
 
 `rate_sides` takes each player's state at the start of the match (RD already grown
 for inactivity, repetition weights and the diversity gate already counted by the
-replayer) and returns each player's new, bounded state. Singles go through the
-same functions: with one player a side, every method but glicko1_team reduces to
-the plain single-opponent update of §3.
+replayer) and the match's `Outcome`, and returns each player's new, bounded state.
+Singles go through the same functions: with one player a side, every method but
+glicko1_team reduces to the plain single-opponent update of §3.
+
+The information multiplier `m` (§3 step 2) multiplies the repetition weight wherever
+the weight appears; glicko1_team, which has no weight, takes `m` as §5 states. Every
+method ends in `_bounded`: §3 step 9's bounds and the wrong-way floor.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from math import exp, log, pi, sqrt
 from typing import NamedTuple
 
 from ratings.engine import glicko2
+from ratings.engine.outcome import Outcome
 from ratings.engine.scales import GLICKO2_SCALE, clamp, expected_slope
 from ratings.engine.types import COMPOSITE_RD_CHOICES, TEAM_METHODS, EngineError, Params
 
@@ -48,6 +53,7 @@ class Result(NamedTuple):
     expected: float
     repetition_weight: float
     performance_weight: float
+    floor_applied: bool
 
 
 def composite_phi(phis: Sequence[float], how: str) -> float:
@@ -107,13 +113,21 @@ def rms(values: Sequence[float]) -> float:
     return sqrt(sum(x * x for x in values) / len(values))
 
 
+class _Side(NamedTuple):
+    """What a team method needs of the result, from one side's view."""
+
+    s: float  # the side's outcome
+    m: float  # the match's information multiplier
+    won: bool
+
+
 def rate_sides(
     side_a: Sequence[Contestant],
     side_b: Sequence[Contestant],
-    s_a: float,
+    outcome: Outcome,
     params: Params,
 ) -> tuple[tuple[Result, ...], tuple[Result, ...]]:
-    """Every player's new state after one match that side A scored `s_a` in (§3 step 2)."""
+    """Every player's new state after one match with `outcome` (§3 step 2)."""
     if not side_a or not side_b:
         raise EngineError("each side needs at least one player")
     method = params.team_method
@@ -122,14 +136,29 @@ def rate_sides(
         raise EngineError(
             f"unknown team method {method!r}; choose one of {', '.join(TEAM_METHODS)}"
         )
-    return rate(side_a, side_b, s_a, params), rate(side_b, side_a, 1.0 - s_a, params)
+    m, a_won = outcome.multiplier, outcome.a_won
+    return (
+        rate(side_a, side_b, _Side(outcome.s_a, m, a_won), params),
+        rate(side_b, side_a, _Side(outcome.s_b, m, not a_won), params),
+    )
 
 
-def _bounded(params: Params, mu: float, phi: float) -> tuple[float, float]:
-    """§3 step 9: back to points, rating clamped and RD capped."""
-    rating = clamp(GLICKO2_SCALE * mu + params.rating_center, params.rating_min, params.rating_max)
-    rd = GLICKO2_SCALE * phi
-    return rating, (rd if rd < params.rd_max else params.rd_max)
+def _bounded(
+    params: Params, rating: float, before: float, rd: float, won: bool
+) -> tuple[float, float, bool]:
+    """§3 step 9: rating clamped, RD capped, then the wrong-way floor: (rating, rd, floored).
+
+    A winner's rating never ends below `before`, a loser's never above it.
+    """
+    rating = clamp(rating, params.rating_min, params.rating_max)
+    floored = False
+    if params.wrong_way_floor and (rating < before if won else rating > before):
+        rating, floored = before, True
+    return rating, (rd if rd < params.rd_max else params.rd_max), floored
+
+
+def _points(params: Params, mu: float) -> float:
+    return GLICKO2_SCALE * mu + params.rating_center
 
 
 def _mu(params: Params, rating: float) -> float:
@@ -137,7 +166,7 @@ def _mu(params: Params, rating: float) -> float:
 
 
 def _composite_updates(
-    side: Sequence[Contestant], opponents: Sequence[Contestant], s: float, params: Params, how: str
+    side: Sequence[Contestant], opponents: Sequence[Contestant], r: _Side, params: Params, how: str
 ) -> list[tuple[float, float, float, float, float]]:
     """Unbounded (mu', phi', sigma', E, weight) of each player against the composite opponent."""
     mu_c = sum(_mu(params, o.rating) for o in opponents) / len(opponents)
@@ -152,8 +181,8 @@ def _composite_updates(
             p.volatility,
             mu_c,
             phi_c,
-            s,
-            weight,
+            r.s,
+            weight * r.m,
             params.tau,
             slope,
             p.gate_open,
@@ -163,20 +192,22 @@ def _composite_updates(
 
 
 def _composite_opponent(
-    side: Sequence[Contestant], opponents: Sequence[Contestant], s: float, params: Params
+    side: Sequence[Contestant], opponents: Sequence[Contestant], r: _Side, params: Params
 ) -> tuple[Result, ...]:
     """Each player against one composite opponent (thesis algorithm 2)."""
     results = []
-    for mu, phi, sigma, e, weight in _composite_updates(
-        side, opponents, s, params, params.composite_rd
+    for p, (mu, phi, sigma, e, weight) in zip(
+        side, _composite_updates(side, opponents, r, params, params.composite_rd), strict=True
     ):
-        rating, rd = _bounded(params, mu, phi)
-        results.append(Result(rating, rd, sigma, e, weight, 1.0))
+        rating, rd, floored = _bounded(
+            params, _points(params, mu), p.rating, GLICKO2_SCALE * phi, r.won
+        )
+        results.append(Result(rating, rd, sigma, e, weight, 1.0, floored))
     return tuple(results)
 
 
 def _individual(
-    side: Sequence[Contestant], opponents: Sequence[Contestant], s: float, params: Params
+    side: Sequence[Contestant], opponents: Sequence[Contestant], r: _Side, params: Params
 ) -> tuple[Result, ...]:
     """Each opponent a separate result in the same rating period (thesis algorithm 1)."""
     slope = expected_slope(params.scale_factor)
@@ -188,38 +219,42 @@ def _individual(
             mu_p,
             p.rd / GLICKO2_SCALE,
             p.volatility,
-            [(m, f, s, w) for (m, f), w in zip(opp, p.weights, strict=True)],
+            [(mu_o, phi_o, r.s, w * r.m) for (mu_o, phi_o), w in zip(opp, p.weights, strict=True)],
             params.tau,
             slope,
             p.gate_open,
         )
         e = sum(glicko2.expected(mu_p, m, glicko2.g(f), slope) for m, f in opp) / len(opp)
-        rating, rd = _bounded(params, mu, phi)
-        results.append(Result(rating, rd, sigma, e, sum(p.weights) / len(p.weights), 1.0))
+        rating, rd, floored = _bounded(
+            params, _points(params, mu), p.rating, GLICKO2_SCALE * phi, r.won
+        )
+        weight = sum(p.weights) / len(p.weights)
+        results.append(Result(rating, rd, sigma, e, weight, 1.0, floored))
     return tuple(results)
 
 
 def _composite_team(
-    side: Sequence[Contestant], opponents: Sequence[Contestant], s: float, params: Params
+    side: Sequence[Contestant], opponents: Sequence[Contestant], r: _Side, params: Params
 ) -> tuple[Result, ...]:
     """Side composite against opposing composite (thesis algorithm 3, with phi' squared).
 
     `E`, `v` and `Delta` are computed once per side. The side's repetition weight is the
     mean of its players' weights, so `v` and `Delta` really are the same for every player;
     each player then gets their own volatility, `phi'` (own diversity gate) and
-    `mu' = mu_i + phi'^2 * weight * g(phi_b) * (s - E)`.
+    `mu' = mu_i + phi'^2 * m * weight * g(phi_b) * (s - E)`.
     """
     how = params.composite_rd
     mu_a = sum(_mu(params, p.rating) for p in side) / len(side)
     mu_b = sum(_mu(params, o.rating) for o in opponents) / len(opponents)
     phi_b = composite_phi([o.rd / GLICKO2_SCALE for o in opponents], how)
     weight = sum(sum(p.weights) / len(p.weights) for p in side) / len(side)
+    informed = weight * r.m
     g_b = glicko2.g(phi_b)
     z = exp(-g_b * (mu_a - mu_b) * expected_slope(params.scale_factor))
     e = 1.0 / (1.0 + z)
     # E (1 - E) = z E^2, as in glicko2.update.
-    v = 1.0 / (weight * g_b * g_b * z * e * e)
-    improvement = weight * g_b * (s - e)
+    v = 1.0 / (informed * g_b * g_b * z * e * e)
+    improvement = informed * g_b * (r.s - e)
     results = []
     for p in side:
         mu, phi, sigma = glicko2.finish(
@@ -231,20 +266,22 @@ def _composite_team(
             params.tau,
             p.gate_open,
         )
-        rating, rd = _bounded(params, mu, phi)
-        results.append(Result(rating, rd, sigma, e, weight, 1.0))
+        rating, rd, floored = _bounded(
+            params, _points(params, mu), p.rating, GLICKO2_SCALE * phi, r.won
+        )
+        results.append(Result(rating, rd, sigma, e, weight, 1.0, floored))
     return tuple(results)
 
 
 def _performance_weighted(
-    side: Sequence[Contestant], opponents: Sequence[Contestant], s: float, params: Params
+    side: Sequence[Contestant], opponents: Sequence[Contestant], r: _Side, params: Params
 ) -> tuple[Result, ...]:
     """composite_opponent with `rms_of_mean`, each rating change scaled by performance.
 
     `mu' = mu + w (mu* - mu)` (team-performance seed §8); RD and volatility are not
     weighted. `delta_max` (in rating points; None = off) then bounds the change.
     """
-    updates = _composite_updates(side, opponents, s, params, "rms_of_mean")
+    updates = _composite_updates(side, opponents, r, params, "rms_of_mean")
     weights = performance_weights([p.stats for p in side], params)
     results = []
     for p, (mu_star, phi, sigma, e, weight), w in zip(side, updates, weights, strict=True):
@@ -252,15 +289,25 @@ def _performance_weighted(
         change = GLICKO2_SCALE * w * (mu_star - mu)
         if params.delta_max is not None:
             change = clamp(change, -params.delta_max, params.delta_max)
-        rating, rd = _bounded(params, mu + change / GLICKO2_SCALE, phi)
-        results.append(Result(rating, rd, sigma, e, weight, w))
+        rating, rd, floored = _bounded(
+            params,
+            _points(params, mu + change / GLICKO2_SCALE),
+            p.rating,
+            GLICKO2_SCALE * phi,
+            r.won,
+        )
+        results.append(Result(rating, rd, sigma, e, weight, w, floored))
     return tuple(results)
 
 
 def _glicko1_team(
-    side: Sequence[Contestant], opponents: Sequence[Contestant], s: float, params: Params
+    side: Sequence[Contestant], opponents: Sequence[Contestant], r: _Side, params: Params
 ) -> tuple[Result, ...]:
-    """Glicko-1 in rating points with team RD = RMS and the certainty boost (Pokémon 2v2 seed)."""
+    """Glicko-1 in rating points with team RD = RMS and the certainty boost (Pokémon 2v2 seed).
+
+    The match carries `m` times the information (§5): `RD'^2 = 1 / (1/RD^2 + m/d^2)` and
+    `Delta R = scale * rdFactor * q * RD'^2 * m * g(RD_opp) (s - E)`.
+    """
     rd_own = rms([p.rd for p in side])
     rd_opp = rms([o.rd for o in opponents])
     r_own = sum(p.rating for p in side) / len(side)
@@ -273,12 +320,13 @@ def _glicko1_team(
     inv_d2 = G1_Q * G1_Q * g_opp * g_opp * e * (1.0 - e)
     results = []
     for p in side:
-        precision = 1.0 / (p.rd * p.rd) + inv_d2
+        precision = 1.0 / (p.rd * p.rd) + r.m * inv_d2
         rd_factor = max(1.0 / params.g1_scale, p.rd / params.g1_rd_max)
-        change = params.g1_scale * rd_factor * G1_Q / precision * g_opp * (s - e)
-        rating = clamp(p.rating + change, params.rating_min, params.rating_max)
-        rd = min(sqrt(1.0 / precision), params.rd_max)
-        results.append(Result(rating, rd, p.volatility, e, 1.0, 1.0))
+        change = params.g1_scale * rd_factor * G1_Q / precision * r.m * g_opp * (r.s - e)
+        rating, rd, floored = _bounded(
+            params, p.rating + change, p.rating, sqrt(1.0 / precision), r.won
+        )
+        results.append(Result(rating, rd, p.volatility, e, 1.0, 1.0, floored))
     return tuple(results)
 
 

@@ -16,6 +16,9 @@ TEAM_METHODS = (
     "glicko1_team",
 )
 COMPOSITE_RD_CHOICES = ("mean", "rms_of_mean", "rms")
+# RATINGS.md §3 step 2: the winner scores 1 and the margin weighs the match
+# (margin_information), or the margin moves the outcome itself (score, the seed's).
+OUTCOME_MODELS = ("margin_information", "score")
 
 
 class EngineError(ValueError):
@@ -30,9 +33,12 @@ class Params:
     scale_factor: float = 400.0
     repetition_alpha: float = 0.2
     diversity_threshold: float = 0.2
-    match_win_bonus: float = 0.4
-    margin_weight: float = 0.25
+    outcome_model: str = "margin_information"
+    margin_boost: float = 1.0  # margin_information: a win by margin_clamp counts 1 + this
+    match_win_bonus: float = 0.4  # score model only
+    margin_weight: float = 0.25  # score model only
     margin_clamp: float = 0.25
+    wrong_way_floor: bool = True  # §3 step 9; always on for a ladder
     rating_center: float = 4500.0
     rating_min: float = 2000.0
     rating_max: float = 9000.0
@@ -106,6 +112,9 @@ class PlayerChange:
     diversity_ratio: float
     gate_open: bool
     performance_weight: float
+    won: bool  # this player's side won the match
+    margin_multiplier: float  # §3 step 2's m (1 under the score model)
+    floor_applied: bool  # §3 step 9 held the rating where it was
 
     @property
     def change(self) -> float:

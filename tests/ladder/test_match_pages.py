@@ -571,6 +571,60 @@ def test_report_errors_change_nothing(client, doubles, alice, outsider, override
     assert message in response.content.decode()
 
 
+@pytest.fixture
+def tennis(alice, bob, charlie, dave):  # type: ignore[no-untyped-def]
+    """Doubles tennis: best-of-3 and best-of-5 results in one ladder."""
+    ladder = LadderFactory(
+        name="Tennis Doubles",
+        slug="tennis",
+        team_size=2,
+        scoring_format="generic",
+        best_of=5,
+        points_per_game=6,
+    )
+    for user in (alice, bob, charlie, dave):
+        MembershipFactory(ladder=ladder, user=user)
+    return ladder
+
+
+@pytest.mark.parametrize(
+    ("game_a", "game_b"),
+    [
+        (["6", "3", "7", ""], ["4", "6", "6", ""]),  # 2-1: a best-of-3
+        (["6", "3", "7", "7"], ["4", "6", "5", "6"]),  # 3-1: a best-of-5
+    ],
+)
+def test_report_a_tennis_match_of_any_length_up_to_best_of(client, tennis, alice, game_a, game_b):
+    client.force_login(alice)
+    page = client.get(report_url("tennis")).content.decode()
+    assert "Up to best of 5 games, a shorter match counts" in page
+    response = client.post(report_url("tennis"), report_data(game_a=game_a, game_b=game_b))
+    assert response.status_code == 302
+    games = [(int(a), int(b)) for a, b in zip(game_a, game_b, strict=True) if a]
+    assert Match.objects.get().game_scores == games
+
+
+@pytest.mark.parametrize(
+    ("game_a", "game_b", "message"),
+    [
+        (["6", "4"], ["4", "6"], "The match is tied 1-1 in games"),
+        (
+            ["6", "6", "4"],
+            ["4", "4", "6"],
+            "Game 3: the match was already decided after game 2 (2-0 in games, a best-of-3)",
+        ),
+    ],
+)
+def test_report_a_tied_tennis_match_or_a_set_after_it_was_decided(
+    client, tennis, alice, game_a, game_b, message
+):
+    client.force_login(alice)
+    with unchanged():
+        response = client.post(report_url("tennis"), report_data(game_a=game_a, game_b=game_b))
+    assert response.status_code == 400
+    assert message in response.content.decode()
+
+
 def test_duplicate_report_is_refused(client, doubles, alice, bob, charlie, dave):
     reported_match(doubles, charlie, [charlie, dave], [alice, bob], games=[(15, 21), (18, 21)])
     client.force_login(alice)

@@ -19,6 +19,8 @@ FORMATS = {
     "badminton_11": {"scoring_format": "badminton_11", "best_of": 5, "points_per_game": 11},
     "generic_bo3": {"scoring_format": "generic", "best_of": 3, "points_per_game": 10},
     "generic_bo1": {"scoring_format": "generic", "best_of": 1, "points_per_game": 16},
+    # tennis: best-of-3 and best-of-5 results in one ladder
+    "generic_bo5": {"scoring_format": "generic", "best_of": 5, "points_per_game": 6},
 }
 
 VALID = {
@@ -39,8 +41,20 @@ VALID = {
         [[9, 11], [11, 9], [15, 14], [5, 11], [11, 7]],
         [[12, 10], [13, 11], [11, 2]],
     ],
-    "generic_bo3": [[[10, 3], [0, 7], [5, 4]], [[1, 0], [2, 0]], [[130, 129], [7, 9], [0, 1]]],
+    "generic_bo3": [
+        [[10, 3], [0, 7], [5, 4]],
+        [[1, 0], [2, 0]],
+        [[130, 129], [7, 9], [0, 1]],
+        [[3, 2]],  # a shorter match: a whole best-of-1
+    ],
     "generic_bo1": [[[16, 14]], [[3, 16]], [[19, 17]]],
+    "generic_bo5": [
+        [[6, 4], [4, 6], [7, 6]],  # 2-1: a best-of-3
+        [[6, 3], [6, 4]],
+        [[6, 4], [3, 6], [7, 5], [6, 7], [10, 8]],  # 3-2: a best-of-5
+        [[4, 6], [6, 7], [6, 4], [6, 1], [6, 4]],
+        [[6, 0], [6, 0], [6, 0]],
+    ],
 }
 
 # (games, a part of the message)
@@ -93,13 +107,24 @@ INVALID = {
     ],
     "generic_bo3": [
         ([[4, 4], [5, 1], [5, 1]], "Game 1: 4-4 is a tie; a game needs a winner."),
-        ([[3, 2]], "The match is not finished"),
+        ([[3, 2], [2, 3]], "The match is tied 1-1 in games"),
         ([[3, 2], [3, 2], [3, 2]], "Game 3: the match was already decided"),
         ([[100000, 2], [3, 2]], "Game 1: more than 9999 points is not a real score."),
     ],
     "generic_bo1": [
         ([[16, 14], [16, 14]], "Game 2: the match was already decided after game 1"),
         ([[16, 16]], "is a tie"),
+    ],
+    "generic_bo5": [
+        ([[6, 4], [4, 6]], "The match is tied 1-1 in games"),
+        ([[6, 4], [4, 6], [6, 4], [4, 6]], "The match is tied 2-2 in games"),
+        (
+            [[6, 4], [6, 4], [4, 6]],
+            "Game 3: the match was already decided after game 2 (2-0 in games, a best-of-3); "
+            "no game may follow (and a best-of-5 match at 2-1 is not finished).",
+        ),
+        ([[6, 4], [6, 4], [6, 4], [6, 4]], "Game 4: the match was already decided after game 3"),
+        ([[6, 6], [6, 4]], "Game 1: 6-6 is a tie; a game needs a winner."),
     ],
 }
 

@@ -141,3 +141,56 @@ def test_csgo_5v5_import_uses_the_file_team_size_and_stats(tmp_path: Path) -> No
     assert Match.objects.filter(ladder=ladder).count() == 200
     assert RatingChange.objects.filter(ladder=ladder).count() == 2000
     assert MatchPlayer.objects.filter(match__ladder=ladder, stats__isnull=False).exists()
+
+
+TENNIS = DATA / "tennis_doubles_club_2021_2024.csv"
+TENNIS_LADDER = ("--format", "generic", "--best-of", "5", "--points-per-game", "6")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tennis_doubles_best_of_3_and_5_import_into_one_ladder() -> None:
+    run(
+        "import_matches",
+        str(TENNIS),
+        "--ladder",
+        "tennis",
+        "--create-ladder",
+        "--create-players",
+        *TENNIS_LADDER,
+    )
+    ladder = Ladder.objects.get(slug="tennis")
+    assert (ladder.team_size, ladder.best_of, ladder.points_per_game) == (2, 5, 6)
+    assert Match.objects.filter(ladder=ladder).count() == 238
+    lengths = {m.games.count() for m in Match.objects.filter(ladder=ladder)}
+    assert lengths == {2, 3, 4, 5}
+    assert RatingChange.objects.filter(ladder=ladder).count() == 4 * 238
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tennis_tie_or_a_set_after_the_match_imports_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "tennis.csv"
+    bad.write_text(
+        "played_on,side_a,side_b,score,stats\n"
+        "2024-05-04,Ana;Ben,Cid;Dee,6-4 3-6 7-6,\n"
+        "2024-05-04,Ana;Cid,Ben;Dee,6-4 4-6,\n"
+        "2024-05-11,Ana;Dee,Ben;Cid,6-3 6-7 7-5 4-6 6-2,\n"
+        "2024-05-11,Ana;Ben,Cid;Dee,6-2 6-1 3-6,\n",
+        encoding="utf-8",
+    )
+    before = counts()
+    with pytest.raises(CommandError) as error:
+        run(
+            "import_matches",
+            str(bad),
+            "--ladder",
+            "tennis",
+            "--create-ladder",
+            "--create-players",
+            *TENNIS_LADDER,
+        )
+    message = str(error.value)
+    assert "nothing imported" in message
+    assert "line 3: The match is tied 1-1 in games" in message
+    assert "line 5: Game 3: the match was already decided after game 2" in message
+    assert "line 2:" not in message and "line 4:" not in message
+    assert counts() == before

@@ -39,7 +39,11 @@ class Command(BaseCommand):
             default="badminton_21",
             help="scoring format of a ladder made by --create-ladder",
         )
-        parser.add_argument("--best-of", type=int, help="games per match (generic format)")
+        parser.add_argument(
+            "--best-of",
+            type=int,
+            help="generic format: the longest match, odd; any whole best-of up to it counts",
+        )
         parser.add_argument("--points-per-game", type=int, help="points per game (generic format)")
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -134,3 +135,46 @@ def test_subcommands_are_registered() -> None:
     parser = build_parser()
     args = parser.parse_args(["rate", "x.csv", "--param", "tau=0.3"])
     assert args.command == "rate" and args.param == ["tau=0.3"]
+
+
+# -- generic format: tennis best-of-3 and best-of-5 in one file -------------------------
+
+TENNIS = ROOT / "tests" / "data" / "tennis_doubles_club_2021_2024.csv"
+TENNIS_ARGS = ("--format", "generic", "--best-of", "5", "--points-per-game", "6")
+
+
+def test_backtest_tennis_doubles_mixed_best_of_3_and_5() -> None:
+    lengths = {len(row[3].split()) for row in csv.reader(TENNIS.open(encoding="utf-8"))}
+    assert {2, 3, 4, 5} <= lengths  # 2-1 and 2-0 (best of 3) beside 3-1 and 3-2 (best of 5)
+    done = run("backtest", str(TENNIS.relative_to(ROOT)), *TENNIS_ARGS, "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["matches"] == 238
+    assert {"default", "glicko2"} <= set(result["systems"])
+
+
+def test_tennis_tie_or_game_after_the_match_was_decided_names_its_line(tmp_path: Path) -> None:
+    bad = tmp_path / "tennis.csv"
+    bad.write_text(
+        "played_on,side_a,side_b,score,stats\n"
+        "2024-05-04,Ana;Ben,Cid;Dee,6-4 3-6 7-6,\n"
+        "2024-05-04,Ana;Cid,Ben;Dee,6-4 4-6,\n"
+        "2024-05-11,Ana;Dee,Ben;Cid,6-3 6-7 7-5 4-6 6-2,\n"
+        "2024-05-11,Ana;Ben,Cid;Dee,6-2 6-1 3-6,\n"
+        "2024-05-18,Ana;Cid,Ben;Dee,6-2 6-1 6-3 6-4,\n"
+        "2024-05-18,Ana;Dee,Ben;Cid,6-4 4-6 6-4 4-6,\n",
+        encoding="utf-8",
+    )
+    done = run("backtest", str(bad), *TENNIS_ARGS)
+    assert done.returncode == 1
+    errors = done.stderr.strip().splitlines()
+    assert errors == [
+        "line 3: The match is tied 1-1 in games; "
+        "the side that won more games wins, so a match needs a winner",
+        "line 5: Game 3: the match was already decided after game 2 (2-0 in games, a best-of-3); "
+        "no game may follow (and a best-of-5 match at 2-1 is not finished)",
+        "line 6: Game 4: the match was already decided after game 3 (3-0 in games); "
+        "no game may follow",
+        "line 7: The match is tied 2-2 in games; "
+        "the side that won more games wins, so a match needs a winner",
+    ]

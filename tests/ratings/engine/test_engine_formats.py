@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import product
+
 import pytest
 
 from ratings.engine.formats import (
@@ -179,6 +181,106 @@ def test_generic_best_of_n() -> None:
     one = get_format("generic", points_per_game=16)
     assert one.best_of == 1
     assert one.winner(((10, 16),)) == "b"
+
+
+# -- generic: a match of any length up to best_of --------------------------------------
+
+TENNIS_BO5 = get_format("generic", best_of=5, points_per_game=6)
+TENNIS_BO3 = get_format("generic", best_of=3, points_per_game=6)
+
+
+def _sets(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple((int(a), int(b)) for a, b in (s.split("-") for s in text.split()))
+
+
+@pytest.mark.parametrize(
+    ("score", "winner"),
+    [
+        ("6-4", "a"),  # a one-set match is a whole best-of-1
+        ("4-6", "b"),
+        ("6-4 6-4", "a"),  # best of 3
+        ("6-4 4-6 6-3", "a"),
+        ("7-6 6-7 6-7", "b"),
+        ("3-6 7-5 7-6", "a"),
+        ("6-4 6-4 6-4", "a"),  # best of 5
+        ("6-4 4-6 6-4 6-4", "a"),
+        ("4-6 6-4 4-6 4-6", "b"),
+        ("6-4 4-6 6-4 4-6 7-6", "a"),
+        ("6-0 0-6 0-6 6-0 10-12", "b"),  # any non-negative points: an advantage final set
+        ("7-5 7-6", "a"),
+    ],
+)
+def test_generic_takes_any_whole_match_up_to_best_of(score: str, winner: str) -> None:
+    games = _sets(score)
+    TENNIS_BO5.validate_games(games)
+    assert TENNIS_BO5.winner(games) == winner
+
+
+@pytest.mark.parametrize(
+    ("score", "message"),
+    [
+        ("6-4 4-6", "The match is tied 1-1 in games"),
+        ("6-4 4-6 6-4 4-6", "The match is tied 2-2 in games"),
+        (
+            "6-4 6-4 4-6",
+            r"Game 3: the match was already decided after game 2 \(2-0 in games, a best-of-3\); "
+            r"no game may follow \(and a best-of-5 match at 2-1 is not finished\)",
+        ),
+        ("6-4 4-6 6-4 6-4 4-6", "Game 5: the match was already decided after game 4 .3-1"),
+        ("6-4 6-4 6-4 4-6", "Game 4: the match was already decided after game 3"),
+        ("6-4 6-4 6-4 6-4", "Game 4: the match was already decided after game 3"),
+        ("6-4 4-6 6-4 4-6 6-4 6-4", "Game 6: the match was already decided after game 5"),
+        ("6-6 6-4", "Game 1: 6-6 is a tie"),
+    ],
+)
+def test_generic_refuses_a_tie_or_a_game_after_the_match_was_decided(
+    score: str, message: str
+) -> None:
+    with pytest.raises(ScoreError, match=message):
+        TENNIS_BO5.validate_games(_sets(score))
+
+
+def test_generic_best_of_3_refuses_best_of_5_results() -> None:
+    TENNIS_BO3.validate_games(_sets("6-4 4-6 6-3"))
+    with pytest.raises(ScoreError, match="Game 3: the match was already decided after game 2"):
+        TENNIS_BO3.validate_games(_sets("6-4 6-4 6-4"))
+    with pytest.raises(ScoreError, match="Game 4: the match was already decided after game 3"):
+        TENNIS_BO3.validate_games(_sets("6-4 4-6 6-4 6-4"))
+
+
+def test_generic_rule_is_a_whole_best_of_l_for_some_odd_l() -> None:
+    """Every sequence of game winners up to best_of long: valid exactly when it is a whole
+    best-of-L match for an odd L <= best_of, and the winner is the side with more games."""
+    for best_of in (1, 3, 5, 7):
+        fmt = get_format("generic", best_of=best_of, points_per_game=6)
+        for length in range(1, best_of + 2):
+            for sides in product("ab", repeat=length):
+                games = tuple((6, 4) if s == "a" else (4, 6) for s in sides)
+                whole = any(_is_whole_best_of(sides, n) for n in range(1, best_of + 1, 2))
+                try:
+                    fmt.validate_games(games)
+                except ScoreError:
+                    assert not whole, (best_of, sides)
+                else:
+                    assert whole, (best_of, sides)
+                    assert fmt.winner(games) == max("ab", key=sides.count)
+
+
+def _is_whole_best_of(sides: tuple[str, ...], n: int) -> bool:
+    """`sides` (who won each game) is exactly a decided best-of-n match."""
+    need = n // 2 + 1
+    count = {"a": 0, "b": 0}
+    for number, side in enumerate(sides, start=1):
+        count[side] += 1
+        if count[side] == need:
+            return number == len(sides)
+    return False
+
+
+def test_generic_description_says_shorter_matches_count() -> None:
+    assert TENNIS_BO5.shorter_matches and not BADMINTON_11.shorter_matches
+    assert TENNIS_BO5.description.startswith("up to best of 5 games")
+    assert get_format("generic", points_per_game=16).description.startswith("one game")
 
 
 @pytest.mark.parametrize(

@@ -48,8 +48,8 @@ def test_glickmans_intermediate_quantities() -> None:
 
 
 def test_two_new_players_21_15() -> None:
-    """§3 check: two new players at 4500/250/0.06, one game 21-15: about 4599 and 4401."""
-    replayer = Replayer(Params(), ONE_GAME_TO_21)
+    """§3 check: two new players at 4500/250/0.06, one game 21-15, `score` model: about 4599 and 4401."""
+    replayer = Replayer(Params(outcome_model="score"), ONE_GAME_TO_21)
     winner, loser = replayer.rate(Match(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15),)))
     assert winner.outcome == pytest.approx(0.9625)
     assert loser.outcome == pytest.approx(0.0375)
@@ -59,6 +59,47 @@ def test_two_new_players_21_15() -> None:
     assert winner.rd_after == pytest.approx(217.93, abs=0.01)
     # Symmetric scale: the two changes mirror each other around the centre (no +4000 typo).
     assert winner.rating_after - 4500 == pytest.approx(4500 - loser.rating_after, abs=1e-9)
+
+
+def _first_match(params: Params, games: tuple[tuple[int, int], ...]) -> tuple[float, float]:
+    winner, loser = Replayer(params, ONE_GAME_TO_21).rate(
+        Match(date(2024, 1, 1), ("Ann",), ("Bob",), games)
+    )
+    assert winner.won and not loser.won
+    return winner.change, loser.change
+
+
+def test_margin_information_clear_win_moves_more_than_narrow() -> None:
+    """§3 check: under margin_information 21-15 moves each player more than 22-20 does, and
+    both more than margin_boost = 0 (plain Glicko-2 with a win/loss)."""
+    clear_w, clear_l = _first_match(Params(), ((21, 15),))
+    narrow_w, narrow_l = _first_match(Params(), ((22, 20),))
+    plain_w, plain_l = _first_match(Params(margin_boost=0.0), ((21, 15),))
+    assert clear_w > narrow_w > plain_w > 0
+    assert clear_l < narrow_l < plain_l < 0
+    # Equal players: the moves mirror each other.
+    assert clear_w == pytest.approx(-clear_l, abs=1e-9)
+
+
+def test_margin_information_21_15_by_hand() -> None:
+    """§3 steps 2-8 for 21-15 between new players, m = 2, worked out from the formulas."""
+    phi = 250 / S
+    g = 1 / math.sqrt(1 + 3 * phi**2 / math.pi**2)
+    e = 0.5
+    v = 1 / (2 * g**2 * e * (1 - e))
+    delta = v * 2 * g * (1 - e)
+    sigma = glicko2.new_volatility(delta, phi, v, 0.06, 0.5)
+    phi_new = 1 / math.sqrt(1 / (phi**2 + sigma**2) + 1 / v)
+    expected = 4500 + S * phi_new**2 * 2 * g * (1 - e)
+    winner, loser = Replayer(Params(), ONE_GAME_TO_21).rate(
+        Match(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15),))
+    )
+    assert winner.margin_multiplier == pytest.approx(2.0)
+    assert winner.outcome == 1.0 and loser.outcome == 0.0
+    assert winner.rating_after == pytest.approx(expected, abs=1e-6)
+    assert loser.rating_after == pytest.approx(9000 - expected, abs=1e-6)
+    assert winner.rd_after == pytest.approx(S * phi_new, abs=1e-6)
+    assert not winner.floor_applied and not loser.floor_applied
 
 
 def test_scale_factor_400_is_standard_glicko2() -> None:

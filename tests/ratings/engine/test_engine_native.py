@@ -27,7 +27,14 @@ from ratings.engine.evaluate import time_order
 from ratings.engine.formats import get_format
 from ratings.engine.importfmt import parse_matches
 from ratings.engine.replay import NATIVE, Replayer, ReplaySnapshot, replay
-from ratings.engine.types import EngineError, Match, Params, PlayerChange, PlayerState
+from ratings.engine.types import (
+    OUTCOME_MODELS,
+    EngineError,
+    Match,
+    Params,
+    PlayerChange,
+    PlayerState,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 BWF = ROOT / "tests" / "data" / "bwf_mens_singles_2018_2021.csv"
@@ -136,6 +143,10 @@ def bwf() -> list[Match]:
         {},
         {"team_method": "individual", "composite_rd": "rms"},
         {"team_method": "composite_team", "composite_rd": "rms_of_mean"},
+        # the seed's score model, where the wrong-way floor binds often, with and without it
+        {"outcome_model": "score"},
+        {"outcome_model": "score", "wrong_way_floor": False},
+        {"margin_boost": 3.0, "margin_clamp": 0.1},
         # the settings tune found, and short windows/periods that make every rule fire often
         {"scale_factor": 227.0, "repetition_alpha": 0.0, "match_win_bonus": 0.01,
          "margin_weight": 1.139, "margin_clamp": 0.401, "initial_rd": 500.0},
@@ -187,6 +198,9 @@ params_st = st.builds(
     Params,
     team_method=st.sampled_from(FAST_METHODS),
     composite_rd=st.sampled_from(["mean", "rms_of_mean", "rms"]),
+    outcome_model=st.sampled_from(OUTCOME_MODELS),
+    margin_boost=st.floats(0, 10),
+    wrong_way_floor=st.booleans(),
     tau=st.floats(0.2, 1.5),
     scale_factor=st.floats(100, 800),
     repetition_alpha=st.floats(0, 1),

@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from ratings.engine.formats import get_format
+from ratings.engine.outcome import Outcome
 from ratings.engine.replay import Replayer
 from ratings.engine.scales import (
     GLICKO2_SCALE,
@@ -77,7 +78,7 @@ def test_rd_capped_at_rd_max() -> None:
     """A closed gate lets RD grow (phi' = phi* > phi) but never past rd_max."""
     volatile = Contestant("A", 4500.0, 499.0, 0.5, (1.0,), gate_open=False)
     steady = Contestant("B", 4500.0, 100.0, 0.06, (1.0,), gate_open=True)
-    (a,), (b,) = rate_sides([volatile], [steady], 0.9625, Params())
+    (a,), (b,) = rate_sides([volatile], [steady], Outcome("a", 0.25, 0.9625), Params())
     assert a.rd == 500.0  # sqrt(499^2 + (0.5 * 173.7)^2) = 506.5 before the cap
     assert b.rd < 100.0
 

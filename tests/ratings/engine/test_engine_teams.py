@@ -14,9 +14,10 @@ from datetime import date
 import pytest
 
 from ratings.engine.formats import get_format
+from ratings.engine.outcome import Outcome
 from ratings.engine.replay import Replayer
 from ratings.engine.teams import Contestant, composite_phi, performance_weights, rate_sides
-from ratings.engine.types import EngineError, Match, Params, PlayerState
+from ratings.engine.types import TEAM_METHODS, EngineError, Match, Params, PlayerState
 
 S = 173.7178
 CENTER = 4500.0
@@ -29,6 +30,8 @@ B1 = ("Bea", 4600.0, 150.0, 0.06)
 B2 = ("Bo", 4450.0, 250.0, 0.06)
 GAMES = ((21, 17), (21, 19))  # margin (4 + 2) / 2 / 21
 S_A = 0.5 + 0.4 + 0.25 * (3 / 21)
+# The `score` model's outcome of GAMES (RATINGS.md §3 step 2): m = 1.
+OUT = Outcome("a", 3 / 21, S_A, 1.0)
 
 
 # -- reference arithmetic ----------------------------------------------------------
@@ -105,7 +108,7 @@ def contestants(*players, weights=(1.0, 1.0), stats=None):
 def rate(params: Params, stats=None):
     side_a = contestants(A1, A2, stats=stats)
     side_b = contestants(B1, B2, stats=stats)
-    return rate_sides(side_a, side_b, S_A, params)
+    return rate_sides(side_a, side_b, OUT, params)
 
 
 def assert_result(result, expected) -> None:
@@ -156,7 +159,7 @@ def test_composite_opponent_pinned_numbers() -> None:
 def test_composite_weight_is_mean_of_repetition_weights() -> None:
     weights = (1.0, 1 / 1.4)  # met Bea for the first time, Bo twice before
     side_a = [Contestant(*A1, weights, True), Contestant(*A2, (1.0, 1.0), True)]
-    (ann, _), _ = rate_sides(side_a, contestants(B1, B2), S_A, Params())
+    (ann, _), _ = rate_sides(side_a, contestants(B1, B2), OUT, Params())
     mean_w = (1.0 + 1 / 1.4) / 2
     assert ann.repetition_weight == pytest.approx(mean_w)
     assert_result(ann, ref_step(A1, [((B1[1] + B2[1]) / 2, (B1[2] + B2[2]) / 2, mean_w)], S_A))
@@ -176,14 +179,14 @@ def test_individual() -> None:
 
 def test_individual_weights_per_opponent() -> None:
     side_a = [Contestant(*A1, (1.0, 0.5), True), Contestant(*A2, (1.0, 1.0), True)]
-    (ann, _), _ = rate_sides(side_a, contestants(B1, B2), S_A, Params(team_method="individual"))
+    (ann, _), _ = rate_sides(side_a, contestants(B1, B2), OUT, Params(team_method="individual"))
     assert_result(ann, ref_step(A1, [(B1[1], B1[2], 1.0), (B2[1], B2[2], 0.5)], S_A))
 
 
 def test_individual_is_order_independent() -> None:
     params = Params(team_method="individual")
-    (ann, _), _ = rate_sides(contestants(A1, A2), contestants(B1, B2), S_A, params)
-    (ann2, _), _ = rate_sides(contestants(A1, A2), contestants(B2, B1), S_A, params)
+    (ann, _), _ = rate_sides(contestants(A1, A2), contestants(B1, B2), OUT, params)
+    (ann2, _), _ = rate_sides(contestants(A1, A2), contestants(B2, B1), OUT, params)
     assert ann.rating == pytest.approx(ann2.rating, abs=1e-9)
     assert ann.rd == pytest.approx(ann2.rd, abs=1e-9)
 
@@ -292,7 +295,7 @@ def test_performance_weighted_delta_max() -> None:
 Q = math.log(10) / 400
 
 
-def ref_glicko1(side, opponents, s, boost=True, scale=2.0, rd_max=350.0):
+def ref_glicko1(side, opponents, s, boost=True, scale=2.0, rd_max=350.0, m=1.0):
     def g1(rd: float) -> float:
         return 1 / math.sqrt(1 + 3 * Q**2 * rd**2 / math.pi**2)
 
@@ -308,8 +311,9 @@ def ref_glicko1(side, opponents, s, boost=True, scale=2.0, rd_max=350.0):
     out = []
     for _, r, rd, _ in side:
         factor = max(1 / scale, rd / rd_max)
-        change = scale * factor * Q / (1 / rd**2 + 1 / d2) * g1(rd_opp) * (s - e)
-        out.append((r + change, math.sqrt(1 / (1 / rd**2 + 1 / d2)), e))
+        rd_new_sq = 1 / (1 / rd**2 + m / d2)
+        change = scale * factor * Q * rd_new_sq * m * g1(rd_opp) * (s - e)
+        out.append((r + change, math.sqrt(rd_new_sq), e))
     return out
 
 
@@ -345,7 +349,10 @@ def test_glicko1_rd_factor_amplifies_uncertain_players() -> None:
     params = Params(team_method="glicko1_team")
     wild = ("Wild", 4500.0, 300.0, 0.06)
     (w,), _ = rate_sides(
-        contestants(wild, weights=(1.0,)), contestants(B1, weights=(1.0,)), 0.9, params
+        contestants(wild, weights=(1.0,)),
+        contestants(B1, weights=(1.0,)),
+        Outcome("a", 0.0, 0.9, 1.0),
+        params,
     )
     (rating, _, _) = ref_glicko1([wild], [B1], 0.9, scale=2.0)[0]
     assert w.rating == pytest.approx(rating, abs=1e-6)
@@ -375,17 +382,17 @@ def test_composite_phi_variants() -> None:
 
 def test_rate_sides_errors() -> None:
     with pytest.raises(EngineError):
-        rate_sides([], contestants(B1), 0.9, Params())
+        rate_sides([], contestants(B1), OUT, Params())
     with pytest.raises(EngineError, match="unknown team method"):
-        rate_sides(contestants(A1), contestants(B1), 0.9, Params(team_method="best_guess"))
+        rate_sides(contestants(A1), contestants(B1), OUT, Params(team_method="best_guess"))
 
 
 @pytest.mark.parametrize("method", ["composite_opponent", "individual", "composite_team"])
 def test_singles_methods_agree(method: str) -> None:
     """With one player a side these three methods are the same §3 update."""
     one_a, one_b = contestants(A1, weights=(1.0,)), contestants(B1, weights=(1.0,))
-    base = rate_sides(one_a, one_b, S_A, Params())
-    other = rate_sides(one_a, one_b, S_A, Params(team_method=method))
+    base = rate_sides(one_a, one_b, OUT, Params())
+    other = rate_sides(one_a, one_b, OUT, Params(team_method=method))
     assert other[0][0].rating == pytest.approx(base[0][0].rating, abs=1e-9)
     assert other[1][0].rd == pytest.approx(base[1][0].rd, abs=1e-9)
 
@@ -393,10 +400,98 @@ def test_singles_methods_agree(method: str) -> None:
 def test_through_the_replayer_a_doubles_match() -> None:
     """The replayer hands the team methods the states above and reports the changes."""
     initial = {n: PlayerState(r, rd, v) for n, r, rd, v in (A1, A2, B1, B2)}
-    replayer = Replayer(Params(), get_format("badminton_21"), initial)
+    replayer = Replayer(Params(outcome_model="score"), get_format("badminton_21"), initial)
     changes = replayer.rate(Match(date(2024, 1, 1), ("Ann", "Al"), ("Bea", "Bo"), GAMES))
     (ann, al), (bea, bo) = rate(Params())
     assert [c.player for c in changes] == ["Ann", "Al", "Bea", "Bo"]
     assert [c.rating_after for c in changes] == [ann.rating, al.rating, bea.rating, bo.rating]
     assert changes[0].outcome == pytest.approx(S_A)
     assert changes[2].outcome == pytest.approx(1 - S_A)
+
+
+# -- margin_information: m wherever the repetition weight appears (§3 step 2, §5) -----
+
+M = 1.6
+# Side A wins with a margin worth m = 1.6 (margin_boost 1, ratio 0.15 of clamp 0.25).
+INFO = Outcome("a", 0.15, 1.0, M)
+NO_FLOOR = Params(wrong_way_floor=False)
+
+
+def rate_info(params: Params, weights=(1.0, 1.0)):  # type: ignore[no-untyped-def]
+    side_a = contestants(A1, A2, weights=weights)
+    return rate_sides(side_a, contestants(B1, B2), INFO, params)
+
+
+def test_m_composite_opponent() -> None:
+    (ann, al), (bea, bo) = rate_info(NO_FLOOR, weights=(1.0, 0.5))
+    composite_b = ((B1[1] + B2[1]) / 2, (B1[2] + B2[2]) / 2)
+    composite_a = ((A1[1] + A2[1]) / 2, (A1[2] + A2[2]) / 2)
+    assert_result(ann, ref_step(A1, [(*composite_b, M * 0.75)], 1.0))
+    assert_result(al, ref_step(A2, [(*composite_b, M * 0.75)], 1.0))
+    assert_result(bea, ref_step(B1, [(*composite_a, M)], 0.0))
+    assert_result(bo, ref_step(B2, [(*composite_a, M)], 0.0))
+    assert ann.repetition_weight == 0.75  # the weight without m
+
+
+def test_m_individual() -> None:
+    (ann, _), (bea, _) = rate_info(NO_FLOOR.with_overrides(team_method="individual"), (1.0, 0.5))
+    assert_result(ann, ref_step(A1, [(B1[1], B1[2], M), (B2[1], B2[2], M * 0.5)], 1.0))
+    assert_result(bea, ref_step(B1, [(A1[1], A1[2], M), (A2[1], A2[2], M)], 0.0))
+
+
+def test_m_composite_team() -> None:
+    (ann, al), _ = rate_info(NO_FLOOR.with_overrides(team_method="composite_team"), (1.0, 0.5))
+    mu_a = ((A1[1] + A2[1]) / 2 - CENTER) / S
+    mu_b = ((B1[1] + B2[1]) / 2 - CENTER) / S
+    phi_b = (B1[2] + B2[2]) / 2 / S
+    e = ref_e(mu_a, mu_b, phi_b)
+    w = M * 0.75  # m times the mean of the players' weights
+    v = 1 / (w * ref_g(phi_b) ** 2 * e * (1 - e))
+    delta = v * w * ref_g(phi_b) * (1.0 - e)
+    for player, result in ((A1, ann), (A2, al)):
+        mu, phi = (player[1] - CENTER) / S, player[2] / S
+        assert_result(result, ref_finish(mu, phi, player[3], v, delta))
+
+
+def test_m_performance_weighted() -> None:
+    """composite_opponent with rms_of_mean and m, then the change scaled by performance."""
+    params = NO_FLOOR.with_overrides(
+        team_method="performance_weighted", stat_weights={"kills": 1.0, "deaths": -1.0}
+    )
+    side_a = contestants(A1, A2, stats=STATS)
+    (ann, al), _ = rate_sides(side_a, contestants(B1, B2, stats=STATS), INFO, params)
+    composite_b = ((B1[1] + B2[1]) / 2, math.sqrt(B1[2] ** 2 + B2[2] ** 2) / 2)
+    w_ann, w_al = performance_weights([STATS["Ann"], STATS["Al"]], params)
+    for player, result, w in ((A1, ann, w_ann), (A2, al, w_al)):
+        rating, rd, vol = ref_step(player, [(*composite_b, M)], 1.0)
+        assert_result(result, (player[1] + w * (rating - player[1]), rd, vol))
+
+
+def test_m_glicko1_team() -> None:
+    (ann, al), (bea, _) = rate_info(NO_FLOOR.with_overrides(team_method="glicko1_team"))
+    for result, (rating, rd, _) in zip(
+        (ann, al), ref_glicko1([A1, A2], [B1, B2], 1.0, m=M), strict=True
+    ):
+        assert result.rating == pytest.approx(rating, abs=1e-6)
+        assert result.rd == pytest.approx(rd, abs=1e-6)
+    (rating, rd, _) = ref_glicko1([B1, B2], [A1, A2], 0.0, m=M)[0]
+    assert bea.rating == pytest.approx(rating, abs=1e-6)
+    # m = 1 is Glicko-1 as before; m > 1 moves more and shrinks RD more.
+    (plain, _), _ = rate_sides(
+        contestants(A1, A2), contestants(B1, B2), Outcome("a", 0.0, 1.0, 1.0),
+        NO_FLOOR.with_overrides(team_method="glicko1_team"),
+    )  # fmt: skip
+    assert ann.rating > plain.rating > A1[1] and ann.rd < plain.rd
+
+
+@pytest.mark.parametrize("method", TEAM_METHODS)
+def test_m_moves_more_in_every_method(method: str) -> None:
+    params = Params(team_method=method, stat_weights={"kills": 1.0})
+    narrow = rate_sides(
+        contestants(A1, A2), contestants(B1, B2), Outcome("a", 0.0, 1.0, 1.0), params
+    )
+    clear = rate_sides(contestants(A1, A2), contestants(B1, B2), INFO, params)
+    for n, c in zip(narrow[0], clear[0], strict=True):
+        assert c.rating > n.rating and not c.floor_applied
+    for n, c in zip(narrow[1], clear[1], strict=True):
+        assert c.rating < n.rating and not c.floor_applied

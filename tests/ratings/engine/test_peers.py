@@ -145,7 +145,9 @@ def test_gaussian_band_matches_50_elo_points_in_probability():
 
 
 def test_default_wraps_the_engine():
-    engine = Default(Params(), get_format("generic", best_of=1, points_per_game=21))
+    engine = Default(
+        Params(outcome_model="score"), get_format("generic", best_of=1, points_per_game=21)
+    )
     assert engine.predict(["A"], ["B"], DAY) == 0.5
     assert engine.rating("A") == 4500
     engine.update(match("A", "B", ((21, 15),)))
