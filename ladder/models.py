@@ -518,7 +518,9 @@ class Ladder(models.Model):
         try:
             validate_params(self.params())
         except EngineError as exc:
-            return [(_param_error_field(part), self._readable(part)) for part in _engine_problems(exc)]
+            return [
+                (_param_error_field(part), self._readable(part)) for part in _engine_problems(exc)
+            ]
         except (TypeError, ValueError) as exc:
             return [("method_options", f"The rating engine refused these settings: {exc}")]
         return []
@@ -528,7 +530,7 @@ class Ladder(models.Model):
         ("margin_boost must be …" → "Margin boost must be …"), ending with a full stop."""
         name, _, rest = message.partition(" ")
         if name in PARAM_FIELDS:
-            name = str(self._meta.get_field(name).verbose_name)
+            name = str(getattr(self._meta.get_field(name), "verbose_name", name))
         elif name in TEAM_METHOD_LABELS:
             name = TEAM_METHOD_LABELS[name]
         text = f"{name} {rest}".rstrip(".") + "."
@@ -557,6 +559,27 @@ class Ladder(models.Model):
     @property
     def method_label(self) -> str:
         return TEAM_METHOD_LABELS.get(self.team_method, self.team_method)
+
+    @property
+    def outcome_label(self) -> str:
+        """How a result counts, in words (RATINGS.md §3 steps 2 and 9)."""
+        floor = "a win never lowers a rating, a loss never raises one"
+        if self.outcome_model == "score":
+            return f"The score sets the result; {floor}"
+        if not self.margin_boost:
+            return f"A win is a win, whatever the score; {floor}"
+        return (
+            f"A win is a win; a clear one counts up to {1 + self.margin_boost:.1f}× a narrow "
+            f"one; {floor}"
+        )
+
+    @property
+    def ranked_label(self) -> str:
+        """Who is ranked, in words (RATINGS.md §8)."""
+        return (
+            f"At least {self.ranked_min_matches} rated matches, ± {format_rd(self.ranked_rd)} "
+            f"or less, and a match in the last {self.lookback_days} days"
+        )
 
     @property
     def stat_names(self) -> list[str]:

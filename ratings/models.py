@@ -30,7 +30,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Lag
 
 from accounts.models import name_contains
-from ladder.models import Ladder, Membership, format_rd
+from ladder.models import Ladder, Membership
 from ratings.engine.predict import inflated_rd
 from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
 from ratings.engine.types import Params, PlayerState
@@ -168,9 +168,7 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         """Players whose name or username contains ``text`` (``name_contains``)."""
         return self.filter(name_contains(text, "user__"))
 
-    def of_status(
-        self, status: str, cutoffs: Mapping[int, date], on: date
-    ) -> PlayerRatingQuerySet:
+    def of_status(self, status: str, cutoffs: Mapping[int, date], on: date) -> PlayerRatingQuerySet:
         """Only rows of this status on ``on`` on ``cutoffs``' ladders (plain conditions on
         the row, so PostgreSQL can walk the rating index in order)."""
         return self.filter(_statuses(cutoffs, on)[status])
@@ -201,9 +199,7 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         counts = ranked.order_by().aggregate(**above)
         return {int(name.removeprefix("above_")): n + 1 for name, n in counts.items()}
 
-    def with_rank(
-        self, viewer: Any, cutoffs: Mapping[int, date], on: date
-    ) -> PlayerRatingQuerySet:
+    def with_rank(self, viewer: Any, cutoffs: Mapping[int, date], on: date) -> PlayerRatingQuerySet:
         """Annotate ``rank``: the place the row takes among the ranked rows of its ladder that
         ``viewer`` may see, by rating, ties to the older row. Meaningful for ranked rows only:
         telling them apart is the caller's (no status CASE to compile here). One count per

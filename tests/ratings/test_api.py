@@ -163,7 +163,9 @@ def test_history_shape(api, club):
     assert "third match against Ben N in 90 days, counted at 0.71" in newest["explanation"]
     lost = body["results"][1]
     assert lost["won"] is False and lost["score"] == "19-21 17-21" and lost["change"] < 0
-    assert body["results"][2]["explanation"].endswith("first rated match, starting from 4.50 ± 0.25")
+    assert body["results"][2]["explanation"].endswith(
+        "first rated match, starting from 4.50 ± 0.25"
+    )
 
 
 def test_history_per_ladder_and_pages(api, club, db):

@@ -60,7 +60,10 @@ def test_a_loss_and_its_sign():
 
 def test_won_is_the_stored_result_not_the_outcome():
     # Under the score model with a small bonus a win can count below 0.5: still a win.
-    text = explain(change(outcome=0.45, won=True), Context(score="21-19", outcome_model="score", has_previous=False))
+    text = explain(
+        change(outcome=0.45, won=True),
+        Context(score="21-19", outcome_model="score", has_previous=False),
+    )
     assert text.startswith("expected 0.31, won 21-19: +84")
 
 
@@ -71,7 +74,10 @@ def test_how_much_the_margin_counted():
     clear_loss = explain(
         change(won=False, outcome=0.0, rating_after=4450.0, margin_multiplier=2.0), SEEN_BEFORE
     )
-    assert clear_loss == "expected 0.31, lost 21-12 21-15: -50; a clear loss: counted 2.0× a narrow one"
+    assert (
+        clear_loss
+        == "expected 0.31, lost 21-12 21-15: -50; a clear loss: counted 2.0× a narrow one"
+    )
     boosted = Context(score="21-5", margin_boost=3.0, has_previous=False)
     assert explain(change(margin_multiplier=4.0), boosted).endswith(
         "; a clear win: counted 4.0× a narrow one"

@@ -261,7 +261,8 @@ def test_every_page_filter_and_search_equals_a_plain_sort(client, db):
             # RDs near 120, idle up to 12 weeks: the RD grown to today decides (RATINGS.md §8).
             "rd": rng.uniform(121, 150) if kind == "provisional" else rng.uniform(80, 120),
             "matches": rng.choice([4, 5, 12]),
-            "last_played": TODAY - timedelta(days=200 if kind == "inactive" else rng.randint(0, 90)),
+            "last_played": TODAY
+            - timedelta(days=200 if kind == "inactive" else rng.randint(0, 90)),
         }
         if i == 7:
             fields["last_played"] = None
@@ -350,6 +351,9 @@ def test_the_side_panel_stays(client, board):
     client.force_login(users["rob"])
     page = client.get("/ladders/board/").content.decode()
     assert "You're a member" in page and "Match rules" in page
+    text = text_of(page)
+    assert "A win is a win; a clear one counts up to 2.0× a narrow one" in text
+    assert "At least 5 rated matches, ± 0.12 or less, and a match in the last 90 days" in text
     assert 'href="/ladders/board/head-to-head/"' in page
 
 
@@ -367,10 +371,13 @@ def leaderboard_queries(client, slug):  # type: ignore[no-untyped-def]
 def test_leaderboard_queries_do_not_grow_with_players_and_matches(
     client, db, django_assert_num_queries, signed_in
 ):
-    small = LadderFactory(name="Small", slug="small")
+    # Everyone rated is ranked on both ladders, so each first page shows one status section
+    # (a page spanning two sections reads one more query, whatever the ladder's size).
+    everyone_ranked = {"ranked_min_matches": 1, "ranked_rd": 500.0}
+    small = LadderFactory(name="Small", slug="small", **everyone_ranked)
     small_players = [member(small, f"s{i}") for i in range(5)]
     season(small, small_players, 8)
-    big = LadderFactory(name="Large", slug="large")
+    big = LadderFactory(name="Large", slug="large", **everyone_ranked)
     big_players = [member(big, f"b{i:02d}") for i in range(50)]
     season(big, big_players, 200)
     for i in range(3):  # and a few members without a rated match
