@@ -238,7 +238,7 @@ typedef struct {
     int floor; /* §3 step 9: the wrong-way floor */
     /* the Replayer's collaborators */
     PyObject *player_fn;  /* name -> _Player (Replayer._player) */
-    PyObject *outcomes;   /* dict: games -> (s_a, m, a_won, Outcome) (Replayer._outcomes) */
+    PyObject *outcomes;   /* dict: games -> (s_a, m, a_won, s_b, Outcome) (Replayer._outcomes) */
     PyObject *outcome_fn; /* games -> the same, validating and caching (Replayer._outcome) */
     PyObject *change_type;
     Py_ssize_t change_offsets[N_CHANGE_FIELDS];
@@ -752,7 +752,7 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
              *pair = NULL, *prob = NULL;
     Py_ssize_t ia, ib;
     long long ord;
-    PyObject *m_obj, *won_obj;
+    PyObject *m_obj, *won_obj, *s_b_obj;
     double s_a, mult, mu_a, mu_b, phi_a, phi_b, rd_a, rd_b, w_a, w_b, ratio_a, ratio_b, res_a[4],
         res_b[4], new_a, new_b, rd_a2, rd_b2;
     int64_t k_a, k_b;
@@ -799,13 +799,14 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
             goto done;
         }
     }
-    /* (s_a, m, a_won, Outcome) */
-    if (!PyTuple_CheckExact(s_obj) || PyTuple_GET_SIZE(s_obj) < 3)
+    /* (s_a, m, a_won, s_b, Outcome) */
+    if (!PyTuple_CheckExact(s_obj) || PyTuple_GET_SIZE(s_obj) < 4)
         goto done;
     m_obj = PyTuple_GET_ITEM(s_obj, 1);
     won_obj = PyTuple_GET_ITEM(s_obj, 2);
+    s_b_obj = PyTuple_GET_ITEM(s_obj, 3);
     if (!PyFloat_CheckExact(PyTuple_GET_ITEM(s_obj, 0)) || !PyFloat_CheckExact(m_obj) ||
-        !PyBool_Check(won_obj))
+        !PyBool_Check(won_obj) || !PyFloat_CheckExact(s_b_obj))
         goto done;
     s_a = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(s_obj, 0));
     mult = PyFloat_AS_DOUBLE(m_obj);
@@ -931,8 +932,7 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
     {
         PyObject *rd_before_a = inflated_a ? PyFloat_FromDouble(rd_a) : Py_NewRef(pa->rd_obj);
         PyObject *rd_before_b = inflated_b ? PyFloat_FromDouble(rd_b) : Py_NewRef(pb->rd_obj);
-        PyObject *s_b = PyFloat_FromDouble(1.0 - s_a);
-        if (rd_before_a != NULL && rd_before_b != NULL && s_b != NULL) {
+        if (rd_before_a != NULL && rd_before_b != NULL) {
             PyObject *va[N_CHANGE_FIELDS] = {
                 name_a,   pa->rating_obj, rd_before_a,         pa->vol_obj, made[0],
                 made[1],  made[2],        made[3],             PyTuple_GET_ITEM(s_obj, 0),
@@ -940,7 +940,7 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
                 a_won ? Py_True : Py_False, m_obj, floor_a ? Py_True : Py_False};
             PyObject *vb[N_CHANGE_FIELDS] = {
                 name_b,   pb->rating_obj, rd_before_b,         pb->vol_obj, made[6],
-                made[7],  made[8],        made[9],             s_b,
+                made[7],  made[8],        made[9],             s_b_obj,
                 made[10], made[11],       gate_b ? Py_True : Py_False, self->one,
                 a_won ? Py_False : Py_True, m_obj, floor_b ? Py_True : Py_False};
             if ((ca = make_change(self, va)) != NULL)
@@ -948,7 +948,6 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
         }
         Py_XDECREF(rd_before_a);
         Py_XDECREF(rd_before_b);
-        Py_XDECREF(s_b);
     }
     if (cb == NULL || mark_dirty(self, ia) < 0 || mark_dirty(self, ib) < 0)
         goto unprune;

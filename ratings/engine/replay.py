@@ -99,8 +99,9 @@ def _load_native() -> ModuleType | None:
 NATIVE: ModuleType | None = _load_native()
 
 
-# A score line's outcome as Replayer caches it: (s_a, m, a_won, the Outcome).
-_CachedOutcome = tuple[float, float, bool, Outcome]
+# A score line's outcome as Replayer caches it: (s_a, m, a_won, s_b, the Outcome); the
+# plain values for the C module, which hands these very float objects out in PlayerChange.
+_CachedOutcome = tuple[float, float, bool, float, Outcome]
 
 
 def validate_params(params: Params) -> None:
@@ -322,7 +323,7 @@ class Replayer:
         self._players: dict[str, _Player] = {}
         self._last_ordinal = 0  # date.min has ordinal 1: any date can come first
         self._last_id: int | None = None
-        # games -> (s_a, m, a_won, Outcome): the plain values first, for the C module
+        # games -> _CachedOutcome
         self._outcomes: dict[tuple[tuple[int, int], ...], _CachedOutcome] = {}
         self._phi_max = rd_ceiling(params) / GLICKO2_SCALE
         self._constants = (
@@ -544,7 +545,7 @@ class Replayer:
             cached = self._outcomes.get(games)
         if cached is None:
             cached = self._outcome(games)
-        changes = self._rate_teams(match, ordinal, cached[3])
+        changes = self._rate_teams(match, ordinal, cached[4])
         self._last_ordinal = ordinal
         self._last_id = match.id
         return changes
@@ -566,7 +567,7 @@ class Replayer:
         """The outcome of a score line, validated and cached (the C module calls this too)."""
         self.scoring_format.validate_games(games)
         outcome = match_outcome(games, self.scoring_format.points_per_game, self.params)
-        cached = (outcome.s_a, outcome.multiplier, outcome.a_won, outcome)
+        cached = (outcome.s_a, outcome.multiplier, outcome.a_won, outcome.s_b, outcome)
         if len(self._outcomes) >= OUTCOME_CACHE_SIZE:
             self._outcomes.clear()
         self._outcomes[games] = cached  # type: ignore[index]
