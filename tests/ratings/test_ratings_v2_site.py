@@ -198,3 +198,24 @@ def test_the_api_shows_the_ladders_v2_settings(club) -> None:  # type: ignore[no
     )
     assert body["params"]["wrong_way_floor"] is True
     assert body["params"]["outcome_model"] == "margin_information"
+
+
+def test_tuned_settings_cannot_switch_the_floor_off(club) -> None:  # type: ignore[no-untyped-def]
+    """`tune --apply` stores settings on a ladder: the wrong-way floor stays on (RATINGS.md §2);
+    settings that would switch it off are refused and change nothing."""
+    from ratings.engine.types import EngineError
+    from ratings.services import apply_params
+
+    ladder, _ = club
+    before = Ladder.objects.filter(pk=ladder.pk).values().get()
+    with pytest.raises(EngineError, match="the wrong-way floor is always on"):
+        apply_params(ladder.slug, {"wrong_way_floor": False, "margin_boost": 2.0})
+    assert Ladder.objects.filter(pk=ladder.pk).values().get() == before
+    with pytest.raises(EngineError, match="Margin boost must be between 0 and 10"):
+        apply_params(ladder.slug, {"margin_boost": 12.0})
+    assert Ladder.objects.filter(pk=ladder.pk).values().get() == before
+    applied = apply_params(
+        ladder.slug, {"wrong_way_floor": True, "outcome_model": "score", "margin_boost": 0.5}
+    )
+    assert (applied.outcome_model, applied.margin_boost) == ("score", 0.5)
+    assert applied.params().wrong_way_floor is True
