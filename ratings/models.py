@@ -72,6 +72,9 @@ def _active(cutoffs: Mapping[int, date]) -> Q:
 # (ratings.services.restand), and a status is then a plain condition on two dates, which
 # the leaderboard's counts and its walk down the rating index can use.
 
+# A wait past this many days is forever (and keeps date arithmetic in range).
+MAX_DAYS = 100 * 366
+
 
 def established_until(
     state: PlayerState, params: Params, ranked_rd: float, ranked_min_matches: int
@@ -100,9 +103,6 @@ def established_until(
         periods -= 1
     return last + timedelta(days=(periods + 1) * period - 1)
 
-
-# A wait past this many days is forever (and keeps date arithmetic in range).
-MAX_DAYS = 100 * 366
 
 
 def ladder_standing(ladder: Ladder) -> tuple[Params, float, int]:
