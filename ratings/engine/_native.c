@@ -895,9 +895,10 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
         update_one(m, mu_b, phi_b, pb->vol, mu_a, phi_a, 1.0 - s_a, w_b * mult, gate_b, res_b))
         goto unprune;
     /* Step 9: bounds, then the wrong-way floor (teams._bounded). */
-    new_a = m->scale * res_a[0] + self->center;
+    /* As teams._moved: the old rating plus the change, R + 173.7178 (mu' - mu). */
+    new_a = pa->rating + m->scale * (res_a[0] - (pa->rating - self->center) / m->scale);
     new_a = new_a < self->low ? self->low : new_a > self->high ? self->high : new_a;
-    new_b = m->scale * res_b[0] + self->center;
+    new_b = pb->rating + m->scale * (res_b[0] - (pb->rating - self->center) / m->scale);
     new_b = new_b < self->low ? self->low : new_b > self->high ? self->high : new_b;
     if (self->floor && (a_won ? new_a < pa->rating : new_a > pa->rating)) {
         new_a = pa->rating;

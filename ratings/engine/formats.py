@@ -150,6 +150,19 @@ class ScoringFormat:
         if problems:
             raise ScoreError(problems)
 
+    def straight_win(self, loser_points: int) -> tuple[tuple[int, int], ...]:
+        """Side A winning every game of the shortest full match, each game by
+        `points_per_game` to `loser_points` (a deuce game when the rules demand a lead of two:
+        19 -> 21-19, 20 -> 22-20). For the points at stake of RATINGS.md §6."""
+        ppg = self.points_per_game
+        loser_points = max(0, min(loser_points, ppg - 1))
+        game = (ppg, loser_points)
+        if self.cap is not None and ppg - loser_points < WIN_BY:
+            game = (loser_points + WIN_BY, loser_points)
+        games = (game,) * (1 if self.shorter_matches else self.games_to_win)
+        self.validate_games(games)
+        return games
+
     def winner(self, games: Sequence[tuple[int, int]]) -> str:
         """ "a" or "b": the side that won more games (the games are validated first)."""
         self.validate_games(games)

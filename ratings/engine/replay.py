@@ -366,6 +366,37 @@ class Replayer:
             [self.state(n) for n in side_a], [self.state(n) for n in side_b], self.params, on
         )
 
+    def stakes(
+        self, side_a: Sequence[str], side_b: Sequence[str], on: date
+    ) -> dict[str, tuple[PlayerChange, ...]]:
+        """§6 points at stake: what each plausible result would do, nothing stored.
+
+        Keys "a_narrow", "a_clear", "b_narrow", "b_clear": side A (or B) winning every game
+        by the narrowest margin the format allows, or by `margin_clamp` or more (where the
+        margin counts fully). Each value is the changes `rate` would return for a match on
+        `on`, run on copies of the players' current states and lookback windows.
+        """
+        fmt = self.scoring_format
+        ppg = fmt.points_per_game
+        clear_loser = ppg - max(1, math.ceil(self.params.margin_clamp * ppg))
+        results = {
+            "a_narrow": fmt.straight_win(ppg - 1),
+            "a_clear": fmt.straight_win(clear_loser),
+        }
+        results["b_narrow"] = tuple((b, a) for a, b in results["a_narrow"])
+        results["b_clear"] = tuple((b, a) for a, b in results["a_clear"])
+        names = (*side_a, *side_b)
+        out = {}
+        for label, games in results.items():
+            trial = Replayer(self.params, fmt, {n: self.state(n) for n in names})
+            for n in names:
+                p = self._players.get(n)
+                if p is not None:
+                    copy = trial._player(n)
+                    copy.recent, copy.counts, copy.slots = deque(p.recent), dict(p.counts), p.slots
+            out[label] = trial.rate(Match(on, tuple(side_a), tuple(side_b), games))
+        return out
+
     # -- snapshots ---------------------------------------------------------------
 
     def snapshot(self) -> ReplaySnapshot:

@@ -157,8 +157,14 @@ def _bounded(
     return rating, (rd if rd < params.rd_max else params.rd_max), floored
 
 
-def _points(params: Params, mu: float) -> float:
-    return GLICKO2_SCALE * mu + params.rating_center
+def _moved(params: Params, rating: float, mu_new: float) -> float:
+    """The new rating in points as the old one plus the change, `R + 173.7178 (mu' - mu)`.
+
+    Not `173.7178 mu' + centre`: that round trip can land an ulp below `R` when `mu'`
+    equals `mu`, and a winner whose update did not move them would seem to lose rating.
+    Written as a change, a step the right way never ends the wrong side of `R`.
+    """
+    return rating + GLICKO2_SCALE * (mu_new - _mu(params, rating))
 
 
 def _mu(params: Params, rating: float) -> float:
@@ -200,7 +206,7 @@ def _composite_opponent(
         side, _composite_updates(side, opponents, r, params, params.composite_rd), strict=True
     ):
         rating, rd, floored = _bounded(
-            params, _points(params, mu), p.rating, GLICKO2_SCALE * phi, r.won
+            params, _moved(params, p.rating, mu), p.rating, GLICKO2_SCALE * phi, r.won
         )
         results.append(Result(rating, rd, sigma, e, weight, 1.0, floored))
     return tuple(results)
@@ -226,7 +232,7 @@ def _individual(
         )
         e = sum(glicko2.expected(mu_p, m, glicko2.g(f), slope) for m, f in opp) / len(opp)
         rating, rd, floored = _bounded(
-            params, _points(params, mu), p.rating, GLICKO2_SCALE * phi, r.won
+            params, _moved(params, p.rating, mu), p.rating, GLICKO2_SCALE * phi, r.won
         )
         weight = sum(p.weights) / len(p.weights)
         results.append(Result(rating, rd, sigma, e, weight, 1.0, floored))
@@ -267,7 +273,7 @@ def _composite_team(
             p.gate_open,
         )
         rating, rd, floored = _bounded(
-            params, _points(params, mu), p.rating, GLICKO2_SCALE * phi, r.won
+            params, _moved(params, p.rating, mu), p.rating, GLICKO2_SCALE * phi, r.won
         )
         results.append(Result(rating, rd, sigma, e, weight, 1.0, floored))
     return tuple(results)
@@ -291,7 +297,7 @@ def _performance_weighted(
             change = clamp(change, -params.delta_max, params.delta_max)
         rating, rd, floored = _bounded(
             params,
-            _points(params, mu + change / GLICKO2_SCALE),
+            p.rating + change,
             p.rating,
             GLICKO2_SCALE * phi,
             r.won,

@@ -12,6 +12,7 @@ import pytest
 
 from ratings.engine import glicko2
 from ratings.engine.formats import get_format
+from ratings.engine.outcome import match_outcome
 from ratings.engine.replay import (
     Replayer,
     ReplaySnapshot,
@@ -352,3 +353,39 @@ def test_fast_player_change_constructor_builds_the_same_object() -> None:
         x: int
 
     assert _fast_constructor(NoSlots) is NoSlots  # type: ignore[arg-type]
+
+
+# -- points at stake (RATINGS.md §6) -------------------------------------------------
+
+
+def test_stakes_are_what_rating_the_match_would_do_and_store_nothing() -> None:
+    matches = _history(40, seed=7)
+    replayer = Replayer(Params(), BADMINTON)
+    replayer.rate_all(matches)
+    before = replayer.snapshot()
+    on = matches[-1].played_on + timedelta(days=3)
+    stakes = replayer.stakes(("P0",), ("P1",), on)
+    assert replayer.snapshot() == before  # nothing stored
+    assert set(stakes) == {"a_narrow", "a_clear", "b_narrow", "b_clear"}
+    for label, games in (
+        ("a_narrow", ((21, 19), (21, 19))),
+        ("a_clear", ((21, 15), (21, 15))),
+        ("b_narrow", ((19, 21), (19, 21))),
+        ("b_clear", ((15, 21), (15, 21))),
+    ):
+        copy = Replayer.from_snapshot(Params(), BADMINTON, before)
+        assert stakes[label] == copy.rate(Match(on, ("P0",), ("P1",), games)), label
+    p0 = {label: changes[0].change for label, changes in stakes.items()}
+    assert p0["a_clear"] >= p0["a_narrow"] >= 0 >= p0["b_narrow"] >= p0["b_clear"]
+
+
+def test_stakes_in_other_formats() -> None:
+    for fmt, narrow in (
+        (get_format("badminton_11"), ((11, 9), (11, 9))),
+        (get_format("generic", best_of=5, points_per_game=6), ((6, 5),)),
+    ):
+        stakes = Replayer(Params(), fmt).stakes(("A", "B"), ("C", "D"), DAY)
+        assert [c.margin_multiplier for c in stakes["a_narrow"]] == [
+            match_outcome(narrow, fmt.points_per_game).multiplier
+        ] * 4
+        assert all(c.margin_multiplier == 2.0 for c in stakes["b_clear"])

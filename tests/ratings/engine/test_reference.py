@@ -1,0 +1,52 @@
+"""The engine against tests/ratings/engine/reference.py, an independent plain model of
+RATINGS.md v2: final ratings, RDs and volatilities agree to 0.05 rating points on real
+singles and team histories, under both outcome models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ratings.engine.formats import get_format
+from ratings.engine.importfmt import parse_matches
+from ratings.engine.replay import replay
+from ratings.engine.types import Params
+from tests.ratings.engine import reference
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+FILES = {
+    "bwf": ("bwf_mens_singles_2018_2021.csv", get_format("badminton_21")),
+    "tennis": (
+        "tennis_doubles_club_2021_2024.csv",
+        get_format("generic", best_of=5, points_per_game=6),
+    ),
+    "csgo": ("csgo_5v5_2022.csv", get_format("generic", best_of=1, points_per_game=16)),
+}
+# Rating points: the two differ only in the order of floating-point operations.
+AGREE = 0.05
+
+
+@pytest.mark.parametrize(
+    ("file", "settings"),
+    [
+        ("bwf", {}),
+        ("bwf", {"outcome_model": "score"}),
+        ("bwf", {"margin_boost": 2.5, "margin_clamp": 0.15, "scale_factor": 300.0}),
+        ("tennis", {}),
+        ("tennis", {"team_method": "individual"}),
+        ("tennis", {"outcome_model": "score", "composite_rd": "rms"}),
+        ("csgo", {}),
+        ("csgo", {"team_method": "individual", "lookback_days": 30}),
+    ],
+)
+def test_engine_follows_the_reference(file: str, settings: dict) -> None:  # type: ignore[type-arg]
+    name, fmt = FILES[file]
+    matches = parse_matches((DATA / name).read_text(encoding="utf-8"), fmt)
+    engine = replay(matches, Params(**settings), fmt).states
+    ref = reference.replay(matches, fmt.points_per_game, reference.Settings(**settings))
+    assert engine.keys() == ref.keys()
+    worst = max(abs(engine[n].rating - ref[n].rating) for n in ref)
+    assert worst <= AGREE, worst
+    assert max(abs(engine[n].rd - ref[n].rd) for n in ref) <= AGREE
+    assert max(abs(engine[n].volatility - ref[n].sigma) for n in ref) <= 1e-6
