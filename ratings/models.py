@@ -104,7 +104,6 @@ def established_until(
     return last + timedelta(days=(periods + 1) * period - 1)
 
 
-
 def ladder_standing(ladder: Ladder) -> tuple[Params, float, int]:
     """What ``established_until`` needs of a ladder besides a player's state."""
     return ladder.params(), ladder.ranked_rd, ladder.ranked_min_matches
