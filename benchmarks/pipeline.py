@@ -30,19 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ratings.engine.simulate import play_match  # noqa: E402
 from tests.support import services  # noqa: E402
-
-
-def rally_game(p_a: float, rng: random.Random) -> tuple[int, int]:
-    """One badminton game to 21 (win by 2, cap 30), rally by rally."""
-    a = b = 0
-    while True:
-        if rng.random() < p_a:
-            a += 1
-        else:
-            b += 1
-        if (a >= 21 or b >= 21) and abs(a - b) >= 2 or a == 30 or b == 30:
-            return a, b
 
 
 def synthetic_history(players: int, matches: int, seed: int, end: date) -> str:
@@ -55,12 +44,7 @@ def synthetic_history(players: int, matches: int, seed: int, end: date) -> str:
         a = rng.randrange(players)
         b = (a + rng.randint(1, 40)) % players
         p = 1 / (1 + 10 ** (-(skill[a] - skill[b]) * 0.15))
-        games, won_a, won_b = [], 0, 0
-        while won_a < 2 and won_b < 2:
-            g = rally_game(p, rng)
-            games.append(g)
-            won_a += g[0] > g[1]
-            won_b += g[1] > g[0]
+        games = play_match(rng, p)  # best of 3 to 21, rally by rally
         played = end - timedelta(days=days - i * days // matches)
         score = " ".join(f"{x}-{y}" for x, y in games)
         lines.append(f"{played.isoformat()},player{a:05d},player{b:05d},{score},")

@@ -1,23 +1,28 @@
 """The demo club that `manage.py seed_demo` creates (PRODUCT.md "Commands").
 
-`seed_club()` makes the ladders, a moderator, a superuser and the members, and is
+`seed_club()` makes the ladders, a moderator, a superuser and twenty members, and is
 idempotent: what exists is left as it is. `seed_matches(club)` then plays a season on
-the singles and doubles ladders (only on a ladder without matches): club nights twice a
-week for twelve weeks, every game simulated rally by rally from the players' hidden
-strengths, so scores look like real badminton (21-17 19-21 23-21) and the stronger
-players win more often without winning always. Most matches are confirmed; the last
-days' reports still wait for confirmation, and one is disputed for a moderator.
+every ladder without matches: twelve weeks of club nights (singles and doubles on
+Tuesdays and Thursdays, the 5v5 league on Fridays), members coming most weeks and
+paired near their level, every game played rally by rally from their hidden true levels
+by the engine's simulator (ratings.engine.simulate), so scores look like real badminton
+(21-17 19-21 23-21) and the stronger players win more often without winning always.
+Most matches are confirmed; the last night's reports still wait for confirmation, and
+one is disputed for a moderator.
 """
 
 from __future__ import annotations
 
+import math
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
+from django.contrib.auth.hashers import make_password
 from django.db import transaction
 from django.utils import timezone
 
@@ -36,6 +41,9 @@ from ladder.models import (
     Membership,
 )
 from ladder.services import join_ladder
+from ratings.engine import simulate
+from ratings.engine.scales import DISPLAY_DIVISOR
+from ratings.engine.types import Match as EngineMatch
 
 # Published in the README and printed by the command: demo data is for trying the site.
 DEMO_PASSWORD = "ladder-demo-pass"
@@ -68,34 +76,125 @@ LADDERS: tuple[dict[str, Any], ...] = (
         "team_method": "performance_weighted",
         "composite_rd": "rms_of_mean",
         "method_options": {"stat_weights": {"kills": 1.0, "deaths": -0.7, "adr": 0.02}},
+        # Five opponents a match: in a league of fourteen the share of distinct opponents
+        # falls under the default 0.2 after a dozen maps, and RD would stop shrinking.
+        "diversity_threshold": 0.05,
     },
 )
 
-# username, display name, and per ladder slug: None (joined, no self-assessment) or
-# (level, certainty) with either part None.
+# username, display name, true badminton level, and per ladder slug: None (joined without
+# a self-assessment) or (level, certainty) with either part None. The true level (display
+# scale) is hidden: the season is played from it; some members guess themselves right,
+# some a little high or low.
 Assessment = tuple[str | None, str | None] | None
-MEMBERS: tuple[tuple[str, str, dict[str, Assessment]], ...] = (
-    ("priya", "Priya Patel", {"singles": ("5.5", "rated"), "doubles": ("5.5", "rated")}),
+MEMBERS: tuple[tuple[str, str, float, dict[str, Assessment]], ...] = (
+    ("priya", "Priya Patel", 5.7, {"singles": ("5.5", "rated"), "doubles": ("5.5", "rated")}),
     (
         "tom",
         "Tom Okafor",
+        4.9,
         {"singles": ("5.0", "regular"), "doubles": None, "team-5v5": ("4.5", None)},
     ),
-    ("mei", "Mei Lin", {"singles": ("5.0", "rated"), "doubles": ("5.0", "rated")}),
-    ("jonas", "Jonas Berg", {"singles": None, "team-5v5": None}),
-    ("sofia", "Sofia Rossi", {"singles": ("4.0", "regular"), "doubles": ("4.0", "regular")}),
-    ("liam", "Liam O'Brien", {"doubles": ("3.5", "unsure"), "team-5v5": ("4.0", "regular")}),
-    ("aisha", "Aisha Khan", {"singles": ("4.5", "regular"), "doubles": ("4.5", "regular")}),
-    ("daniel", "Daniel Kim", {"singles": ("6.0", "rated"), "team-5v5": ("5.0", "regular")}),
-    ("emma", "Emma Clarke", {"singles": None, "doubles": ("3.0", "unsure")}),
-    ("ravi", "Ravi Sharma", {"singles": ("4.0", None), "doubles": None, "team-5v5": None}),
-    ("hannah", "Hannah Schmidt", {"doubles": ("5.0", "regular"), "team-5v5": ("3.5", "unsure")}),
-    ("lucas", "Lucas Silva", {"singles": ("3.5", "regular"), "team-5v5": ("4.5", "regular")}),
-    ("chloe", "Chloé Dubois", {"singles": None, "doubles": ("4.5", None), "team-5v5": None}),
-    ("kenji", "Kenji Watanabe", {"singles": ("5.5", "regular"), "team-5v5": ("5.5", "rated")}),
-    ("grace", "Grace Mensah", {"doubles": ("4.0", "regular"), "team-5v5": ("4.0", None)}),
-    ("oliver", "Oliver Novak", {"singles": ("3.0", "unsure"), "doubles": None, "team-5v5": None}),
+    ("mei", "Mei Lin", 5.1, {"singles": ("5.0", "rated"), "doubles": ("5.0", "rated")}),
+    ("jonas", "Jonas Berg", 4.3, {"singles": None, "doubles": None, "team-5v5": None}),
+    ("sofia", "Sofia Rossi", 3.9, {"singles": ("4.0", "regular"), "doubles": ("4.0", "regular")}),
+    ("liam", "Liam O'Brien", 3.4, {"doubles": ("3.5", "unsure"), "team-5v5": ("4.0", "regular")}),
+    ("aisha", "Aisha Khan", 4.6, {"singles": ("4.5", "regular"), "doubles": ("4.5", "regular")}),
+    (
+        "daniel",
+        "Daniel Kim",
+        5.9,
+        {"singles": ("6.0", "rated"), "doubles": ("6.0", "rated"), "team-5v5": ("5.0", "regular")},
+    ),
+    ("emma", "Emma Clarke", 3.1, {"singles": None, "doubles": ("3.0", "unsure")}),
+    (
+        "ravi",
+        "Ravi Sharma",
+        4.2,
+        {"singles": ("4.0", None), "doubles": None, "team-5v5": None},
+    ),
+    (
+        "hannah",
+        "Hannah Schmidt",
+        4.8,
+        {"doubles": ("5.0", "regular"), "team-5v5": ("3.5", "unsure")},
+    ),
+    (
+        "lucas",
+        "Lucas Silva",
+        3.7,
+        {"singles": ("3.5", "regular"), "doubles": None, "team-5v5": ("4.5", "regular")},
+    ),
+    (
+        "chloe",
+        "Chloé Dubois",
+        4.4,
+        {"singles": None, "doubles": ("4.5", None), "team-5v5": None},
+    ),
+    (
+        "kenji",
+        "Kenji Watanabe",
+        5.4,
+        {"singles": ("5.5", "regular"), "doubles": None, "team-5v5": ("5.5", "rated")},
+    ),
+    ("grace", "Grace Mensah", 4.0, {"doubles": ("4.0", "regular"), "team-5v5": ("4.0", None)}),
+    (
+        "oliver",
+        "Oliver Novak",
+        3.2,
+        {"singles": ("3.0", "unsure"), "doubles": None, "team-5v5": None},
+    ),
+    ("nadia", "Nadia Haddad", 5.2, {"singles": None, "doubles": ("5.0", "regular")}),
+    (
+        "ben",
+        "Ben Carter",
+        3.6,
+        {"singles": ("4.0", "regular"), "doubles": None, "team-5v5": None},
+    ),
+    (
+        "yuki",
+        "Yuki Tanaka",
+        4.5,
+        {
+            "singles": ("4.5", "unsure"),
+            "doubles": ("4.5", "unsure"),
+            "team-5v5": ("4.5", "regular"),
+        },
+    ),
+    (
+        "marta",
+        "Marta Kowalska",
+        3.0,
+        {"singles": None, "doubles": ("3.0", "unsure"), "team-5v5": None},
+    ),
 )
+BADMINTON_LEVELS = {username: level for username, _, level, _ in MEMBERS}
+# The 5v5 league is another game: the members' true levels there are their own.
+FIVES_LEVELS = {
+    "tom": 4.6,
+    "jonas": 5.2,
+    "liam": 4.1,
+    "daniel": 5.0,
+    "ravi": 3.8,
+    "hannah": 3.6,
+    "lucas": 4.4,
+    "chloe": 4.0,
+    "kenji": 5.6,
+    "grace": 4.2,
+    "oliver": 3.3,
+    "ben": 4.8,
+    "yuki": 4.5,
+    "marta": 3.9,
+}
+
+
+def true_level(membership: Membership) -> float:
+    """A member's hidden level on a demo ladder: what the season is played from. Someone
+    who joined the demo's ladder on the site before its season plays at their starting
+    rating."""
+    username, slug = membership.user.username, membership.ladder.slug
+    levels = FIVES_LEVELS if slug == "team-5v5" else BADMINTON_LEVELS
+    return levels.get(username, membership.initial_rating / DISPLAY_DIVISOR)
 
 
 @dataclass
@@ -107,6 +206,13 @@ class DemoClub:
     created: list[str] = field(default_factory=list)
 
 
+@cache
+def _password_hash() -> str:
+    """One hash of the published password for every demo account: hashing is slow on
+    purpose (a quarter of a second each), and these accounts share the password anyway."""
+    return make_password(DEMO_PASSWORD)
+
+
 def _account(club: DemoClub, username: str, display_name: str, **extra: Any) -> User:
     user = User.objects.filter(username=username).first()
     if user is None:
@@ -116,7 +222,7 @@ def _account(club: DemoClub, username: str, display_name: str, **extra: Any) -> 
             email=f"{username}@{DEMO_EMAIL_DOMAIN}",
             **extra,
         )
-        user.set_password(DEMO_PASSWORD)
+        user.password = _password_hash()
         user.save()
         club.created.append(f"user {username}")
     return user
@@ -139,7 +245,7 @@ def seed_club() -> DemoClub:
     club.moderator = _account(club, "mod", "Morgan (moderator)")
     make_moderator(club.moderator)
 
-    for username, display_name, joins in MEMBERS:
+    for username, display_name, _, joins in MEMBERS:
         user = _account(club, username, display_name)
         club.members[username] = user
         for slug, assessment in joins.items():
@@ -154,20 +260,34 @@ def seed_club() -> DemoClub:
 
 # ---- a season of matches ----------------------------------------------------------------------
 
+
+@dataclass(frozen=True)
+class Schedule:
+    """When a ladder plays: club nights on ``nights`` (date.weekday()), ``rounds`` a night,
+    each member coming with a chance drawn from ``attendance`` (regulars nearly always,
+    others now and then)."""
+
+    nights: tuple[int, ...]
+    rounds: int
+    attendance: tuple[float, float] = (0.45, 0.9)
+
+
 SEASON_WEEKS = 12
-CLUB_NIGHTS = (1, 3)  # Tuesday and Thursday
+# Club nights on Tuesday and Thursday (singles and doubles), the 5v5 league on Fridays:
+# three maps a night. Reports from the last night still wait for confirmation: it is at
+# most six days back, inside the week a report waits.
+SCHEDULES = {
+    "singles": Schedule(nights=(1, 3), rounds=2),
+    "doubles": Schedule(nights=(1, 3), rounds=2),
+    # A league team turns up: ten of fourteen are needed for a map.
+    "team-5v5": Schedule(nights=(4,), rounds=3, attendance=(0.75, 0.95)),
+}
 CLUB_NIGHT_STARTS = time(19, 30)
-ATTENDANCE = 0.6  # share of a ladder's members at a given club night
-ROUNDS = {1: 2, 2: 2}  # rounds of matches per night, by team size
-# Reports from the last club night still wait for confirmation (whatever today's weekday:
-# the last Tuesday or Thursday is at most five days back, inside the confirmation window).
-# Rally model: P(side A wins a rally) = logistic((strength A - strength B) / RALLY_SCALE).
-# 2500 rating points make a one-level gap (1000 points) a 60/40 rally edge, which wins
-# about nine games in ten: clear favourites who still drop a game now and then.
-RALLY_SCALE = 2500.0
-HIDDEN_SPREAD = 250.0  # how far a player's real strength is from their self-assessment
-FORM_SPREAD = 150.0  # how much it varies from one night to the next
 SEASON_SEED = 2024  # the same season every time
+# 5v5 stats: kills a side makes in a round it wins and in one it loses (of five), and the
+# damage a kill is worth (ADR, average damage per round, is mostly kills).
+KILLS_PER_ROUND_WON, KILLS_PER_ROUND_LOST = 4.2, 2.3
+DAMAGE_PER_KILL = 85.0
 
 DISPUTE_REASON = (
     "We played three games, not two: I took the second 21-19 before losing the decider."
@@ -181,66 +301,65 @@ class SeasonMatch:
     side_b: list[User]
     games: list[tuple[int, int]]
     reporter: User
-
-
-def rally_game(rng: random.Random, p_a: float, target: int, cap: int) -> tuple[int, int]:
-    """One game, rally by rally: to ``target``, two clear, or the first to ``cap``."""
-    a = b = 0
-    while True:
-        if rng.random() < p_a:
-            a += 1
-        else:
-            b += 1
-        high = max(a, b)
-        if (high >= target and abs(a - b) >= 2) or high == cap:
-            return a, b
-
-
-def rally_match(rng: random.Random, p_a: float, ladder: Ladder) -> list[tuple[int, int]]:
-    fmt = ladder.scoring()
-    assert fmt.cap is not None, "the season is simulated for badminton formats"
-    games: list[tuple[int, int]] = []
-    wins = [0, 0]
-    while max(wins) < fmt.games_to_win:
-        a, b = rally_game(rng, p_a, fmt.points_per_game, fmt.cap)
-        games.append((a, b))
-        wins[0 if a > b else 1] += 1
-    return games
-
-
-def _rally_edge(side_a: list[float], side_b: list[float]) -> float:
-    import math
-
-    gap = sum(side_a) / len(side_a) - sum(side_b) / len(side_b)
-    return 1.0 / (1.0 + math.exp(-gap / RALLY_SCALE))
+    stats: dict[str, dict[str, float]] | None = None  # by username
 
 
 def simulate_season(
     ladder: Ladder, memberships: list[Membership], today: date, rng: random.Random
 ) -> list[SeasonMatch]:
-    """Club nights over SEASON_WEEKS up to ``today``: who came, who played whom, the scores."""
-    strength = {m.user: m.initial_rating + rng.gauss(0, HIDDEN_SPREAD) for m in memberships}
-    players = list(strength)
-    size = ladder.team_size
+    """Club nights over SEASON_WEEKS up to ``today``: who came, who played whom, the scores
+    (ratings.engine.simulate.club_season, rally by rally from the members' true levels)."""
+    users = {m.user.username: m.user for m in memberships}
+    levels = {m.user.username: true_level(m) for m in memberships}
+    schedule = SCHEDULES[ladder.slug]
+    world = simulate.club_season(
+        levels,
+        end=today,
+        weeks=SEASON_WEEKS,
+        team_size=ladder.team_size,
+        scoring_format=ladder.scoring(),
+        nights=schedule.nights,
+        rounds=schedule.rounds,
+        attendance={name: rng.uniform(*schedule.attendance) for name in sorted(users)},
+        seed=rng.randrange(2**32),
+        scale_factor=ladder.scale_factor,
+    )
     season: list[SeasonMatch] = []
-    day = today - timedelta(weeks=SEASON_WEEKS)
-    while day <= today:
-        if day.weekday() in CLUB_NIGHTS:
-            present = [u for u in players if rng.random() < ATTENDANCE]
-            form = {u: strength[u] + rng.gauss(0, FORM_SPREAD) for u in present}
-            for _ in range(ROUNDS[size]):
-                rng.shuffle(present)
-                for i in range(0, len(present) - 2 * size + 1, 2 * size):
-                    side_a, side_b = present[i : i + size], present[i + size : i + 2 * size]
-                    p_a = _rally_edge([form[u] for u in side_a], [form[u] for u in side_b])
-                    games = rally_match(rng, p_a, ladder)
-                    a_won = sum(a > b for a, b in games) * 2 > len(games)
-                    winners, losers = (side_a, side_b) if a_won else (side_b, side_a)
-                    # Winners report more often than losers do.
-                    reporter = rng.choice(winners if rng.random() < 0.7 else losers)
-                    season.append(SeasonMatch(day, list(side_a), list(side_b), games, reporter))
-        day += timedelta(days=1)
+    for match in world.matches:
+        side_a = [users[name] for name in match.side_a]
+        side_b = [users[name] for name in match.side_b]
+        a_won = sum(a > b for a, b in match.games) * 2 > len(match.games)
+        winners, losers = (side_a, side_b) if a_won else (side_b, side_a)
+        # Winners report more often than losers do.
+        reporter = rng.choice(winners if rng.random() < 0.7 else losers)
+        stats = (
+            _round_stats(rng, match, levels) if ladder.method_options.get("stat_weights") else None
+        )
+        season.append(
+            SeasonMatch(match.played_on, side_a, side_b, list(match.games), reporter, stats)
+        )
     return season
+
+
+def _round_stats(
+    rng: random.Random, match: EngineMatch, levels: dict[str, float]
+) -> dict[str, dict[str, float]]:
+    """Kills, deaths and ADR of a 5v5 map: a side's kills shared out with the better players
+    getting more, its deaths (the other side's kills) with the better players dying less."""
+    won_a, won_b = match.games[0]
+    rounds = won_a + won_b
+    kills = {
+        "a": round(won_a * KILLS_PER_ROUND_WON + won_b * KILLS_PER_ROUND_LOST),
+        "b": round(won_b * KILLS_PER_ROUND_WON + won_a * KILLS_PER_ROUND_LOST),
+    }
+    stats: dict[str, dict[str, float]] = {}
+    for side, own, other in (("a", match.side_a, "b"), ("b", match.side_b, "a")):
+        made = Counter(rng.choices(own, [math.exp(levels[p]) for p in own], k=kills[side]))
+        died = Counter(rng.choices(own, [math.exp(-levels[p]) for p in own], k=kills[other]))
+        for p in own:
+            adr = made[p] * DAMAGE_PER_KILL / rounds + rng.uniform(10, 30)
+            stats[p] = {"kills": made[p], "deaths": min(died[p], rounds), "adr": round(adr, 1)}
+    return stats
 
 
 def _at(day: date, minutes: float) -> datetime:
@@ -249,12 +368,15 @@ def _at(day: date, minutes: float) -> datetime:
 
 
 def _snapshot(m: SeasonMatch) -> dict[str, Any]:
-    return {
+    snap: dict[str, Any] = {
         "played_on": m.played_on.isoformat(),
         "side_a": [u.username for u in m.side_a],
         "side_b": [u.username for u in m.side_b],
         "games": [[a, b] for a, b in m.games],
     }
+    if m.stats:
+        snap["stats"] = m.stats
+    return snap
 
 
 def _store_season(
@@ -300,7 +422,13 @@ def _store_season(
 
     Match.objects.bulk_create([match for match, _, _ in rows])
     MatchPlayer.objects.bulk_create(
-        MatchPlayer(match=match, user=user, side=side, position=n)
+        MatchPlayer(
+            match=match,
+            user=user,
+            side=side,
+            position=n,
+            stats=m.stats[user.username] if m.stats else None,
+        )
         for match, m, _ in rows
         for side, users in (("a", m.side_a), ("b", m.side_b))
         for n, user in enumerate(users)
@@ -362,12 +490,12 @@ def _winners(m: SeasonMatch) -> list[User]:
     return m.side_a if a_won else m.side_b
 
 
-SEASON_LADDERS = ("singles", "doubles")
+SEASON_LADDERS = tuple(SCHEDULES)
 
 
 @transaction.atomic
 def seed_matches(club: DemoClub, now: datetime | None = None) -> dict[str, dict[str, int]]:
-    """Play a season on the demo's singles and doubles ladders that have no matches yet.
+    """Play a season on each demo ladder that has no matches yet.
 
     Returns the states created per ladder slug; rating follows after commit (in-process
     without a broker), like any confirmation.
@@ -384,7 +512,7 @@ def seed_matches(club: DemoClub, now: datetime | None = None) -> dict[str, dict[
         rng = random.Random(SEASON_SEED + number)
         memberships = list(
             Membership.objects.filter(ladder=ladder)
-            .select_related("user")
+            .select_related("user", "ladder")
             .order_by("user__username")
         )
         season = simulate_season(ladder, memberships, today, rng)

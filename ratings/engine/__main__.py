@@ -1,4 +1,5 @@
-"""Command line: `python -m ratings.engine rate FILE.csv [--method M] [--format F] [--param k=v ...]`.
+"""Command line: `python -m ratings.engine rate FILE.csv [--method M] [--format F] [--param k=v ...]`,
+and `backtest`, `tune`, `simulate` (RATINGS.md §7) and `season` (a generated club season).
 
 Adding a subcommand is one function and one registration: write
 `def add_NAME(subparsers) -> None` that adds its parser (use `add_input_arguments`
@@ -18,13 +19,14 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
+from datetime import date
 from typing import Any, TextIO
 
 from ratings.engine import evaluate
 from ratings.engine import simulate as simulate_
 from ratings.engine import tune as tune_
 from ratings.engine.formats import FORMAT_NAMES, ScoringFormat, get_format
-from ratings.engine.importfmt import parse_matches
+from ratings.engine.importfmt import parse_matches, write_matches
 from ratings.engine.replay import Replayer, validate_params
 from ratings.engine.types import TEAM_METHODS, EngineError, Match, Params
 
@@ -350,6 +352,105 @@ def run_simulate(
     return 0
 
 
+# -- season: a generated club season in the import format ------------------------
+
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _weekdays(text: str) -> tuple[int, ...]:
+    days = [d.strip().lower()[:3] for d in text.split(",") if d.strip()]
+    unknown = [d for d in days if d not in WEEKDAYS]
+    if not days or unknown:
+        raise argparse.ArgumentTypeError(f"weekdays like tue,thu (from {', '.join(WEEKDAYS)})")
+    return tuple(sorted({WEEKDAYS.index(d) for d in days}))
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a date as YYYY-MM-DD") from None
+
+
+def add_season_arguments(parser: argparse.ArgumentParser) -> None:
+    """The club's size and levels, its nights, the scoring format, --output and --levels."""
+    parser.add_argument("--players", type=int, default=simulate_.CLUB_DEFAULT_PLAYERS)
+    parser.add_argument("--weeks", type=int, default=simulate_.CLUB_DEFAULT_WEEKS)
+    parser.add_argument(
+        "--spread",
+        type=float,
+        default=simulate_.CLUB_DEFAULT_SPREAD,
+        help="true levels from centre - spread to centre + spread (default 1.1)",
+    )
+    parser.add_argument("--centre", type=float, default=simulate_.CLUB_DEFAULT_CENTRE)
+    parser.add_argument("--team-size", type=int, default=1, choices=range(1, 6))
+    parser.add_argument(
+        "--nights", type=_weekdays, default=simulate_.CLUB_DEFAULT_NIGHTS, help="e.g. tue,thu"
+    )
+    parser.add_argument("--rounds", type=int, default=simulate_.CLUB_DEFAULT_ROUNDS)
+    parser.add_argument(
+        "--attendance",
+        type=float,
+        default=simulate_.CLUB_DEFAULT_ATTENDANCE,
+        help="chance that a player comes to a club night (default 0.8)",
+    )
+    parser.add_argument("--end", type=_day, help="last day of the season (default today)")
+    parser.add_argument("--seed", type=int, default=simulate_.DEFAULT_SEED)
+    parser.add_argument(
+        "--format", default="badminton_21", choices=FORMAT_NAMES, help="scoring format"
+    )
+    parser.add_argument("--best-of", type=int, help="games per match, generic format only")
+    parser.add_argument("--points-per-game", type=int, help="generic format only")
+    parser.add_argument("--output", metavar="FILE.csv", help="the matches (default stdout)")
+    parser.add_argument("--levels", metavar="FILE.csv", help="write player,level here too")
+
+
+def add_season(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "season",
+        help="generate a weekly club season of known true levels, in the import format",
+        description="Club nights over --weeks weeks up to --end: players of known true level "
+        "(evenly spread around --centre), paired near their level, every match played rally by "
+        "rally. Writes the import format (manage.py import_matches reads it) and, with "
+        "--levels, each player's true level.",
+    )
+    add_season_arguments(parser)
+    parser.set_defaults(func=run_season)
+
+
+def run_season(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Write the season of :func:`simulate.club_season` in the import format."""
+    out = out or sys.stdout
+    if args.players < 2 * args.team_size or args.weeks < 1 or args.rounds < 1:
+        raise EngineError("--players must fill two sides, --weeks and --rounds be at least 1")
+    if not 0 < args.attendance <= 1:
+        raise EngineError("--attendance is a chance between 0 and 1")
+    levels = simulate_.spread_levels(args.players, args.centre, args.spread, args.seed)
+    world = simulate_.club_season(
+        levels,
+        end=args.end or date.today(),
+        weeks=args.weeks,
+        team_size=args.team_size,
+        scoring_format=format_from_args(args),
+        nights=args.nights,
+        rounds=args.rounds,
+        attendance=args.attendance,
+        seed=args.seed,
+    )
+    text = write_matches(world.matches)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    else:
+        out.write(text)
+    if args.levels:
+        with open(args.levels, "w", encoding="utf-8", newline="") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(("player", "level"))
+            writer.writerows(sorted(levels.items()))
+    return 0
+
+
 # -- registration -----------------------------------------------------------------
 
 SUBCOMMANDS: list[Callable[[Any], None]] = [
@@ -357,6 +458,7 @@ SUBCOMMANDS: list[Callable[[Any], None]] = [
     add_backtest,
     add_tune,
     add_simulate,
+    add_season,
 ]
 
 

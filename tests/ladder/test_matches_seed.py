@@ -1,5 +1,6 @@
 """seed_demo's season: counts and states, valid and realistic scores, the audit trail each
-seeded transition would have left, and nothing added twice."""
+seeded transition would have left, nothing added twice, and ratings a club would trust
+(no win lowers a rating, regulars are ranked)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from django.test import TestCase, override_settings
 from django.utils import timezone
 
 from ladder import matches
-from ladder.demo import SEASON_WEEKS
-from ladder.models import AuditEntry, Dispute, Match, Membership
+from ladder.demo import BADMINTON_LEVELS, SEASON_WEEKS
+from ladder.models import AuditEntry, Dispute, Ladder, Match, Membership
+from tests.support.fairness import check_ladder
 
 
 def season(slug):
@@ -28,23 +30,27 @@ class SeasonTests(TestCase):
     @classmethod
     def setUpTestData(cls) -> None:
         out = StringIO()
-        call_command("seed_demo", stdout=out)
+        # Rating runs after commit, as on the site: run it here, inside the test's transaction.
+        with cls.captureOnCommitCallbacks(execute=True):
+            call_command("seed_demo", stdout=out)
         cls.output = out.getvalue()
 
     def test_the_season_counts_and_states(self):
-        singles, doubles = (
+        singles, doubles, fives = (
             Counter(m.state for m in season("singles")),
             Counter(m.state for m in season("doubles")),
+            Counter(m.state for m in season("team-5v5")),
         )
-        assert singles["confirmed"] >= 120 and doubles["confirmed"] >= 40
-        assert singles["pending"] >= 3 and doubles["pending"] >= 1
+        assert singles["confirmed"] >= 150 and doubles["confirmed"] >= 80
+        assert fives["confirmed"] >= 20  # three maps most Fridays
+        assert singles["pending"] >= 3 and doubles["pending"] >= 1 and fives["pending"] >= 1
         assert Match.objects.filter(state="disputed").count() == 1
-        assert set(singles) | set(doubles) == {"confirmed", "pending", "disputed"}
-        assert not Match.objects.filter(ladder__slug="team-5v5").exists()
+        assert set(singles) | set(doubles) | set(fives) == {"confirmed", "pending", "disputed"}
         assert (
             f"Season on Singles: {singles['confirmed']} confirmed, 1 disputed, {singles['pending']} pending."
             in self.output
         )
+        assert f"Season on 5v5 League: {fives['confirmed']} confirmed" in self.output
 
     def test_every_seeded_score_is_valid_and_every_lineup_legal(self):
         now = timezone.now()
@@ -120,16 +126,62 @@ class SeasonTests(TestCase):
         assert len({(max(a, b), min(a, b)) for a, b in games}) > 20  # varied, not canned
 
     def test_stronger_players_win_more_often(self):
-        rating = {(m.ladder_id, m.user_id): m.initial_rating for m in Membership.objects.all()}
         favourite_won = decided = 0
         for match in season("singles"):
             a, b = match.side_a_players[0], match.side_b_players[0]
-            ra, rb = rating[(match.ladder_id, a.pk)], rating[(match.ladder_id, b.pk)]
-            if abs(ra - rb) >= 500:
+            la, lb = BADMINTON_LEVELS[a.username], BADMINTON_LEVELS[b.username]
+            if abs(la - lb) >= 0.3:
                 decided += 1
-                favourite_won += (match.winner_side == "a") == (ra > rb)
+                favourite_won += (match.winner_side == "a") == (la > lb)
         assert decided >= 20
         assert 0.6 < favourite_won / decided < 0.98  # favourites win, not always
+
+    def test_members_play_near_their_level_against_varied_opponents(self):
+        gaps = [
+            abs(
+                BADMINTON_LEVELS[m.side_a_players[0].username]
+                - BADMINTON_LEVELS[m.side_b_players[0].username]
+            )
+            for m in season("singles")
+        ]
+        assert sum(gaps) / len(gaps) < 0.5  # mostly near one's level, as a club night pairs
+        for slug in ("singles", "doubles", "team-5v5"):
+            opponents: dict[int, set[int]] = {}
+            for match in season(slug):
+                for side, others in (
+                    (match.side_a_players, match.side_b_players),
+                    (match.side_b_players, match.side_a_players),
+                ):
+                    for user in side:
+                        opponents.setdefault(user.pk, set()).update(u.pk for u in others)
+            assert min(len(faced) for faced in opponents.values()) >= 4, slug
+
+    def test_the_5v5_league_has_stats_for_performance_weighting(self):
+        ladder = Ladder.objects.get(slug="team-5v5")
+        for match in Match.objects.filter(ladder=ladder).prefetch_related("players", "games"):
+            (game,) = match.game_scores
+            assert max(game) == 16 and min(game) < 16
+            rounds = sum(game)
+            for player in match.players.all():
+                assert set(player.stats) == {"kills", "deaths", "adr"}
+                assert 0 <= player.stats["deaths"] <= rounds and player.stats["adr"] > 0
+
+    def test_ratings_a_club_would_trust(self):
+        """Issue 13: on every demo ladder no win lowers a rating and no loss raises one, and
+        at least 80% of the members with 10+ matches in the window are ranked (RATINGS.md §8)."""
+        today = timezone.localdate()
+        for ladder in Ladder.objects.all():
+            check = check_ladder(ladder, today)
+            assert check.changes > 0, ladder.slug
+            assert (check.wins_lowering, check.losses_raising) == (0, 0), ladder.slug
+            assert check.regulars >= 10, ladder.slug
+            assert check.ranked_share >= 0.8, (ladder.slug, check)
+
+    def test_members_with_and_without_a_self_assessment(self):
+        for ladder in Ladder.objects.all():
+            memberships = Membership.objects.filter(ladder=ladder)
+            assessed = memberships.filter(self_level__isnull=False).count()
+            assert 0 < assessed < memberships.count(), ladder.slug
 
     def test_seeding_again_adds_no_matches(self):
         count = Match.objects.count()

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from accounts.models import User
-from ladder.demo import DEMO_PASSWORD, MEMBERS
-from ladder.models import Ladder, Membership
+from ladder.demo import DEMO_PASSWORD, MEMBERS, seed_club
+from ladder.models import Ladder, Match, Membership
+from ladder.services import join_ladder
 from ratings.engine.types import Params
 
 
@@ -43,6 +45,7 @@ def test_seed_demo_creates_the_club(db, debug):
     assert (team.name, team.scoring_format, team.team_size) == ("5v5 League", "generic", 5)
     assert (team.best_of, team.points_per_game, team.team_method) == (1, 16, "performance_weighted")
     assert dict(team.params().stat_weights) == {"kills": 1.0, "deaths": -0.7, "adr": 0.02}
+    assert team.params().diversity_threshold == 0.05  # five opponents a match
     assert singles.params() == Params()
 
     mod = User.objects.get(username="mod")
@@ -50,7 +53,7 @@ def test_seed_demo_creates_the_club(db, debug):
     assert mod.check_password(DEMO_PASSWORD)
     admin = User.objects.get(username="admin")
     assert admin.is_superuser
-    assert User.objects.filter(is_superuser=False, is_staff=False).count() == len(MEMBERS) == 16
+    assert User.objects.filter(is_superuser=False, is_staff=False).count() == len(MEMBERS) == 20
     assert all(user.display_name for user in User.objects.all())
     assert team.memberships.count() >= 10  # two full sides
     assert doubles.memberships.count() >= 4
@@ -71,13 +74,24 @@ def test_seed_demo_is_idempotent(db, debug):
 
 
 def test_seed_demo_fills_in_what_is_missing(db, debug):
-    seed()
+    # A ladder with matches cannot be deleted (their audit trail protects them): take the
+    # club before its seasons are played.
+    seed_club()
     Membership.objects.filter(user__username="priya").delete()
-    # A ladder with matches cannot be deleted (their audit trail protects them); 5v5 has none.
     Ladder.objects.filter(slug="team-5v5").delete()
     seed()
     assert Ladder.objects.filter(slug="team-5v5").exists()
     assert Membership.objects.filter(user__username="priya").count() == 2
+    assert Match.objects.filter(ladder__slug="team-5v5").exists()
+
+
+def test_someone_who_joined_before_the_season_plays_at_their_starting_level(db, debug):
+    club = seed_club()
+    newcomer = User.objects.create_user(username="newcomer", display_name="New Comer")
+    join_ladder(newcomer, club.ladders["team-5v5"], Decimal("4.0"), "regular")
+    join_ladder(club.members["priya"], club.ladders["team-5v5"])
+    seed()
+    assert Match.objects.filter(ladder__slug="team-5v5", players__user=newcomer).exists()
 
 
 def test_if_empty_does_nothing_when_a_ladder_exists(ladder, debug):

@@ -14,8 +14,9 @@ from ladder.models import Ladder
 class Command(BaseCommand):
     help = (
         "Create a demo club: ladders Singles, Doubles and 5v5 League, a moderator, a "
-        "superuser and 16 members, and a season of matches on Singles and Doubles (most "
-        "confirmed, a few pending, one disputed). Idempotent; existing data is left alone."
+        "superuser and 20 members, and twelve weeks of club nights on each ladder (most "
+        "matches confirmed, the last night's pending, one disputed). Idempotent; existing "
+        "data is left alone."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
