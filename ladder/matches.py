@@ -57,6 +57,7 @@ from ladder.models import (
 )
 from ratings import tasks as rating_tasks
 from ratings.engine.formats import ScoreError
+from ratings.engine.types import EngineError
 
 log = logging.getLogger(__name__)
 
@@ -865,11 +866,8 @@ def predict_sides(
         return None
     if Membership.objects.filter(ladder=ladder, user__in=players).count() != len(players):
         return None
-    try:
-        from ratings.engine.types import EngineError
-        from ratings.queries import predict
-    except ImportError:  # the engine is being rebuilt; show nothing rather than a guess
-        return None
+    from ratings.queries import predict  # ratings depends on ladder, not the other way
+
     try:
         return predict(ladder, side_a, side_b, on)
     except EngineError:

@@ -743,9 +743,6 @@ class MatchQuerySet(models.QuerySet["Match"]):
             ),
         )
 
-    def involving(self, user: Any) -> MatchQuerySet:
-        return self.filter(players__user=user)
-
 
 class Match(models.Model):
     """One reported match: two sides of ladder.team_size players and the games they played."""
@@ -867,10 +864,6 @@ class Match(models.Model):
         if self.state == EXPIRED:
             return True
         return self.state == PENDING and (now or timezone.now()) > self.expires_at
-
-    @property
-    def is_rated_state(self) -> bool:
-        return self.state in RATED_STATES
 
 
 class MatchPlayer(models.Model):

@@ -138,11 +138,6 @@ class UsernamesField(serializers.ListField):
         return [users[n] for n in names]
 
 
-class PlayerRefSerializer(serializers.Serializer):
-    username = serializers.CharField(read_only=True)
-    name = serializers.CharField(read_only=True, help_text="Display name, else the username.")
-
-
 class MatchPlayerSerializer(serializers.Serializer):
     username = serializers.CharField(source="user.username", read_only=True)
     name = serializers.CharField(source="user.name", read_only=True)

@@ -3,7 +3,7 @@ message and nothing changed (scores for each format: test_scores.py)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 import time_machine
@@ -100,11 +100,21 @@ def test_date_limits(ladder, alice, bob, days_ago, ok):
 
 
 def test_dates_are_the_sites_days(ladder, alice, bob, settings):
-    # 23:30 UTC on 1 July is already 2 July in London (BST): "today" is the 2nd there.
+    # 23:30 UTC on 1 July is already 2 July in London (BST): "today" is the 2nd there, so
+    # the 2nd is accepted (a UTC "today" would call it the future) and the 3rd is not.
     settings.TIME_ZONE = "Europe/London"
     with time_machine.travel("2025-07-01 23:30:00+00:00", tick=False):
-        match = report(ladder, alice, [alice], [bob], played_on=timezone.localdate())
-        assert str(match.played_on) == "2025-07-02"
+        match = report(ladder, alice, [alice], [bob], played_on=date(2025, 7, 2))
+        assert match.played_on == date(2025, 7, 2)
+        refused(
+            "played_on",
+            "The date cannot be in the future.",
+            ladder=ladder,
+            reporter=alice,
+            side_a=[alice],
+            side_b=[bob],
+            played_on=date(2025, 7, 3),
+        )
 
 
 def test_a_date_must_be_a_date(ladder, alice, bob):

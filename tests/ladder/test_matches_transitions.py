@@ -394,10 +394,3 @@ def test_predict_gives_none_rather_than_a_guess(ladder, alice, bob, dave, case):
         "non-member": ([alice], [dave]),
     }
     assert matches.predict_for_report(ladder, *sides[case]) is None
-
-
-def test_predict_without_the_engine(ladder, alice, bob, monkeypatch):
-    import sys
-
-    monkeypatch.setitem(sys.modules, "ratings.queries", None)
-    assert matches.predict_for_report(ladder, [alice], [bob]) is None
