@@ -8,7 +8,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ladder.models import LADDER_FLOOR, Ladder, Match
+from ladder.models import LADDER_FLOOR, METHOD_OPTIONS, Ladder, Match
+from ratings.engine.replay import validate_params
 from ratings.engine.types import EngineError, PlayerState
 
 # Settings with a field of their own on Ladder; the others (RATINGS.md §5) go in `method_options`.
@@ -47,15 +48,30 @@ def restand(ladder: Ladder) -> int:
 
 
 def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
-    """Store rating settings (e.g. from `tune`) on a ladder and replay it with them."""
-    from ratings.pipeline import rate_ladder
+    """Store rating settings (e.g. from `tune`) on a ladder and replay it with them.
 
-    ladder = Ladder.objects.get(slug=slug)
+    Each name is set as the ladder field of that name, or as a method option (RATINGS.md §5);
+    a name that is neither is refused (the ladder would silently ignore it). Validation is the
+    ladder's own (`full_clean`, then the engine's `validate_params` on `params()`); the replay
+    is `recompute_ladder`'s, as `manage.py recompute_ratings` does it.
+    """
+    from ratings.pipeline import recompute_ladder
+
+    ladder = Ladder.objects.filter(slug=slug).first()
+    if ladder is None:
+        raise EngineError(f"no ladder {slug!r}")
     params = dict(params)
+    # RATINGS.md §2: the wrong-way floor is always on for a ladder; saying so is fine.
     if params.pop("wrong_way_floor", LADDER_FLOOR) != LADDER_FLOOR:
         raise EngineError(
             f"the tuned settings do not fit {ladder.slug}: the wrong-way floor is always on "
             "for a ladder (RATINGS.md §3 step 9)"
+        )
+    unknown = sorted(name for name in params if name not in _FIELDS and name not in METHOD_OPTIONS)
+    if unknown:
+        raise EngineError(
+            f"{ladder.slug} has no setting {', '.join(unknown)}: this ladder model cannot "
+            "store these settings"
         )
     options = dict(ladder.method_options or {})
     for name, value in params.items():
@@ -66,9 +82,9 @@ def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
     ladder.method_options = options
     try:
         ladder.full_clean()
-        ladder.params()
+        validate_params(ladder.params())
     except (ValidationError, EngineError) as exc:
         raise EngineError(f"the tuned settings do not fit {ladder.slug}: {exc}") from None
-    ladder.save()  # the signal marks the ladder for a replay
-    rate_ladder(ladder.pk)
+    ladder.save()
+    recompute_ladder(ladder.pk)
     return ladder
