@@ -54,7 +54,13 @@ def v1_club(apps: Any, slug: str, team_size: int = 1) -> int:
     RatingChange = apps.get_model("ratings", "RatingChange")
     PlayerRating = apps.get_model("ratings", "PlayerRating")
     ladder = Ladder.objects.create(
-        name=slug.title(), slug=slug, team_size=team_size, best_of=3, points_per_game=21
+        name=slug.title(),
+        slug=slug,
+        team_size=team_size,
+        best_of=3,
+        points_per_game=21,
+        scale_factor=400.0,  # version 1's defaults
+        margin_clamp=0.25,
     )
     users = []
     for i in range(6):
@@ -106,10 +112,17 @@ def v1_club(apps: Any, slug: str, team_size: int = 1) -> int:
 
 def test_the_data_step_sets_v2_defaults_fills_won_and_marks_every_rated_match(v1_apps) -> None:  # type: ignore[no-untyped-def]
     pk = v1_club(v1_apps, "singles")
+    v1_apps.get_model("ladder", "Ladder").objects.create(
+        name="Custom", slug="custom", scale_factor=300.0, margin_clamp=0.25
+    )
     MigrationExecutor(connection).migrate(V2)  # the migrations alone, without migrate's replay
     ladder = Ladder.objects.get(pk=pk)
     assert (ladder.outcome_model, ladder.margin_boost) == ("margin_information", 1.0)
     assert (ladder.ranked_min_matches, ladder.ranked_rd) == (5, 120.0)
+    # On version 1's defaults: version 2's measured ones. Set by hand: kept.
+    assert (ladder.scale_factor, ladder.margin_clamp) == (450.0, 0.5)
+    assert Ladder.objects.get(slug="custom").scale_factor == 300.0
+    assert Ladder.objects.get(slug="custom").margin_clamp == 0.5
     # won: the side that won more games (not v1's "outcome > 0.5"), before any replay.
     for change in RatingChange.objects.filter(ladder=ladder).select_related("match"):
         games = Match.objects.get(pk=change.match_id).games.all()
@@ -131,6 +144,7 @@ def test_migrate_replays_every_ladder_under_v2(v1_apps) -> None:  # type: ignore
     for pk in (singles, doubles):
         ladder = Ladder.objects.get(pk=pk)
         assert ladder.params().outcome_model == "margin_information"
+        assert ladder.params() == Ladder(team_size=ladder.team_size).params()  # v2's defaults
         assert ladder.params().wrong_way_floor is True
         # Every stored number, W–L and ranked standing equal a fresh replay.
         assert_equals_replay(ladder)

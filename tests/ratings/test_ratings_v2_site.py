@@ -45,15 +45,18 @@ def test_a_clear_win_is_stored_and_explained_with_its_multiplier(club, make_matc
     rate_ladder(ladder.pk)
     assert_equals_replay(ladder)
     winner, loser = change_of(ladder, a, clear), change_of(ladder, b, clear)
-    # RATINGS.md §3 step 2: ratio 0.5 clamped to 0.25 → m = 1 + 1.0 = 2; the winner's outcome 1.
+    # RATINGS.md §3 step 2: ratio 10.5/21 = 0.5, at least the clamp → m = 1 + margin_boost = 2;
+    # the winner's outcome is 1.
+    assert ladder.margin_clamp <= 0.5 and ladder.margin_boost == 1.0
     assert (winner.won, winner.outcome, winner.margin_multiplier) == (True, 1.0, 2.0)
     assert (loser.won, loser.outcome, loser.margin_multiplier) == (False, 0.0, 2.0)
     assert not winner.floor_applied and not loser.floor_applied
-    # 22-20 twice: ratio 2/21 → m = 1 + 0.0952 / 0.25 = 1.38.
-    assert change_of(ladder, b, narrow).margin_multiplier == pytest.approx(1 + (2 / 21) / 0.25)
+    # 22-20 twice: ratio 2/21 → m = 1 + (2/21) / margin_clamp.
+    m = 1 + (2 / 21) / ladder.margin_clamp
+    assert change_of(ladder, b, narrow).margin_multiplier == pytest.approx(m)
     page = client.get(f"/players/{a.username}/").content.decode()
     assert "a clear win: counted 2.0× a narrow one" in page
-    assert "the margin counted: 1.4× a narrow loss" in page
+    assert f"the margin counted: {m:.1f}× a narrow loss" in page
 
 
 def test_won_is_the_match_result_even_when_the_score_counts_below_half(club, make_match, client):  # type: ignore[no-untyped-def]
