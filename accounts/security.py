@@ -19,7 +19,7 @@ from functools import wraps
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
@@ -64,9 +64,7 @@ def refuse_locked_out_api_login(sender: object, request: object = None, **kwargs
     """django-axes's `user_locked_out` signal: stop a DRF login with a 429."""
     if isinstance(request, Request):
         seconds = settings.AXES_COOLOFF_TIME.total_seconds()
-        raise Throttled(
-            wait=seconds, detail=LOCKED_OUT_MESSAGE.format(minutes=lockout_minutes())
-        )
+        raise Throttled(wait=seconds, detail=LOCKED_OUT_MESSAGE.format(minutes=lockout_minutes()))
 
 
 class PasswordResetThrottle(SimpleRateThrottle):
@@ -82,12 +80,14 @@ class PasswordResetThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.ident}
 
 
-def limit_password_reset(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def limit_password_reset(
+    view: Callable[..., HttpResponseBase],
+) -> Callable[..., HttpResponseBase]:
     """Refuse a password-reset POST with a 429 page once the client address or the e-mail
     address has used up its rate ("password_reset" in DEFAULT_THROTTLE_RATES)."""
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if request.method == "POST":
             email = str(request.POST.get("email", "")).strip().lower()[:254]
             throttles = [PasswordResetThrottle(f"ip:{client_ip(request)}")]
@@ -95,7 +95,11 @@ def limit_password_reset(view: Callable[..., HttpResponse]) -> Callable[..., Htt
                 digest = hashlib.sha256(email.encode()).hexdigest()  # no addresses in the cache
                 throttles.append(PasswordResetThrottle(f"email:{digest}"))
             # Every throttle counts this request, so check them all (no short-circuit).
-            allowed = [throttle.allow_request(request, None) for throttle in throttles]
+            # (DRF's throttles take its Request and view; these read only META and the cache.)
+            allowed = [
+                throttle.allow_request(request, None)  # type: ignore[arg-type]
+                for throttle in throttles
+            ]
             if not all(allowed):
                 return render(
                     request,

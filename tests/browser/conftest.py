@@ -96,9 +96,7 @@ def new_page(browser, live_server, csp_violations, csp_expected) -> Iterator[Cal
     yield make
     for context in contexts:
         context.close()
-    assert not csp_violations, "the Content-Security-Policy refused:\n" + "\n".join(
-        csp_violations
-    )
+    assert not csp_violations, "the Content-Security-Policy refused:\n" + "\n".join(csp_violations)
 
 
 @pytest.fixture
