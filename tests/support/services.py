@@ -250,3 +250,41 @@ def start_celery_worker(broker_url: str, database_url: str, *extra_args: str) ->
     output = process.output()
     process.stop()
     raise RuntimeError(f"the Celery worker did not start:\n{output[-3000:]}")
+
+
+def start_gunicorn(env_extra: dict[str, str], *extra_args: str) -> Process:
+    """The site under gunicorn (several worker processes) on a free port, ready when it answers.
+
+    The access log lines are "PID STATUS PATH", so a test can see which process answered."""
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"},
+        "DJANGO_SETTINGS_MODULE": "ladder.settings",
+        "PYTHONUNBUFFERED": "1",
+        **env_extra,
+    }
+    process = _spawn(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "ladder.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--access-logfile",
+            "-",
+            "--access-logformat",
+            "%(p)s %(s)s %(U)s",
+            *extra_args,
+        ],
+        env,
+        "gunicorn",
+    )
+    try:
+        wait_for_port(port)
+    except RuntimeError:
+        output = process.output()
+        process.stop()
+        raise RuntimeError(f"gunicorn did not start:\n{output[-3000:]}") from None
+    process.extra["url"] = f"http://127.0.0.1:{port}"
+    return process
