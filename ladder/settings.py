@@ -134,6 +134,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Rating hints are published from a thread of their own (ratings.tasks), so these bound how
+# long a stuck broker holds up the hints behind it, not a request. Celery's default
+# connection timeout is 4 s.
+CELERY_BROKER_CONNECTION_TIMEOUT = 1.0
 # A publish must never hang a request: give up quickly, the periodic sweep catches up.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 1,
