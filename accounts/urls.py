@@ -15,6 +15,7 @@ from accounts import views
 account_patterns = [
     path("signup/", views.signup, name="signup"),
     path("profile/", views.profile, name="profile"),
+    path("tokens/", views.tokens, name="tokens"),
 ]
 
 urlpatterns = [

@@ -21,8 +21,7 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import exceptions, mixins, permissions, serializers, status, viewsets
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
-from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,6 +30,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from accounts.models import User, name_contains
+from accounts.tokens import TokenAuthentication
 from ladder import matches
 from ladder.models import (
     MATCH_STATES,
@@ -312,7 +312,7 @@ class MatchViewSet(
         return self._detail(matches.void_match(match, request.user, data["reason"]))  # type: ignore[arg-type]
 
 
-# ---- inbox, players, predictions, tokens ------------------------------------------------------
+# ---- inbox, players, predictions ------------------------------------------------------
 
 
 class InboxViewSet(DomainErrorsMixin, viewsets.ViewSet):
@@ -444,22 +444,3 @@ class PredictView(APIView):
     )
     def post(self, request: Request) -> Response:
         return self._predict(request, request.data)
-
-
-class TokenView(ObtainAuthToken):
-    """Exchange a username and password for your API token (send it as "Authorization: Token …")."""
-
-    @extend_schema(
-        summary="Get your API token",
-        request=inline_serializer(
-            "TokenRequest",
-            {"username": serializers.CharField(), "password": serializers.CharField()},
-        ),
-        responses={
-            200: inline_serializer("TokenResponse", {"token": serializers.CharField()}),
-            400: FIELD_ERRORS,
-        },
-        auth=[],
-    )
-    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().post(request, *args, **kwargs)

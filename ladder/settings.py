@@ -6,6 +6,7 @@ ALLOWED_HOSTS and email; without SECRET_KEY it refuses to start.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -35,7 +36,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -171,7 +172,7 @@ CELERY_BEAT_SCHEDULE = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.tokens.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -187,6 +188,16 @@ REST_FRAMEWORK = {
         # POST /api/v1/matches/ (ScopedRateThrottle), on top of each ladder's reports_per_hour.
         "match_report": envstr("API_THROTTLE_MATCH_REPORT") or "60/hour",
     },
+}
+# API tokens (django-rest-knox, stored hashed): each expires this many days after it was
+# made; a password change or reset ends them all.
+API_TOKEN_DAYS = envint("API_TOKEN_DAYS", 30)
+KNOX_TOKEN_MODEL = "accounts.ApiToken"
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=API_TOKEN_DAYS),
+    "AUTH_HEADER_PREFIX": "Token",
+    # Tokens a member may hold at once (one per device or script).
+    "TOKEN_LIMIT_PER_USER": envint("API_TOKENS_PER_MEMBER", 20),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Club ladder API",
