@@ -205,8 +205,19 @@ class MatchViewSet(
                 raise exceptions.ValidationError({"state": [f"Choose one of {allowed}."]})
             queryset = queryset.filter(state=state)
         if params.get("player"):
-            queryset = queryset.filter(players__user__username=params["player"])
+            # Not the matches of a member hidden from you (ladder.models' visibility rule).
+            memberships = Membership.objects.filter(user__username=params["player"])
+            hidden_on = cast(MembershipQuerySet, memberships).hidden_from(self.request.user)
+            queryset = queryset.filter(players__user__username=params["player"]).exclude(
+                ladder_id__in=hidden_on.values("ladder_id")
+            )
         return queryset.with_details().order_by("-played_on", "-pk")
+
+    def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
+        if args and args[0] is not None:
+            shown = args[0] if kwargs.get("many") else [args[0]]
+            matches.mask_hidden_players(shown, self.request.user)
+        return super().get_serializer(*args, **kwargs)
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer]:
         if self.action == "list":
@@ -227,6 +238,7 @@ class MatchViewSet(
 
     def _detail(self, match: Match, status_code: int = 200) -> Response:
         match = matches.get_match_for_user(self.request.user, match.pk)
+        matches.mask_hidden_players([match], self.request.user)
         data = MatchDetailSerializer(match, context=self.get_serializer_context()).data
         # str(): the field gives a Hyperlink (a str subclass) that WSGI servers refuse.
         headers = {"Location": str(data["url"])} if status_code == 201 else None

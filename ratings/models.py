@@ -30,7 +30,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Lag
 
 from accounts.models import name_contains
-from ladder.models import Membership
+from ladder.models import Membership, listed_q
 
 # PRODUCT.md "Leaderboard": ranked only when not provisional (RD ≤ 120 and ≥ 5 rated
 # matches) and active (played within the ladder's lookback_days).
@@ -98,11 +98,7 @@ def listing_of(membership: Membership | None) -> str:
 class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
     def listed_for(self, viewer: Any) -> PlayerRatingQuerySet:
         """Ratings of members ``viewer`` may see on their ladder (as Membership.listed_for)."""
-        if viewer is not None and viewer.is_authenticated:
-            if viewer.is_moderator:
-                return self.exclude(listing=LEFT)
-            return self.filter(Q(listing=PUBLIC) | Q(listing=HIDDEN, user=viewer))
-        return self.filter(listing=PUBLIC)
+        return self.filter(listed_q(viewer, public=Q(listing=PUBLIC), among=~Q(listing=LEFT)))
 
     def relist(self, membership: Membership | None) -> int:
         """Give these rows (one player's on one ladder) the listing ``membership`` implies."""
