@@ -168,7 +168,7 @@ def mask_hidden_players(shown: Iterable[Match], viewer: Any) -> None:
         hidden.setdefault(ladder_id, set()).add(user_id)
     viewer_id = getattr(viewer, "pk", None)
     for match in shown:
-        ids = hidden.get(match.ladder_id)
+        ids = hidden.get(match.ladder_id, set())
         players = list(match.players.all())
         if not ids or any(p.user_id == viewer_id for p in players):
             continue

@@ -135,7 +135,7 @@ class UsernameField(serializers.CharField):
         kwargs.setdefault("allow_null", True)
         super().__init__(**kwargs)
 
-    def to_representation(self, value: Any) -> str | None:
+    def to_representation(self, value: Any) -> str | None:  # type: ignore[override]
         return str(value) if value else None
 
 
