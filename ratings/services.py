@@ -7,7 +7,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ladder.models import Ladder, Match
+from ladder.models import METHOD_OPTIONS, Ladder, Match
+from ratings.engine.replay import validate_params
 from ratings.engine.types import EngineError
 
 # Settings with a field of their own on Ladder; the others (RATINGS.md §5) go in `method_options`.
@@ -25,10 +26,24 @@ def replay_later(ladder: Ladder) -> None:
 
 
 def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
-    """Store rating settings (e.g. from `tune`) on a ladder and replay it with them."""
-    from ratings.pipeline import rate_ladder
+    """Store rating settings (e.g. from `tune`) on a ladder and replay it with them.
 
-    ladder = Ladder.objects.get(slug=slug)
+    Each name is set as the ladder field of that name, or as a method option (RATINGS.md §5);
+    a name that is neither is refused (the ladder would silently ignore it). Validation is the
+    ladder's own (`full_clean`, then the engine's `validate_params` on `params()`); the replay
+    is `recompute_ladder`'s, as `manage.py recompute_ratings` does it.
+    """
+    from ratings.pipeline import recompute_ladder
+
+    ladder = Ladder.objects.filter(slug=slug).first()
+    if ladder is None:
+        raise EngineError(f"no ladder {slug!r}")
+    unknown = sorted(name for name in params if name not in _FIELDS and name not in METHOD_OPTIONS)
+    if unknown:
+        raise EngineError(
+            f"{ladder.slug} has no setting {', '.join(unknown)}: this ladder model cannot "
+            "store these settings"
+        )
     options = dict(ladder.method_options or {})
     for name, value in params.items():
         if name in _FIELDS:
@@ -38,9 +53,9 @@ def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
     ladder.method_options = options
     try:
         ladder.full_clean()
-        ladder.params()
+        validate_params(ladder.params())
     except (ValidationError, EngineError) as exc:
         raise EngineError(f"the tuned settings do not fit {ladder.slug}: {exc}") from None
-    ladder.save()  # the signal marks the ladder for a replay
-    rate_ladder(ladder.pk)
+    ladder.save()
+    recompute_ladder(ladder.pk)
     return ladder
