@@ -1,4 +1,8 @@
-"""Site addresses (PRODUCT.md "Addresses")."""
+"""Site addresses (PRODUCT.md "Addresses").
+
+The probes /healthz and /readyz are answered by ``ladder.health.ProbeMiddleware``, ahead of
+the host check and the HTTPS redirect, so they are not listed here.
+"""
 
 from django.contrib import admin
 from django.urls import include, path

@@ -1,4 +1,5 @@
-"""Ladder-level rating operations: new settings mean a replay."""
+"""Ladder-level rating operations: new settings mean a replay; new ranked settings a new
+standing for every rating row."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ladder.models import METHOD_OPTIONS, Ladder, Match
+from ladder.models import LADDER_FLOOR, METHOD_OPTIONS, Ladder, Match
 from ratings.engine.replay import validate_params
-from ratings.engine.types import EngineError
+from ratings.engine.types import EngineError, PlayerState
 
 # Settings with a field of their own on Ladder; the others (RATINGS.md §5) go in `method_options`.
 _FIELDS = {f.name for f in Ladder._meta.get_fields()}
@@ -25,6 +26,27 @@ def replay_later(ladder: Ladder) -> None:
     transaction.on_commit(lambda: enqueue_rating(ladder_id))
 
 
+def restand(ladder: Ladder) -> int:
+    """Work out every rating row's ``established_until`` again from the ladder's ranked
+    settings (RATINGS.md §8), and make cached leaderboards stale. Returns the rows changed."""
+    from ratings.models import PlayerRating, established_until, ladder_standing
+    from ratings.pipeline import bump_board
+
+    standing = ladder_standing(ladder)
+    changed = []
+    for row in PlayerRating.objects.filter(ladder=ladder).only(
+        "rating", "rd", "volatility", "matches", "last_played", "established_until"
+    ):
+        state = PlayerState(row.rating, row.rd, row.volatility, row.matches, row.last_played)
+        until = established_until(state, *standing)
+        if until != row.established_until:
+            row.established_until = until
+            changed.append(row)
+    PlayerRating.objects.bulk_update(changed, ["established_until"], batch_size=2000)
+    ladder.board_version = bump_board(ladder.pk)
+    return len(changed)
+
+
 def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
     """Store rating settings (e.g. from `tune`) on a ladder and replay it with them.
 
@@ -38,6 +60,13 @@ def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
     ladder = Ladder.objects.filter(slug=slug).first()
     if ladder is None:
         raise EngineError(f"no ladder {slug!r}")
+    params = dict(params)
+    # RATINGS.md §2: the wrong-way floor is always on for a ladder; saying so is fine.
+    if params.pop("wrong_way_floor", LADDER_FLOOR) != LADDER_FLOOR:
+        raise EngineError(
+            f"the tuned settings do not fit {ladder.slug}: the wrong-way floor is always on "
+            "for a ladder (RATINGS.md §3 step 9)"
+        )
     unknown = sorted(name for name in params if name not in _FIELDS and name not in METHOD_OPTIONS)
     if unknown:
         raise EngineError(

@@ -60,15 +60,6 @@ def test_renaming_a_ladder_does_not_replay_it(rated, django_capture_on_commit_ca
     assert set(RatingChange.objects.filter(ladder=rated).values_list("pk", flat=True)) == ids
 
 
-# The ladder gets outcome_model and margin_boost fields in another change; until then a
-# tuned setting (which always names its outcome model) cannot be stored on it.
-LADDER_HAS_OUTCOME_MODEL = any(f.name == "outcome_model" for f in Ladder._meta.get_fields())
-needs_outcome_model = pytest.mark.skipif(
-    not LADDER_HAS_OUTCOME_MODEL, reason="Ladder has no outcome_model field yet"
-)
-
-
-@needs_outcome_model
 def test_tune_apply_stores_the_settings_and_replays(rated) -> None:  # type: ignore[no-untyped-def]
     text = run("tune", "--ladder", rated.slug, "--budget", "8", "--workers", "1", "--apply")
     tuned = json.loads(text[: text.rindex("}") + 1])["params"]
@@ -80,7 +71,6 @@ def test_tune_apply_stores_the_settings_and_replays(rated) -> None:  # type: ign
     assert_equals_replay(ladder)
 
 
-@needs_outcome_model
 def test_tune_a_file_and_apply_it_to_a_ladder(rated, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "history.csv"
     path.write_text(run("export_matches", "--ladder", rated.slug), encoding="utf-8")
