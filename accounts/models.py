@@ -1,10 +1,15 @@
-"""The club's members: Django's user with a display name."""
+"""The club's members: Django's user with a display name, and their API tokens."""
 
 from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
+from knox.models import AbstractAuthToken, AuthTokenManager
 
 MODERATORS_GROUP = "Moderators"
 
@@ -19,7 +24,7 @@ def name_contains(text: str, path: str = "") -> Q:
     return Q(**{f"{path}username__icontains": text}) | Q(**{f"{path}display_name__icontains": text})
 
 
-class User(AbstractUser):
+class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox is untyped
     email = models.EmailField("email address", unique=True)
     display_name = models.CharField(
         max_length=60, blank=True, help_text="Shown on the ladder instead of your username."
@@ -30,6 +35,19 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Django keeps the new raw password in ``_password`` until the save that stores it:
+        # set_password (password change and reset, the admin, manage.py changepassword).
+        password_changed = self._password is not None and self.pk is not None
+        super().save(*args, **kwargs)
+        if password_changed:
+            # Rotation: a new password ends every API token; the member asks for a new one.
+            ApiToken.objects.filter(user=self).delete()
+
+    def set_unusable_password(self) -> None:
+        super().set_unusable_password()
+        self._password = ""  # a password change too: the save above revokes the tokens
 
     @property
     def name(self) -> str:
@@ -45,3 +63,34 @@ class User(AbstractUser):
             cached = self.groups.filter(name=MODERATORS_GROUP).exists()
             self._is_moderator = cached
         return cached
+
+
+class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
+    def live(self) -> ApiTokenQuerySet:
+        """Tokens that still work (not expired)."""
+        return self.filter(Q(expiry__isnull=True) | Q(expiry__gt=timezone.now()))
+
+
+class ApiToken(AbstractAuthToken):
+    """An API token (django-rest-knox's, stored as a hash): one per device or script, with a
+    name the member chose, an expiry, and when it was last used. The secret is shown once,
+    when the token is made; only its first characters (``token_key``) are kept in clear,
+    to find the row."""
+
+    # Annotated: knox is untyped, so django-stubs cannot tell these fields' types alone.
+    name: models.CharField[str, str] = models.CharField(
+        max_length=60, blank=True, help_text="Which device or script."
+    )
+    last_used: models.DateTimeField[datetime | None, datetime | None] = models.DateTimeField(
+        null=True, blank=True
+    )
+
+    # knox's manager: create(user, expiry) returns (token row, secret).
+    objects = AuthTokenManager.from_queryset(ApiTokenQuerySet)()
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name = "API token"
+
+    def __str__(self) -> str:
+        return f"{self.name or 'API token'} of {self.user}"

@@ -16,6 +16,7 @@ from accounts.security import limit_password_reset
 account_patterns = [
     path("signup/", views.signup, name="signup"),
     path("profile/", views.profile, name="profile"),
+    path("tokens/", views.tokens, name="tokens"),
 ]
 
 urlpatterns = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -12,6 +13,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from accounts.forms import ProfileForm, SignUpForm
+from accounts.models import ApiToken
+from accounts.tokens import issue_token, revoke_all
 
 
 def _next_url(request: HttpRequest, default: str) -> str:
@@ -48,3 +51,38 @@ def profile(request: HttpRequest) -> HttpResponse:
         return redirect("accounts:profile")
     context = {"form": form, "memberships": form.memberships}
     return render(request, "accounts/profile.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request: HttpRequest) -> HttpResponse:
+    """Your API tokens: when each was made and last used, when it expires; make one (its
+    secret is shown on this answer only) or revoke one or all."""
+    user = request.user
+    secret = ""
+    if request.method == "POST":
+        if "revoke_all" in request.POST:
+            count = revoke_all(user)  # type: ignore[arg-type]
+            messages.success(request, f"Revoked all your API tokens ({count}).")
+            return redirect("accounts:tokens")
+        if "revoke" in request.POST:
+            deleted, _ = ApiToken.objects.filter(user=user, digest=request.POST["revoke"]).delete()
+            if deleted:
+                messages.success(request, "Token revoked: it no longer works.")
+            else:
+                messages.error(request, "No such token: it may have expired or been revoked.")
+            return redirect("accounts:tokens")
+        name = request.POST.get("name", "").strip()
+        if len(name) > 60 or "\x00" in name:
+            messages.error(request, "Name the token in at most 60 characters.")
+            return redirect("accounts:tokens")
+        token, secret = issue_token(user, name)  # type: ignore[arg-type]
+    context = {
+        "tokens": list(ApiToken.objects.filter(user=user).live()),
+        "secret": secret,
+        "days": settings.API_TOKEN_DAYS,
+    }
+    response = render(request, "accounts/tokens.html", context)
+    if secret:
+        response["Cache-Control"] = "no-store"  # the secret must not stay in any cache
+    return response

@@ -21,8 +21,7 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import exceptions, mixins, permissions, serializers, status, viewsets
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
-from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,6 +30,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from accounts.models import User, name_contains
+from accounts.tokens import TokenAuthentication
 from ladder import matches
 from ladder.models import (
     MATCH_STATES,
@@ -205,8 +205,19 @@ class MatchViewSet(
                 raise exceptions.ValidationError({"state": [f"Choose one of {allowed}."]})
             queryset = queryset.filter(state=state)
         if params.get("player"):
-            queryset = queryset.filter(players__user__username=params["player"])
+            # Not the matches of a member hidden from you (ladder.models' visibility rule).
+            memberships = Membership.objects.filter(user__username=params["player"])
+            hidden_on = cast(MembershipQuerySet, memberships).hidden_from(self.request.user)
+            queryset = queryset.filter(players__user__username=params["player"]).exclude(
+                ladder_id__in=hidden_on.values("ladder_id")
+            )
         return queryset.with_details().order_by("-played_on", "-pk")
+
+    def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
+        if args and args[0] is not None:
+            shown = args[0] if kwargs.get("many") else [args[0]]
+            matches.mask_hidden_players(shown, self.request.user)
+        return super().get_serializer(*args, **kwargs)
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer]:
         if self.action == "list":
@@ -227,6 +238,7 @@ class MatchViewSet(
 
     def _detail(self, match: Match, status_code: int = 200) -> Response:
         match = matches.get_match_for_user(self.request.user, match.pk)
+        matches.mask_hidden_players([match], self.request.user)
         data = MatchDetailSerializer(match, context=self.get_serializer_context()).data
         # str(): the field gives a Hyperlink (a str subclass) that WSGI servers refuse.
         headers = {"Location": str(data["url"])} if status_code == 201 else None
@@ -312,7 +324,7 @@ class MatchViewSet(
         return self._detail(matches.void_match(match, request.user, data["reason"]))  # type: ignore[arg-type]
 
 
-# ---- inbox, players, predictions, tokens ------------------------------------------------------
+# ---- inbox, players, predictions ------------------------------------------------------
 
 
 class InboxViewSet(DomainErrorsMixin, viewsets.ViewSet):
@@ -444,22 +456,3 @@ class PredictView(APIView):
     )
     def post(self, request: Request) -> Response:
         return self._predict(request, request.data)
-
-
-class TokenView(ObtainAuthToken):
-    """Exchange a username and password for your API token (send it as "Authorization: Token …")."""
-
-    @extend_schema(
-        summary="Get your API token",
-        request=inline_serializer(
-            "TokenRequest",
-            {"username": serializers.CharField(), "password": serializers.CharField()},
-        ),
-        responses={
-            200: inline_serializer("TokenResponse", {"token": serializers.CharField()}),
-            400: FIELD_ERRORS,
-        },
-        auth=[],
-    )
-    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().post(request, *args, **kwargs)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
+from accounts.api import TokenView
 from ladder.api import (
     InboxViewSet,
     LadderViewSet,
     MatchViewSet,
     PlayerViewSet,
     PredictView,
-    TokenView,
 )
 from ladder.api_clubnight import ClubNightView
 from ratings.api import HistoryView, LeaderboardView

@@ -605,14 +605,49 @@ class Ladder(models.Model):
 CERTAINTY_SHORT = {"rated": "league-rated", "regular": "plays regularly", "unsure": "not sure"}
 
 
+# ---- who may see a hidden member -----------------------------------------------------------
+#
+# THE visibility rule (issue 15 #4). A member who unticked "show me on the leaderboard"
+# (Membership.is_public off) is seen on that ladder only by themselves and the moderators;
+# to everyone else they are not listed, and where a match must show them, they read as
+# HIDDEN_PLAYER_NAME. The players of one match see each other's names on it (they played
+# face to face, and must know whose report they confirm). Every list of people asks this
+# rule: memberships and player search (MembershipQuerySet.listed_for), rating rows
+# (PlayerRating.listed_for), match pages and the matches API (matches.mask_hidden_players),
+# club night. Exports are run by the club's operator, who sees everyone.
+
+HIDDEN_PLAYER_NAME = "Hidden player"
+
+
+def sees_hidden_members(viewer: Any) -> bool:
+    """Whether ``viewer`` sees every member, hidden or not (moderators)."""
+    return bool(viewer is not None and viewer.is_authenticated and viewer.is_moderator)
+
+
+def listed_q(viewer: Any, *, public: Q, user: str = "user", among: Q | None = None) -> Q:
+    """The rule as a condition on rows naming a member: rows ``among`` (all by default)
+    that are ``public``, or are the viewer's own; every one of them for moderators."""
+    among = among if among is not None else Q()
+    if sees_hidden_members(viewer):
+        return among
+    if viewer is not None and viewer.is_authenticated:
+        return among & (public | Q(**{user: viewer}))
+    return among & public
+
+
 class MembershipQuerySet(models.QuerySet["Membership"]):
     def listed_for(self, user: Any) -> MembershipQuerySet:
         """Memberships ``user`` may see on a ladder page: public ones, their own, all for moderators."""
-        if user is not None and user.is_authenticated:
-            if user.is_moderator:
-                return self.all()
-            return self.filter(Q(is_public=True) | Q(user=user))
-        return self.filter(is_public=True)
+        return self.filter(listed_q(user, public=Q(is_public=True)))
+
+    def hidden_from(self, viewer: Any) -> MembershipQuerySet:
+        """The memberships ``viewer`` may not see: the rule's complement (hidden, not theirs)."""
+        if sees_hidden_members(viewer):
+            return self.none()
+        hidden = self.filter(is_public=False)
+        if viewer is not None and viewer.is_authenticated:
+            hidden = hidden.exclude(user=viewer)
+        return hidden
 
 
 class Membership(models.Model):

@@ -138,14 +138,27 @@ class UsernamesField(serializers.ListField):
         return [users[n] for n in names]
 
 
+class UsernameField(serializers.CharField):
+    """A player's username; null for a member hidden from you (ladder.models'
+    visibility rule: their name then reads "Hidden player")."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("read_only", True)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> str | None:  # type: ignore[override]
+        return str(value) if value else None
+
+
 class MatchPlayerSerializer(serializers.Serializer):
-    username = serializers.CharField(source="user.username", read_only=True)
+    username = UsernameField(source="user.username")
     name = serializers.CharField(source="user.name", read_only=True)
     stats = serializers.JSONField(read_only=True, allow_null=True)
 
 
 class DisputeSerializer(serializers.ModelSerializer):
-    raised_by = serializers.CharField(source="raised_by.username", read_only=True)
+    raised_by = UsernameField(source="raised_by.username")
     resolved_by = serializers.CharField(
         source="resolved_by.username", read_only=True, allow_null=True, default=None
     )
@@ -170,12 +183,10 @@ class DisputeSerializer(serializers.ModelSerializer):
 
 
 class AuditEntrySerializer(serializers.ModelSerializer):
-    actor = serializers.CharField(
+    actor = UsernameField(
         source="actor.username",
-        read_only=True,
-        allow_null=True,
         default=None,
-        help_text="Username; null for the system (expiry).",
+        help_text="Username; null for the system (expiry) or a member hidden from you.",
     )
     actor_name = serializers.CharField(read_only=True)
     before = serializers.JSONField(read_only=True, allow_null=True)
@@ -205,7 +216,7 @@ class MatchSerializer(PageLinkMixin, serializers.ModelSerializer):
     ladder: serializers.SlugRelatedField[Ladder] = serializers.SlugRelatedField(
         slug_field="slug", read_only=True
     )
-    reporter = serializers.CharField(source="reporter.username", read_only=True)
+    reporter = UsernameField(source="reporter.username")
     side_a = MatchPlayerSerializer(source="side_a_rows", many=True, read_only=True)
     side_b = MatchPlayerSerializer(source="side_b_rows", many=True, read_only=True)
     games = GamesField(source="game_scores", read_only=True)

@@ -39,7 +39,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -150,6 +150,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Rating hints are published from a thread of their own (ratings.tasks), so these bound how
+# long a stuck broker holds up the hints behind it, not a request. Celery's default
+# connection timeout is 4 s.
+CELERY_BROKER_CONNECTION_TIMEOUT = 1.0
 # A publish must never hang a request: give up quickly, the periodic sweep catches up.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 1,
@@ -208,7 +212,7 @@ AXES_VERBOSE = False
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.tokens.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -229,6 +233,19 @@ REST_FRAMEWORK = {
     },
     # The client address the throttles count: see TRUSTED_PROXY_COUNT.
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
+}
+# API tokens (django-rest-knox, stored hashed): each expires this many days after it was
+# made; a password change or reset ends them all.
+API_TOKEN_DAYS = envint("API_TOKEN_DAYS", 30)
+KNOX_TOKEN_MODEL = "accounts.ApiToken"
+# knox's own migrations create its AuthToken table even when the model is swapped for ours;
+# the table would be unused, and its foreign key to the users stops test flushes.
+MIGRATION_MODULES = {"knox": None}
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=API_TOKEN_DAYS),
+    "AUTH_HEADER_PREFIX": "Token",
+    # Tokens a member may hold at once (one per device or script).
+    "TOKEN_LIMIT_PER_USER": envint("API_TOKENS_PER_MEMBER", 20),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Club ladder API",

@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from ladder import clubnight
-from ladder.models import ClubNight, Ladder, Membership
+from ladder.models import HIDDEN_PLAYER_NAME, ClubNight, Ladder, Membership
 from ladder.views import get_ladder_for_user
 from ladder.views_matches import SignedInRequest
 
@@ -72,7 +72,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
             status=403,
         )
     today = timezone.localdate()
-    people = _people(ladder, today)
+    people = _people(ladder, today, request.user)
     night = clubnight.tonight(ladder, today)
     last = clubnight.last_club_night(ladder, today)
     error = ""
@@ -118,9 +118,12 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     return render(request, "ladder/club_night.html", context, status=status)
 
 
-def _people(ladder: Ladder, on: date) -> dict[str, Person]:
-    """The ladder's members by username, in the order the page lists them (by name)."""
-    memberships = list(Membership.objects.filter(ladder=ladder).select_related("user"))
+def _people(ladder: Ladder, on: date, viewer: Any) -> dict[str, Person]:
+    """The ladder's members ``viewer`` may see (the visibility rule of ladder.models), by
+    username, in the order the page lists them (by name)."""
+    memberships = list(
+        Membership.objects.filter(ladder=ladder).listed_for(viewer).select_related("user")
+    )
     states = clubnight.player_states(ladder, [m.user for m in memberships])
     people = []
     for m in memberships:
@@ -140,7 +143,18 @@ def _shown_rounds(
     if night is None:
         return []
 
-    def person(username: str) -> Person:
+    hidden = {
+        m.user.username: m.user.name
+        for m in Membership.objects.filter(ladder=ladder).hidden_from(viewer).select_related("user")
+    }
+    viewer_name = getattr(viewer, "username", None)
+
+    def person(username: str, among: list[str] = []) -> Person:  # noqa: B006 - never changed
+        if username in hidden:
+            # The players of one match see each other (the rule of ladder.models).
+            if viewer_name in among:
+                return Person(username, hidden[username], 0.0, 0.0, 0)
+            return Person("", HIDDEN_PLAYER_NAME, 0.0, 0.0, 0)
         # Someone who has left the ladder since still shows, by username.
         return people.get(username) or Person(username, username, 0.0, 0.0, 0)
 
@@ -148,8 +162,8 @@ def _shown_rounds(
     for number, rnd in enumerate(night.rounds, start=1):
         matches = [
             ShownMatch(
-                side_a=[person(u) for u in m["side_a"]],
-                side_b=[person(u) for u in m["side_b"]],
+                side_a=[person(u, m["side_a"] + m["side_b"]) for u in m["side_a"]],
+                side_b=[person(u, m["side_a"] + m["side_b"]) for u in m["side_b"]],
                 quality=m["quality"],
                 win_probability=m["win_probability"],
                 report_url=_report_url(ladder, m["side_a"], m["side_b"], viewer, night.date),

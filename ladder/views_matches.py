@@ -366,9 +366,11 @@ def _when(moment: Any) -> str:
 @require_GET
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     match = domain.get_match_for_user(request.user, pk)
+    actions = _actions(match, request.user)
+    domain.mask_hidden_players([match], request.user)
     context = {
         "match": match,
-        "actions": _actions(match, request.user),
+        "actions": actions,
         "disputes": list(match.disputes.all()),
         "audit": list(match.audit.all()),
     }

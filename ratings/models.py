@@ -30,7 +30,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Lag
 
 from accounts.models import name_contains
-from ladder.models import Ladder, Membership
+from ladder.models import Ladder, Membership, listed_q
 from ratings.engine.predict import inflated_rd
 from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
 from ratings.engine.types import Params, PlayerState
@@ -153,11 +153,7 @@ def listing_of(membership: Membership | None) -> str:
 class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
     def listed_for(self, viewer: Any) -> PlayerRatingQuerySet:
         """Ratings of members ``viewer`` may see on their ladder (as Membership.listed_for)."""
-        if viewer is not None and viewer.is_authenticated:
-            if viewer.is_moderator:
-                return self.exclude(listing=LEFT)
-            return self.filter(Q(listing=PUBLIC) | Q(listing=HIDDEN, user=viewer))
-        return self.filter(listing=PUBLIC)
+        return self.filter(listed_q(viewer, public=Q(listing=PUBLIC), among=~Q(listing=LEFT)))
 
     def relist(self, membership: Membership | None) -> int:
         """Give these rows (one player's on one ladder) the listing ``membership`` implies."""

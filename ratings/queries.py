@@ -301,12 +301,8 @@ def _named(user_id: int, username: str, display_name: str, hidden: set[int]) -> 
 def hidden_members(viewer: Any, ladder_ids: Iterable[int]) -> dict[int, set[int]]:
     """Per ladder, the members ``viewer`` may not see (their names are withheld)."""
     hidden: dict[int, set[int]] = defaultdict(set)
-    if viewer.is_authenticated and viewer.is_moderator:
-        return hidden
     # No ordering: Membership's default one would join ladders and users to sort the rows.
-    rows = Membership.objects.filter(ladder_id__in=list(ladder_ids), is_public=False).order_by()
-    if viewer.is_authenticated:
-        rows = rows.exclude(user=viewer)
+    rows = Membership.objects.filter(ladder_id__in=list(ladder_ids)).hidden_from(viewer).order_by()
     for ladder_id, user_id in rows.values_list("ladder_id", "user_id"):
         hidden[ladder_id].add(user_id)
     return hidden

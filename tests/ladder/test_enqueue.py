@@ -4,6 +4,9 @@ confirmation: the match stays confirmed with needs_rating set for the periodic s
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
 import time
 from unittest import mock
 
@@ -16,6 +19,7 @@ from ladder.celery import app
 from ladder.models import Match
 from ratings import tasks
 from tests.factories import reported_match
+from tests.support import services
 from tests.support.services import free_port
 
 
@@ -99,7 +103,8 @@ def test_a_dead_broker_does_not_fail_or_hang_the_confirmation(
     started = time.monotonic()
     with django_capture_on_commit_callbacks(execute=True):
         match = matches.confirm_match(pending, bob)
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 0.5  # the publisher thread meets the dead broker
+    assert tasks.wait_for_hints(10)
     match.refresh_from_db()
     assert (match.state, match.needs_rating) == ("confirmed", True)
     assert "Could not enqueue rating work" in caplog.text
@@ -115,11 +120,85 @@ def test_the_message_reaches_a_real_broker(
     queue.delete("celery")
     with django_capture_on_commit_callbacks(execute=True):
         matches.confirm_match(pending, bob)
+    assert tasks.wait_for_hints(10)
     messages = queue.lrange("celery", 0, -1)
     assert len(messages) == 1
     headers = json.loads(messages[0])["headers"]
     assert headers["task"] == tasks.rate_ladder.name
     assert headers["argsrepr"] == f"[{ladder.pk}]"
+
+
+@pytest.fixture
+def frozen_broker(settings):
+    """A real Redis of this test's own, then frozen (SIGSTOP): it accepts connections and
+    never answers, the way a swapped-out or hung server does."""
+    try:
+        redis = services.start_redis()
+    except FileNotFoundError:
+        services.missing("redis-server")
+    old = (app.conf.broker_url, app.conf.task_always_eager)
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    app.conf.broker_url, app.conf.task_always_eager = redis.extra["url"], False
+    _reset_pool()
+    os.killpg(redis.proc.pid, signal.SIGSTOP)
+    try:
+        yield redis
+    finally:
+        os.killpg(redis.proc.pid, signal.SIGCONT)
+        tasks.wait_for_hints(20)
+        redis.stop()
+        app.conf.broker_url, app.conf.task_always_eager = old
+        _reset_pool()
+
+
+@pytest.mark.services
+def test_a_frozen_broker_delays_the_rating_not_the_member(
+    ladder, alice, bob, charlie, frozen_broker, django_capture_on_commit_callbacks
+):
+    """Issue 15 #8: every confirmation returns at once while Redis is frozen; once it is
+    back, the sweep rates what the lost hints left waiting."""
+    reports = [
+        reported_match(ladder, alice, [alice], [bob]),
+        reported_match(ladder, charlie, [charlie], [bob]),
+    ]
+    for pending in reports:
+        started = time.monotonic()
+        with django_capture_on_commit_callbacks(execute=True):
+            matches.confirm_match(pending, bob)
+        assert time.monotonic() - started < 0.5
+    assert Match.objects.filter(pk__in=[m.pk for m in reports], needs_rating=True).count() == 2
+
+    os.killpg(frozen_broker.proc.pid, signal.SIGCONT)  # Redis is back
+    assert tasks.wait_for_hints(20)
+    assert tasks.sweep() == 2  # what beat runs every RATING_SWEEP_SECONDS
+    assert not Match.objects.filter(pk__in=[m.pk for m in reports], needs_rating=True).exists()
+
+
+def test_hints_for_one_ladder_are_merged_while_the_broker_is_slow(monkeypatch):
+    """A stuck publish holds one hint per ladder, not one per confirmation."""
+    gate = threading.Event()
+    published: list[int] = []
+
+    def slow(ladder_id: int) -> bool:
+        gate.wait(10)
+        published.append(ladder_id)
+        return True
+
+    monkeypatch.setattr(tasks, "publish_rating", slow)
+    old, app.conf.task_always_eager = app.conf.task_always_eager, False
+    try:
+        started = time.monotonic()
+        for ladder_id in (1, 2, 1, 2, 1, 3):
+            assert tasks.enqueue_rating(ladder_id)
+        assert time.monotonic() - started < 0.1
+    finally:
+        app.conf.task_always_eager = old
+        gate.set()
+    assert tasks.wait_for_hints(10)
+    # The first hint was already being published when the others came: at most one more
+    # for its ladder, and one each for the rest.
+    assert sorted(published[1:]) == sorted(set(published[1:]))
+    assert set(published) == {1, 2, 3}
 
 
 # ---- what is (never) rated ----------------------------------------------------------------
