@@ -45,6 +45,9 @@ class TokenView(APIView):
 
     authentication_classes = [TokenAuthentication]
     permission_classes = [permissions.AllowAny]
+    # As DRF's ObtainAuthToken: no request throttle here. Password guessing is stopped by
+    # the lockout (django-axes: account and client address), which answers 429 itself.
+    throttle_classes: list[type] = []
 
     def get_permissions(self) -> Any:
         if self.request.method == "DELETE":
