@@ -27,3 +27,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
 ]
+
+# JSON for /api/ addresses, Django's pages elsewhere (ladder/errors.py).
+handler400 = "ladder.errors.bad_request"
+handler404 = "ladder.errors.page_not_found"
+handler500 = "ladder.errors.server_error"
