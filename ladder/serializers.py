@@ -328,12 +328,12 @@ def visible_ladder(request: Any, slug: str) -> Ladder:
     return ladder
 
 
-REASON = {"max_length": MAX_REASON_LENGTH}
-
-
 class DisputeInputSerializer(serializers.Serializer):
     reason = serializers.CharField(
-        allow_blank=True, trim_whitespace=False, help_text="What is wrong (required).", **REASON
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="What is wrong (required).",
+        max_length=MAX_REASON_LENGTH,
     )
     proposed_games = GamesField(
         required=False, allow_null=True, help_text="The score you say is right (optional)."
@@ -346,7 +346,7 @@ class ResolveInputSerializer(serializers.Serializer):
         help_text="uphold: the report stands; correct: new games (and date); void.",
     )
     reason = serializers.CharField(
-        allow_blank=True, help_text="Required; the players see it.", **REASON
+        allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
     )
     games = GamesField(required=False, allow_null=True, help_text="For correct: the score.")
     played_on = serializers.DateField(
@@ -357,7 +357,7 @@ class ResolveInputSerializer(serializers.Serializer):
 class CorrectInputSerializer(serializers.Serializer):
     games = GamesField(help_text="The correct score.")
     reason = serializers.CharField(
-        allow_blank=True, help_text="Required; the players see it.", **REASON
+        allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
     )
     played_on = serializers.DateField(
         required=False, allow_null=True, help_text="The date, if it was wrong."
@@ -366,7 +366,7 @@ class CorrectInputSerializer(serializers.Serializer):
 
 class VoidInputSerializer(serializers.Serializer):
     reason = serializers.CharField(
-        allow_blank=True, help_text="Required; the players see it.", **REASON
+        allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
     )
 
 

@@ -70,7 +70,13 @@ def test_a_nul_byte_in_a_form_or_json_body_is_a_400_and_nothing_is_stored(
     match = report(ladder, alice, bob)
     client.force_login(bob)
     page = client.post(f"/matches/{match.pk}/dispute/", {"reason": "wrong\x00score"})
-    assert page.status_code == 400 and b"NUL character" in page.content
+    assert page.status_code == 400 and b"Null characters are not allowed" in page.content
+    encoded = client.post(
+        f"/matches/{match.pk}/dispute/",
+        "reason=wrong%00score",
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert encoded.status_code == 400 and b"NUL character" in encoded.content
     body = json.dumps({"reason": "wrong\x00score"})
     posted = api(bob).post(
         f"/api/v1/matches/{match.pk}/dispute/", body, content_type="application/json"
