@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml ratings/engine/_native.c
 	$(BIN)/pip install --quiet -e ".[dev,peers]"
 	touch $(STAMP)
 
+# DEBUG is off unless set; the development commands set it (the tests: pyproject's `env`).
+run typecheck: export DEBUG ?= 1
+
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo --if-empty

@@ -6,4 +6,9 @@ class AccountsConfig(AppConfig):
     name = "accounts"
 
     def ready(self) -> None:
+        from axes.signals import user_locked_out
+
         from accounts import roles  # noqa: F401  (connects the Moderators → staff signal)
+        from accounts.security import refuse_locked_out_api_login
+
+        user_locked_out.connect(refuse_locked_out_api_login, dispatch_uid="api-lockout")

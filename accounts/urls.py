@@ -11,6 +11,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from accounts import views
+from accounts.security import limit_password_reset
 
 account_patterns = [
     path("signup/", views.signup, name="signup"),
@@ -32,9 +33,11 @@ urlpatterns = [
     ),
     path(
         "password/reset/",
-        auth_views.PasswordResetView.as_view(
-            email_template_name="registration/password_reset_email.txt",
-            subject_template_name="registration/password_reset_subject.txt",
+        limit_password_reset(
+            auth_views.PasswordResetView.as_view(
+                email_template_name="registration/password_reset_email.txt",
+                subject_template_name="registration/password_reset_subject.txt",
+            )
         ),
         name="password_reset",
     ),

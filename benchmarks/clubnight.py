@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 # ladder.clubnight also holds the site's service, so Django is set up (no database is used).
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ladder.settings")
+os.environ.setdefault("DEBUG", "1")  # a local measurement: development settings
 import django  # noqa: E402
 
 django.setup()

@@ -88,13 +88,26 @@ class LadderAdmin(admin.ModelAdmin):
                     "method_options",
                     ("initial_rating", "initial_rd", "initial_volatility"),
                     ("tau", "scale_factor"),
-                    ("match_win_bonus", "margin_weight", "margin_clamp"),
+                    ("outcome_model", "margin_boost", "margin_clamp"),
+                    ("match_win_bonus", "margin_weight"),
                     ("repetition_alpha", "diversity_threshold"),
                     ("lookback_days", "rating_period_days"),
                     ("rating_center", "rating_min", "rating_max", "rd_max"),
                 ],
-                "description": "RATINGS.md §2 and §5. The defaults suit most clubs; changing "
-                "them later only affects matches rated afterwards until ratings are recomputed.",
+                "description": "RATINGS.md §2 and §5. The defaults suit most clubs; new "
+                "settings replay the ladder's rated matches. Margin boost applies to the "
+                "margin-as-information model, the match-win bonus and margin weight to the "
+                "score model. A win never lowers a rating and a loss never raises one: that "
+                "floor is always on.",
+            },
+        ),
+        (
+            "Ranking",
+            {
+                "fields": [("ranked_min_matches", "ranked_rd")],
+                "description": "RATINGS.md §8: a player is ranked with at least this many rated "
+                "matches, an RD (grown for inactivity up to today) of at most the ranked RD, "
+                "and a match within the lookback days. RD is in points: 120 reads ± 0.12.",
             },
         ),
         (

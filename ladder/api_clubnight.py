@@ -63,6 +63,18 @@ class ProposedMatchSerializer(serializers.Serializer):
     win_probability = serializers.FloatField(help_text="Probability that side A wins (≥ 0.5).")
 
 
+class PresentPlayerSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    rating = serializers.FloatField(help_text="In rating points.")
+    rating_display = serializers.CharField(help_text='As shown: "4.52".')
+    rd = serializers.FloatField(help_text="RD grown for inactivity up to today, in points.")
+    rd_display = serializers.CharField(help_text='As shown: "0.19".')
+    status = serializers.ChoiceField(
+        choices=["ranked", "provisional", "inactive", clubnight.UNRATED],
+        help_text="RATINGS.md §8, as on the leaderboard; unrated before a first rated match.",
+    )
+
+
 class RoundSerializer(serializers.Serializer):
     ladder = serializers.CharField(help_text="The ladder's slug.")
     team_size = serializers.IntegerField()
@@ -72,6 +84,7 @@ class RoundSerializer(serializers.Serializer):
         help_text="Whether the round is provably the best (halls of up to 12), or the "
         "local search's best."
     )
+    players = PresentPlayerSerializer(many=True, help_text="Everyone present, as listed.")
 
 
 class ClubNightView(APIView):
@@ -124,15 +137,31 @@ class ClubNightView(APIView):
         data = ClubNightRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         previous = clubnight.pairings_from_json(data.validated_data.get("previous_rounds", []))
+        today = timezone.localdate()
         try:
             users = clubnight.members_named(ladder, data.validated_data["present"])
-            rnd = clubnight.propose_round(ladder, users, previous, timezone.localdate())
+            rnd = clubnight.propose_round(ladder, users, previous, today)
         except clubnight.ClubNightError as exc:
             raise exceptions.ValidationError({"present": [str(exc)]}) from None
+        states = clubnight.player_states(ladder, users)
+        players = []
+        for user in users:
+            shown = clubnight.standing(ladder, states[user.pk][0], today)
+            players.append(
+                {
+                    "username": user.username,
+                    "rating": shown.rating,
+                    "rating_display": shown.rating_display,
+                    "rd": shown.rd,
+                    "rd_display": shown.rd_display,
+                    "status": shown.status,
+                }
+            )
         body = {
             "ladder": ladder.slug,
             "team_size": ladder.team_size,
             **clubnight.round_to_json(rnd),
             "exact": rnd.exact,
+            "players": players,
         }
         return Response(RoundSerializer(body).data)

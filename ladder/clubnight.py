@@ -69,7 +69,15 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from ladder.models import LIVE_STATES, ClubNight, Ladder, MatchPlayer, Membership
+from ladder.models import (
+    LIVE_STATES,
+    ClubNight,
+    Ladder,
+    MatchPlayer,
+    Membership,
+    format_rating,
+    format_rd,
+)
 from ratings.engine.predict import QUALITY_SCALE, inflated_rd, match_quality, win_probability
 from ratings.engine.teams import g1_boost, rms
 from ratings.engine.types import Params, PlayerState
@@ -781,6 +789,41 @@ def _listed_once(usernames: Sequence[str]) -> None:
     if twice:
         verb = "is" if len(twice) == 1 else "are"
         raise ClubNightError(f"{', '.join(twice)} {verb} listed twice.")
+
+
+UNRATED = "unrated"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A member as club night shows them: rating, ± RD grown for inactivity up to the day,
+    and status (RATINGS.md §8, ``ratings.models.status_of``; "unrated" before a first match)."""
+
+    rating: float
+    rd: float
+    status: str
+
+    @property
+    def rating_display(self) -> str:
+        return format_rating(self.rating)
+
+    @property
+    def rd_display(self) -> str:
+        return format_rd(self.rd)
+
+    @property
+    def provisional(self) -> bool:
+        """Shown with "?": not ranked yet, or not rated yet."""
+        return self.status in ("provisional", UNRATED)
+
+
+def standing(ladder: Ladder, state: PlayerState, on: date) -> Standing:
+    """One member's ``Standing`` on ``on`` from their current state."""
+    from ratings.models import status_of
+
+    rd = inflated_rd(state, on, ladder.params())
+    status = UNRATED if state.last_played is None else status_of(state, ladder, on)
+    return Standing(state.rating, rd, status)
 
 
 def player_states(ladder: Ladder, users: Sequence[Any]) -> dict[int, tuple[PlayerState, int]]:

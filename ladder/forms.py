@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from django import forms
 
-from ladder.models import Ladder, format_rating
+from ladder.models import Ladder, format_rating, format_rd
 from ratings.engine.initial import CERTAINTY_CHOICES, LEVEL_CHOICES
 
 
@@ -40,6 +40,6 @@ class JoinForm(forms.Form):
         ]
         certainty.choices = [
             *CERTAINTY_CHOICES,
-            ("", f"Skip – ladder default (± {start.rd:.0f})"),
+            ("", f"Skip – ladder default (± {format_rd(start.rd)})"),
         ]
         certainty.initial = ""

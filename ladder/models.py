@@ -8,6 +8,7 @@ self-assessment and the starting rating and RD it gave (RATINGS.md §4).
 
 from __future__ import annotations
 
+from dataclasses import fields as dataclass_fields
 from datetime import timedelta
 from decimal import Decimal
 from types import MappingProxyType
@@ -30,9 +31,11 @@ from ratings.engine.formats import (
     get_format,
 )
 from ratings.engine.initial import CERTAINTY_CHOICES, LEVEL_CHOICES, default_state, initial_state
+from ratings.engine.replay import validate_params
 from ratings.engine.scales import display
 from ratings.engine.types import (
     COMPOSITE_RD_CHOICES,
+    OUTCOME_MODELS,
     TEAM_METHODS,
     EngineError,
     Params,
@@ -69,6 +72,10 @@ TEAM_METHOD_LABELS = {
     "performance_weighted": "Performance weighted",
     "glicko1_team": "Glicko-1 teams",
 }
+OUTCOME_MODEL_LABELS = {
+    "margin_information": "Margin as information: a win is a win, a clear one counts more",
+    "score": "Score: the margin sets the result (0.5 + bonus + weighted margin)",
+}
 COMPOSITE_RD_LABELS = {
     "mean": "Mean of the opponents' RDs",
     "rms_of_mean": "RMS of the mean (√Σφ² / n)",
@@ -81,6 +88,8 @@ PARAM_FIELDS = (
     "scale_factor",
     "repetition_alpha",
     "diversity_threshold",
+    "outcome_model",
+    "margin_boost",
     "match_win_bonus",
     "margin_weight",
     "margin_clamp",
@@ -149,9 +158,56 @@ def method_option_errors(options: object) -> list[str]:
     return errors
 
 
+# RATINGS.md §2 and §3 step 9: the wrong-way floor is always on for a ladder (only
+# backtest and tune may switch it off), so it has no field and no method option.
+LADDER_FLOOR = True
+
+# RATINGS.md §8: who is ranked. Per ladder; these are the defaults.
+RANKED_MIN_MATCHES = 5
+RANKED_RD = 120.0
+
+
 def format_rating(value: float | None) -> str:
     """A rating in points as the ladder shows it: 4500 → "4.50" (RATINGS.md §1)."""
     return "–" if value is None else display(value)
+
+
+def format_rd(value: float | None) -> str:
+    """An RD (or any spread or change) in display units, two decimals: 189 → "0.19"
+    (RATINGS.md §8: never raw points beside a 2.0–9.0 rating)."""
+    return "–" if value is None else f"{value / 1000:.2f}"
+
+
+# The first words of the engine's messages (validate_params): a parameter's name, or one of
+# these. A "; " before any other word is inside a message, not between two.
+_MESSAGE_HEADS = frozenset({f.name for f in dataclass_fields(Params)}) | {
+    "performance_weighted",
+    "performance",
+    "stat",
+}
+
+
+def _engine_problems(error: EngineError) -> list[str]:
+    """The problems of one ``validate_params`` error, each a message of its own."""
+    problems: list[str] = []
+    for part in str(error).split("; "):
+        if problems and part.split(" ", 1)[0] not in _MESSAGE_HEADS:
+            problems[-1] += "; " + part
+        else:
+            problems.append(part)
+    return problems
+
+
+def _param_error_field(message: str) -> str:
+    """The ladder field a message of ``validate_params`` is about: the parameter it starts
+    with when the ladder has a field of that name, the team method for a method that
+    cannot work with these options, else the method options."""
+    name = message.split(" ", 1)[0]
+    if name in PARAM_FIELDS:
+        return name
+    if name == "performance_weighted":
+        return "team_method"
+    return "method_options"
 
 
 class LadderQuerySet(models.QuerySet["Ladder"]):
@@ -259,15 +315,27 @@ class Ladder(models.Model):
         validators=[MinValueValidator(0), MaxValueValidator(1)],
         help_text="Minimum share of distinct opponents for a player's RD to shrink.",
     )
+    outcome_model = models.CharField(
+        max_length=24,
+        choices=[(m, OUTCOME_MODEL_LABELS.get(m, m)) for m in OUTCOME_MODELS],
+        default=DEFAULTS.outcome_model,
+        help_text="How a result counts (RATINGS.md §3 step 2). Either way a win never lowers "
+        "a rating and a loss never raises one.",
+    )
+    margin_boost = models.FloatField(
+        default=DEFAULTS.margin_boost,
+        help_text="Margin as information: how much more a clear win counts than a narrow one "
+        "(0 = the margin is ignored; 0–3 is sensible, at most 10).",
+    )
     match_win_bonus = models.FloatField(
         default=DEFAULTS.match_win_bonus,
         validators=[MinValueValidator(0), MaxValueValidator(0.5)],
-        help_text="Winner's outcome above 0.5 before the margin.",
+        help_text="Score model only: winner's outcome above 0.5 before the margin.",
     )
     margin_weight = models.FloatField(
         default=DEFAULTS.margin_weight,
         validators=[MinValueValidator(0)],
-        help_text="Weight of the score margin in the outcome.",
+        help_text="Score model only: weight of the score margin in the outcome.",
     )
     margin_clamp = models.FloatField(
         default=DEFAULTS.margin_clamp,
@@ -299,6 +367,18 @@ class Ladder(models.Model):
         default=DEFAULTS.rating_period_days,
         validators=[MinValueValidator(1)],
         help_text="RD grows once per whole period without a match.",
+    )
+    ranked_min_matches = models.PositiveIntegerField(
+        "ranked after",
+        default=RANKED_MIN_MATCHES,
+        validators=[MinValueValidator(1)],
+        help_text="Rated matches a player needs to be ranked (RATINGS.md §8).",
+    )
+    ranked_rd = models.FloatField(
+        "ranked RD",
+        default=RANKED_RD,
+        help_text="A player is ranked while their RD, grown for inactivity up to today, is at "
+        "most this (RATINGS.md §8; 120 reads ± 0.12). Above 0, at most the RD maximum.",
     )
     method_options = models.JSONField(
         default=dict,
@@ -361,6 +441,7 @@ class Ladder(models.Model):
             elif name != "g1_boost" and value is not None:
                 value = float(value)
             values[name] = value
+        values["wrong_way_floor"] = LADDER_FLOOR
         return DEFAULTS.with_overrides(**values)
 
     def scoring(self) -> ScoringFormat:
@@ -416,16 +497,44 @@ class Ladder(models.Model):
         ):
             add("initial_rd", "The initial RD cannot exceed the RD maximum.")
 
+        if self.ranked_rd is not None:
+            if not self.ranked_rd > 0:
+                add("ranked_rd", "The ranked RD must be above 0.")
+            elif self.rd_max is not None and self.ranked_rd > self.rd_max:
+                add("ranked_rd", "The ranked RD cannot exceed the RD maximum.")
+
         option_errors = method_option_errors(self.method_options)
         for message in option_errors:
             add("method_options", message)
         if not errors:
-            try:
-                self.params()
-            except (EngineError, TypeError, ValueError) as exc:
-                add("method_options", f"The rating engine refused these settings: {exc}")
+            for field, message in self.param_errors():
+                add(field, message)
         if errors:
             raise ValidationError(errors)
+
+    def param_errors(self) -> list[tuple[str, str]]:
+        """What the engine refuses in these settings, as (field, message) pairs: the
+        engine's ``validate_params`` is the one place parameters are checked."""
+        try:
+            validate_params(self.params())
+        except EngineError as exc:
+            return [
+                (_param_error_field(part), self._readable(part)) for part in _engine_problems(exc)
+            ]
+        except (TypeError, ValueError) as exc:
+            return [("method_options", f"The rating engine refused these settings: {exc}")]
+        return []
+
+    def _readable(self, message: str) -> str:
+        """An engine message as a form shows it: the parameter by its field's name
+        ("margin_boost must be …" → "Margin boost must be …"), ending with a full stop."""
+        name, _, rest = message.partition(" ")
+        if name in PARAM_FIELDS:
+            name = str(getattr(self._meta.get_field(name), "verbose_name", name))
+        elif name in TEAM_METHOD_LABELS:
+            name = TEAM_METHOD_LABELS[name]
+        text = f"{name} {rest}".rstrip(".") + "."
+        return text[:1].upper() + text[1:]
 
     # ---- display --------------------------------------------------------------------------
 
@@ -450,6 +559,27 @@ class Ladder(models.Model):
     @property
     def method_label(self) -> str:
         return TEAM_METHOD_LABELS.get(self.team_method, self.team_method)
+
+    @property
+    def outcome_label(self) -> str:
+        """How a result counts, in words (RATINGS.md §3 steps 2 and 9)."""
+        floor = "a win never lowers a rating, a loss never raises one"
+        if self.outcome_model == "score":
+            return f"The score sets the result; {floor}"
+        if not self.margin_boost:
+            return f"A win is a win, whatever the score; {floor}"
+        return (
+            f"A win is a win; a clear one counts up to {1 + self.margin_boost:.1f}× a narrow "
+            f"one; {floor}"
+        )
+
+    @property
+    def ranked_label(self) -> str:
+        """Who is ranked, in words (RATINGS.md §8)."""
+        return (
+            f"At least {self.ranked_min_matches} rated matches, ± {format_rd(self.ranked_rd)} "
+            f"or less, and a match in the last {self.lookback_days} days"
+        )
 
     @property
     def stat_names(self) -> list[str]:
@@ -539,6 +669,11 @@ class Membership(models.Model):
     @property
     def initial_rating_display(self) -> str:
         return format_rating(self.initial_rating)
+
+    @property
+    def initial_rd_display(self) -> str:
+        """The starting ± RD in display units: 200 → "0.20"."""
+        return format_rd(self.initial_rd)
 
     @property
     def assessment_label(self) -> str:

@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from accounts.models import User
 from ladder.matches import MAX_REASON_LENGTH, no_member_called
-from ladder.models import MATCH_STATES, AuditEntry, Dispute, Ladder, Match
+from ladder.models import MATCH_STATES, AuditEntry, Dispute, Ladder, Match, format_rd
 from ratings.engine.importfmt import MAX_TEAM_SIZE
 
 
@@ -31,7 +31,11 @@ class LadderSerializer(PageLinkMixin, serializers.HyperlinkedModelSerializer):
     member_count = serializers.IntegerField(read_only=True)
     is_member = serializers.BooleanField(read_only=True, help_text="Whether you are a member.")
     params = serializers.SerializerMethodField(
-        help_text="Every rating parameter (RATINGS.md §2, §5) as the engine uses it."
+        help_text="Every rating parameter (RATINGS.md §2, §5) as the engine uses it; "
+        "wrong_way_floor is always true on a ladder."
+    )
+    ranked_rd_display = serializers.SerializerMethodField(
+        help_text='ranked_rd as the pages show it: 120 → "0.12".'
     )
 
     class Meta:
@@ -48,7 +52,12 @@ class LadderSerializer(PageLinkMixin, serializers.HyperlinkedModelSerializer):
             "best_of",
             "points_per_game",
             "team_method",
+            "outcome_model",
+            "margin_boost",
             "params",
+            "ranked_min_matches",
+            "ranked_rd",
+            "ranked_rd_display",
             "max_report_age_days",
             "confirm_within_hours",
             "max_pending_reports",
@@ -57,6 +66,9 @@ class LadderSerializer(PageLinkMixin, serializers.HyperlinkedModelSerializer):
             "is_member",
         ]
         read_only_fields = fields
+
+    def get_ranked_rd_display(self, ladder: Ladder) -> str:
+        return format_rd(ladder.ranked_rd)
 
     def get_params(self, ladder: Ladder) -> dict[str, Any]:
         params = ladder.params()

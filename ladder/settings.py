@@ -1,20 +1,24 @@
 """Settings from the environment, with safe local defaults (SQLite, in-process tasks, console email).
 
-Production sets DEBUG=0, SECRET_KEY, DATABASE_URL, CELERY_BROKER_URL, LEADERBOARD_CACHE_URL,
-ALLOWED_HOSTS and email; without SECRET_KEY it refuses to start.
+DEBUG is off unless DEBUG=1 says otherwise (`make run` and the tests say so). Production sets
+SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL, CELERY_BROKER_URL, CACHE_URL, LEADERBOARD_CACHE_URL,
+TRUSTED_PROXY_COUNT and email; without SECRET_KEY it refuses to start.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from ladder.env import cache_from_url, database_from_url, envbool, envint, envlist, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-DEBUG = envbool("DEBUG", True)
+# Off unless explicitly on: a forgotten variable must not publish tracebacks and settings.
+DEBUG = envbool("DEBUG", False)
 
 _DEV_SECRET = "dev-only-insecure-secret-key-never-use-in-production-0123456789"
 SECRET_KEY = envstr("SECRET_KEY") or ""
@@ -39,12 +43,16 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
+    "csp",
     "accounts",
     "ladder",
     "ratings",
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz, answered before the host check and the HTTPS redirect.
+    "ladder.health.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "ladder.errors.RefuseBadInput",  # NUL bytes and oversized API bodies: a 400, not a 500
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -55,6 +63,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "ladder.urls"
@@ -84,6 +95,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
+# AxesStandaloneBackend first: it refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -169,6 +185,31 @@ CELERY_BEAT_SCHEDULE = {
 # ladder.errors.RefuseBadInput applies this to API bodies too.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 
+# Who is the client? Behind N reverse proxies that each append the address they saw to
+# X-Forwarded-For, the client is the N-th address from the right; every address left of
+# it was written by the client and may be forged. 0 (the default): the app is reached
+# directly, X-Forwarded-For is ignored and REMOTE_ADDR is the client. One rule for the API
+# throttles (DRF's NUM_PROXIES), the login lockout and the password-reset limit:
+# accounts.security.client_ip.
+TRUSTED_PROXY_COUNT = envint("TRUSTED_PROXY_COUNT", 0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 or more.")
+
+# Login lockout (django-axes) on every way in that takes a password: the login page, the
+# admin's login and the API's token endpoint. Failures are counted per account *and* client
+# address together, so an attacker cannot lock a member out from elsewhere, and stored in
+# the database, so every web process sees them. The LOGIN_FAILURE_LIMIT-th failure locks
+# that account from that address for LOGIN_LOCKOUT_MINUTES; a success clears the count.
+AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 20)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# Attempts while locked out do not push the end of the lockout further away.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_CLIENT_IP_CALLABLE = "accounts.security.client_ip"
+AXES_LOCKOUT_CALLABLE = "accounts.security.lockout_response"
+AXES_VERBOSE = False
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
@@ -191,7 +232,12 @@ REST_FRAMEWORK = {
         "user": envstr("API_THROTTLE_USER") or "600/min",
         # POST /api/v1/matches/ (ScopedRateThrottle), on top of each ladder's reports_per_hour.
         "match_report": envstr("API_THROTTLE_MATCH_REPORT") or "60/hour",
+        # The password-reset form (accounts.security.limit_password_reset): per client
+        # address, and per e-mail address so nobody's mailbox can be flooded.
+        "password_reset": envstr("PASSWORD_RESET_RATE") or "5/hour",
     },
+    # The client address the throttles count: see TRUSTED_PROXY_COUNT.
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Club ladder API",
@@ -206,7 +252,10 @@ SPECTACULAR_SETTINGS = {
 }
 
 CACHES = {
-    "default": cache_from_url("default", ""),  # per process: the API's throttles, say
+    # The API's throttles and the password-reset limit count here. With CACHE_URL (a Redis)
+    # every web process counts together; without, each process counts alone (check --deploy
+    # warns, see ladder.checks).
+    "default": cache_from_url("default", envstr("CACHE_URL") or ""),
     # Leaderboard pages (ratings.queries.board_page). With LEADERBOARD_CACHE_URL (a Redis,
     # say the broker's with another database number) the web processes share them, and a
     # rating run's ready-made first page reaches all of them; without, each keeps its own.
@@ -216,6 +265,24 @@ CACHES = {
 }
 # How long a leaderboard page is kept; 0 = not at all.
 LEADERBOARD_CACHE_SECONDS = envint("LEADERBOARD_CACHE_SECONDS", 300)
+
+# Content-Security-Policy (django-csp): the site's pages load scripts, styles and images
+# from their own origin only; no inline script, no inline style. The API docs pages
+# (ladder.urls) add what Redoc and Swagger UI need.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+        "base-uri": [SELF],
+    },
+}
 
 LOGGING = {
     "version": 1,

@@ -1,10 +1,25 @@
-"""Site addresses (PRODUCT.md "Addresses")."""
+"""Site addresses (PRODUCT.md "Addresses").
 
+The probes /healthz and /readyz are answered by ``ladder.health.ProbeMiddleware``, ahead of
+the host check and the HTTPS redirect, so they are not listed here.
+"""
+
+from csp.constants import SELF, UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 
 from ladder import views, views_matches
+
+# The API docs pages run third-party bundles (drf-spectacular-sidecar): Swagger UI's set-up
+# script is served as a file (the split view), but both it and Redoc write inline styles,
+# and Redoc searches in a Web Worker it makes from a blob. Only these two pages get that.
+api_docs_csp = csp_update({"style-src": [UNSAFE_INLINE], "worker-src": [SELF, "blob:"]})
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -24,8 +39,16 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("ladder.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path(
+        "api/docs/",
+        api_docs_csp(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
+        name="api-docs",
+    ),
+    path(
+        "api/redoc/",
+        api_docs_csp(SpectacularRedocView.as_view(url_name="api-schema")),
+        name="api-redoc",
+    ),
 ]
 
 # JSON for /api/ addresses, Django's pages elsewhere (ladder/errors.py).

@@ -131,7 +131,7 @@ def _joined(
         messages.success(
             request,
             f"Welcome to {ladder.name}! You start at {membership.initial_rating_display} "
-            f"± {membership.initial_rd:.0f}.",
+            f"± {membership.initial_rd_display}.",
         )
     return redirect(ladder)
 

@@ -33,8 +33,14 @@ class Person:
     username: str
     name: str
     rating: float
-    rd: float
+    rd: float  # grown for inactivity up to today
     games: int
+    status: str = clubnight.UNRATED  # RATINGS.md §8 (clubnight.standing)
+
+    @property
+    def provisional(self) -> bool:
+        """Shown with "?" (RATINGS.md §8): not ranked yet, or not rated yet."""
+        return self.status in ("provisional", clubnight.UNRATED)
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
             status=403,
         )
     today = timezone.localdate()
-    people = _people(ladder)
+    people = _people(ladder, today)
     night = clubnight.tonight(ladder, today)
     last = clubnight.last_club_night(ladder, today)
     error = ""
@@ -112,20 +118,17 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     return render(request, "ladder/club_night.html", context, status=status)
 
 
-def _people(ladder: Ladder) -> dict[str, Person]:
+def _people(ladder: Ladder, on: date) -> dict[str, Person]:
     """The ladder's members by username, in the order the page lists them (by name)."""
     memberships = list(Membership.objects.filter(ladder=ladder).select_related("user"))
     states = clubnight.player_states(ladder, [m.user for m in memberships])
-    people = [
-        Person(
-            m.user.username,
-            m.user.name,
-            states[m.user_id][0].rating,
-            states[m.user_id][0].rd,
-            states[m.user_id][1],
+    people = []
+    for m in memberships:
+        state, games = states[m.user_id]
+        shown = clubnight.standing(ladder, state, on)
+        people.append(
+            Person(m.user.username, m.user.name, shown.rating, shown.rd, games, shown.status)
         )
-        for m in memberships
-    ]
     people.sort(key=lambda p: (p.name.casefold(), p.username))
     return {p.username: p for p in people}
 

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class RatingsConfig(AppConfig):
@@ -6,4 +7,6 @@ class RatingsConfig(AppConfig):
     name = "ratings"
 
     def ready(self) -> None:
-        from ratings import signals  # noqa: F401  (connects the receivers)
+        from ratings import signals  # connects the receivers
+
+        post_migrate.connect(signals.replay_after_migrate, sender=self)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from ladder.models import format_rd
 from ratings.engine.scales import DISPLAY_DIVISOR, display
 
 WIDTH = 720
@@ -45,7 +46,7 @@ class Point:
             what = "start"
         else:
             what = "1 match" if self.matches == 1 else f"{self.matches} matches"
-        return f"{self.day:%d %b %Y}: {display(self.rating)} ± {self.rd:.0f} ({what})"
+        return f"{self.day:%d %b %Y}: {display(self.rating)} ± {format_rd(self.rd)} ({what})"
 
 
 @dataclass(frozen=True)

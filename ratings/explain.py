@@ -1,6 +1,13 @@
 """A rating change in plain words, from the fields stored with it (PRODUCT.md "Ratings in the site").
 
-    expected 0.31, won 21-12 21-15: +84; third match against Sam in 90 days, counted at 0.71
+    expected 0.31, won 21-12 21-15: +84; a clear win: counted 2.0× a narrow one;
+    third match against Sam in 90 days, counted at 0.71
+
+The margin (RATINGS.md §3 step 2): under ``margin_information`` a win is a win and the
+stored ``margin_multiplier`` says how much more a clear one counted; under ``score`` the
+stored ``outcome`` is the margin-aware result. Either way the wrong-way floor (§3 step 9)
+may have kept the rating where it was (``floor_applied``): the explanation says so.
+RDs read in display units, like the ratings (§8: RD 250 → "± 0.25").
 
 ``explain(change, context)`` is pure wording: ``context`` carries what the row alone does
 not know (the score from the player's side, the opponents' names, the ladder's
@@ -20,8 +27,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from ladder.models import format_rd
+
 # Below this a difference is rounding, not something to explain.
 WEIGHT_EPSILON = 0.005
+MARGIN_EPSILON = 0.05
 RD_EPSILON = 0.5
 # RD grows a little every week without a match; a break is worth a note from this long.
 BREAK_DAYS = 30
@@ -50,6 +60,8 @@ class Context:
     lookback_days: int = 90
     repetition_alpha: float = 0.2
     diversity_threshold: float = 0.2
+    outcome_model: str = "margin_information"
+    margin_boost: float = 1.0
     # The player's previous match on this ladder: RD right after it, and its date. None
     # for a first match; ``has_previous`` False when the previous match is unknown.
     previous_rd: float | None = None
@@ -82,7 +94,7 @@ def earlier_meetings(weight: float, alpha: float) -> int | None:
 
 def explain(change: Any, context: Context) -> str:
     """The change in words: result against expectation, then anything that shaped it."""
-    result = "won" if change.outcome > 0.5 else "lost"
+    result = "won" if change.won else "lost"
     head = f"expected {change.expected:.2f}, {result}"
     if context.score:
         head += f" {context.score}"
@@ -92,19 +104,12 @@ def explain(change: Any, context: Context) -> str:
 
 
 def _notes(change: Any, context: Context) -> list[str]:
-    notes = []
-    # The outcome counts the margin (RATINGS.md §2): a narrow win can score below what
-    # was expected, and a close loss above it. Say so when the sign looks surprising.
-    points = round(change.change)
-    if change.outcome > 0.5 and points < 0:
-        notes.append(f"a narrower win than expected: the result counted {change.outcome:.2f}")
-    elif change.outcome < 0.5 and points > 0:
-        notes.append(f"a closer loss than expected: the result counted {change.outcome:.2f}")
+    notes = _margin_notes(change, context)
     window = f"{context.lookback_days} days"
     if context.has_previous and context.previous_played_on is None:
         notes.append(
             f"first rated match, starting from {change.rating_before / 1000:.2f}"
-            f" ± {change.rd_before:.0f}"
+            f" ± {format_rd(change.rd_before)}"
         )
     elif (
         context.previous_rd is not None
@@ -113,10 +118,9 @@ def _notes(change: Any, context: Context) -> list[str]:
         and change.rd_before > context.previous_rd + RD_EPSILON
     ):
         days = (change.played_on - context.previous_played_on).days
-        notes.append(
-            f"first match in {days} days: RD had grown from {context.previous_rd:.0f}"
-            f" to {change.rd_before:.0f}"
-        )
+        was, now = format_rd(context.previous_rd), format_rd(change.rd_before)
+        grown = f"from ± {was} to ± {now}" if was != now else f"a little, to ± {now}"
+        notes.append(f"first match in {days} days: RD had grown {grown}")
     weight = change.repetition_weight
     if weight < 1 - WEIGHT_EPSILON:
         n = earlier_meetings(weight, context.repetition_alpha)
@@ -141,6 +145,37 @@ def _notes(change: Any, context: Context) -> list[str]:
     return notes
 
 
+def _margin_notes(change: Any, context: Context) -> list[str]:
+    """How the result counted (RATINGS.md §3 step 2), and the wrong-way floor (step 9)."""
+    notes = []
+    won = change.won
+    m = change.margin_multiplier
+    if context.outcome_model == "score":
+        if change.floor_applied:
+            notes.append(_floor_note(won, context))
+        if abs(change.outcome - round(change.outcome)) > WEIGHT_EPSILON:
+            notes.append(f"the score counted {change.outcome:.2f} of a win")
+        return notes
+    if change.floor_applied:
+        notes.append(_floor_note(won, context))
+    if round(m, 1) > 1.0:  # as it reads: "1.0×" is no news
+        result = "win" if won else "loss"
+        clear = m >= 1 + context.margin_boost - MARGIN_EPSILON
+        if clear:
+            notes.append(f"a clear {result}: counted {m:.1f}× a narrow one")
+        else:
+            notes.append(f"the margin counted: {m:.1f}× a narrow {result}")
+    return notes
+
+
+def _floor_note(won: bool, context: Context) -> str:
+    """RATINGS.md §3 step 9: a win never lowers a rating, a loss never raises one."""
+    other = "player" if len(context.opponents) <= 1 else "side"
+    if won:
+        return f"a narrow win against a weaker {other}: no change (a win never lowers a rating)"
+    return f"a close loss against a stronger {other}: no change (a loss never raises a rating)"
+
+
 # ---- from stored rows ----------------------------------------------------------------
 
 
@@ -161,6 +196,8 @@ def context_for(
         lookback_days=params.lookback_days,
         repetition_alpha=params.repetition_alpha,
         diversity_threshold=params.diversity_threshold,
+        outcome_model=params.outcome_model,
+        margin_boost=params.margin_boost,
         previous_rd=getattr(change, "previous_rd", None),
         previous_played_on=getattr(change, "previous_played_on", None),
         has_previous=hasattr(change, "previous_played_on"),

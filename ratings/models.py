@@ -30,12 +30,11 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Lag
 
 from accounts.models import name_contains
-from ladder.models import Membership
+from ladder.models import Ladder, Membership
+from ratings.engine.predict import inflated_rd
+from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
+from ratings.engine.types import Params, PlayerState
 
-# PRODUCT.md "Leaderboard": ranked only when not provisional (RD ≤ 120 and ≥ 5 rated
-# matches) and active (played within the ladder's lookback_days).
-PROVISIONAL_RD = 120.0
-PROVISIONAL_MATCHES = 5
 # The leaderboard's trend: rating now minus rating this many days ago.
 TREND_DAYS = 30
 
@@ -62,15 +61,71 @@ def _active(cutoffs: Mapping[int, date]) -> Q:
     return q
 
 
-ESTABLISHED = Q(rd__lte=PROVISIONAL_RD, matches__gte=PROVISIONAL_MATCHES)
+# ---- ranked, provisional, inactive (RATINGS.md §8) -----------------------------------------
+#
+# The one definition. A player is ranked on ``on`` when all hold: at least the ladder's
+# ``ranked_min_matches`` rated matches, an RD grown for inactivity up to ``on`` (§3 step 1,
+# ``inflated_rd``) of at most ``ranked_rd``, and a rated match within ``lookback_days``
+# (inclusive). RD grows by whole rating periods since the last match, so the first two
+# hold up to a day that follows from the row alone: ``established_until`` works it out
+# when the row is written (ratings.pipeline) or the ladder's ranked settings change
+# (ratings.services.restand), and a status is then a plain condition on two dates, which
+# the leaderboard's counts and its walk down the rating index can use.
+
+# A wait past this many days is forever (and keeps date arithmetic in range).
+MAX_DAYS = 100 * 366
 
 
-def _statuses(cutoffs: Mapping[int, date]) -> dict[str, Q]:
-    """The condition of each status (ranked, provisional, inactive) on ``cutoffs``' ladders."""
+def established_until(
+    state: PlayerState, params: Params, ranked_rd: float, ranked_min_matches: int
+) -> date | None:
+    """The last day on which a player whose state (after their last rated match) is
+    ``state`` has enough matches and an RD, inflated to that day, of at most ``ranked_rd``;
+    None when no day is (too few matches, or the RD is already above)."""
+    last = state.last_played
+    if last is None or state.matches < ranked_min_matches or state.rd > ranked_rd:
+        return None
+    period = params.rating_period_days
+    step = GLICKO2_SCALE * state.volatility  # RD² grows by step² per idle period
+    if rd_ceiling(params) <= ranked_rd or step <= 0:
+        return date.max
+    periods = max(int((ranked_rd**2 - state.rd**2) / step**2), 0)
+    if periods * period > MAX_DAYS:
+        return date.max
+
+    def fits(n: int) -> bool:  # the RD after n idle periods, as predictions inflate it
+        return inflated_rd(state, last + timedelta(days=n * period), params) <= ranked_rd
+
+    # The estimate is off by one at most from rounding; the engine's inflation decides.
+    while fits(periods + 1):
+        periods += 1
+    while periods > 0 and not fits(periods):
+        periods -= 1
+    return last + timedelta(days=(periods + 1) * period - 1)
+
+
+def ladder_standing(ladder: Ladder) -> tuple[Params, float, int]:
+    """What ``established_until`` needs of a ladder besides a player's state."""
+    return ladder.params(), ladder.ranked_rd, ladder.ranked_min_matches
+
+
+def status_of(state: PlayerState, ladder: Ladder, on: date) -> str:
+    """A player's status on ``on`` from their current state (a club night's players): the
+    rule the stored rows follow (``PlayerRating.status_on``)."""
+    if state.last_played is None or state.last_played < active_since(ladder.lookback_days, on):
+        return INACTIVE
+    until = established_until(state, *ladder_standing(ladder))
+    return RANKED if until is not None and until >= on else PROVISIONAL
+
+
+def _statuses(cutoffs: Mapping[int, date], on: date) -> dict[str, Q]:
+    """The condition of each status (ranked, provisional, inactive) on ``on``, on
+    ``cutoffs``' ladders (each ladder's ``active_since`` that day)."""
     active = _active(cutoffs)
+    established = Q(established_until__gte=on)
     return {
-        RANKED: active & ESTABLISHED,
-        PROVISIONAL: active & ~ESTABLISHED,
+        RANKED: active & established,
+        PROVISIONAL: active & ~established,
         INACTIVE: ~active,
     }
 
@@ -112,17 +167,19 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         """Players whose name or username contains ``text`` (``name_contains``)."""
         return self.filter(name_contains(text, "user__"))
 
-    def of_status(self, status: str, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
-        """Only rows of this status on ``cutoffs``' ladders (plain conditions on the row, so
-        PostgreSQL can walk the rating index in order)."""
-        return self.filter(_statuses(cutoffs)[status])
+    def of_status(self, status: str, cutoffs: Mapping[int, date], on: date) -> PlayerRatingQuerySet:
+        """Only rows of this status on ``on`` on ``cutoffs``' ladders (plain conditions on
+        the row, so PostgreSQL can walk the rating index in order)."""
+        return self.filter(_statuses(cutoffs, on)[status])
 
-    def status_counts(self, cutoffs: Mapping[int, date]) -> dict[str, int]:
-        """How many rows of each status on ``cutoffs``' ladders, in one query."""
-        counts = {status: Count("pk", filter=q) for status, q in _statuses(cutoffs).items()}
+    def status_counts(self, cutoffs: Mapping[int, date], on: date) -> dict[str, int]:
+        """How many rows of each status on ``on`` on ``cutoffs``' ladders, in one query."""
+        counts = {status: Count("pk", filter=q) for status, q in _statuses(cutoffs, on).items()}
         return self.order_by().aggregate(**counts)
 
-    def ranks_of(self, rows: Sequence[Any], cutoffs: Mapping[int, date]) -> dict[int, int]:
+    def ranks_of(
+        self, rows: Sequence[Any], cutoffs: Mapping[int, date], on: date
+    ) -> dict[int, int]:
         """Place of each of ``rows`` (ranked rows of one ladder) among this queryset's ranked
         rows by rating, ties to the older row: {pk: rank}. One query, one pass over the
         ladder's rows down to the lowest of ``rows``, however many rows; call it on the
@@ -137,11 +194,11 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
             return {}
         # Rows below the lowest of ``rows`` are above none of them.
         lowest = min(row.rating for row in rows)
-        ranked = self.of_status(RANKED, cutoffs).filter(rating__gte=lowest)
+        ranked = self.of_status(RANKED, cutoffs, on).filter(rating__gte=lowest)
         counts = ranked.order_by().aggregate(**above)
         return {int(name.removeprefix("above_")): n + 1 for name, n in counts.items()}
 
-    def with_rank(self, viewer: Any, cutoffs: Mapping[int, date]) -> PlayerRatingQuerySet:
+    def with_rank(self, viewer: Any, cutoffs: Mapping[int, date], on: date) -> PlayerRatingQuerySet:
         """Annotate ``rank``: the place the row takes among the ranked rows of its ladder that
         ``viewer`` may see, by rating, ties to the older row. Meaningful for ranked rows only:
         telling them apart is the caller's (no status CASE to compile here). One count per
@@ -149,7 +206,7 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         above = (
             PlayerRating.objects.listed_for(viewer)
             .filter(
-                _statuses(cutoffs)[RANKED],
+                _statuses(cutoffs, on)[RANKED],
                 Q(rating__gt=OuterRef("rating"))
                 | Q(rating=OuterRef("rating"), pk__lt=OuterRef("pk")),
                 ladder=OuterRef("ladder"),
@@ -222,6 +279,12 @@ class PlayerRating(models.Model):
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     last_played = models.DateField(null=True, blank=True)
+    established_until = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The last day with enough matches and an RD, grown for inactivity, within "
+        "the ladder's ranked RD (RATINGS.md §8; ratings.models.established_until). Empty: none.",
+    )
     updated_at = models.DateTimeField(auto_now=True)
     listing = models.CharField(
         max_length=6,
@@ -246,15 +309,22 @@ class PlayerRating(models.Model):
         """Everyone sees this row (no "Hidden" tag for the few who see the others)."""
         return self.listing == PUBLIC
 
-    def status_on(self, cutoff: date) -> str:
-        """This row's status when ``cutoff`` is its ladder's ``active_since``: the rule of
-        ``_statuses``, read off the row (for a player's few rows, compiling that CASE costs
-        more than their whole query). tests/ratings/test_pages_player.py keeps the two in step."""
+    def status_on(self, on: date, cutoff: date) -> str:
+        """This row's status on ``on`` when ``cutoff`` is its ladder's ``active_since``: the
+        rule of ``_statuses``, read off the row (for a player's few rows, compiling that CASE
+        costs more than their whole query). tests/ratings/test_pages_player.py keeps the two
+        in step."""
         if self.last_played is None or self.last_played < cutoff:
             return INACTIVE
-        if self.rd <= PROVISIONAL_RD and self.matches >= PROVISIONAL_MATCHES:
+        if self.established_until is not None and self.established_until >= on:
             return RANKED
         return PROVISIONAL
+
+    def rd_on(self, on: date, params: Params) -> float:
+        """The RD grown for inactivity up to ``on`` (RATINGS.md §3 step 1): what the pages
+        show beside the rating, and what ranked status compares (§8)."""
+        state = PlayerState(self.rating, self.rd, self.volatility, self.matches, self.last_played)
+        return inflated_rd(state, on, params)
 
 
 class RatingChange(models.Model):
@@ -277,7 +347,20 @@ class RatingChange(models.Model):
     rd_after = models.FloatField()
     volatility_after = models.FloatField()
     expected = models.FloatField(help_text="Expected score before the match (0–1).")
-    outcome = models.FloatField(help_text="Score from the result and margin (0–1).")
+    outcome = models.FloatField(
+        help_text="The result as the rating counted it (0–1): 1 or 0 when the margin is "
+        "information, the margin-aware score under the score model."
+    )
+    won = models.BooleanField(help_text="The player's side won the match.")
+    margin_multiplier = models.FloatField(
+        default=1.0,
+        help_text="How much the margin made the match count (RATINGS.md §3 step 2: m); "
+        "1 for the narrowest win and under the score model.",
+    )
+    floor_applied = models.BooleanField(
+        default=False,
+        help_text="The wrong-way floor kept the rating where it was (RATINGS.md §3 step 9).",
+    )
     repetition_weight = models.FloatField()
     diversity_ratio = models.FloatField()
     gate_open = models.BooleanField(help_text="Whether RD was allowed to shrink.")
@@ -298,7 +381,3 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.change:+.0f} in match {self.match_id}"
-
-    @property
-    def won(self) -> bool:
-        return self.outcome > 0.5

@@ -30,7 +30,13 @@ from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
 from ratings.bulk import insert_rows
 from ratings.engine import Match as EngineMatch
 from ratings.engine import PlayerState, Replayer, ReplaySnapshot
-from ratings.models import PlayerRating, RatingChange, listing_of
+from ratings.models import (
+    PlayerRating,
+    RatingChange,
+    established_until,
+    ladder_standing,
+    listing_of,
+)
 from ratings.queries import warm_board
 
 log = logging.getLogger(__name__)
@@ -309,9 +315,9 @@ def _rate_and_store(
             changes = replayer.rate(match)
             side_a = set(match.side_a)
             for c in changes:
-                if c.outcome > 0.5:
+                if c.won:
                     wins[c.player] += 1
-                elif c.outcome < 0.5:
+                else:
                     losses[c.player] += 1
                 touched.add(c.player)
             if since is not None and (match.played_on, match.id) < since:
@@ -323,7 +329,8 @@ def _rate_and_store(
                     "a" if c.player in side_a else "b",
                     c.rating_before, c.rd_before, c.volatility_before,
                     c.rating_after, c.rd_after, c.volatility_after,
-                    c.expected, c.outcome, c.repetition_weight, c.diversity_ratio,
+                    c.expected, c.outcome, c.won, c.margin_multiplier, c.floor_applied,
+                    c.repetition_weight, c.diversity_ratio,
                     c.gate_open, c.performance_weight, c.rating_after - c.rating_before,
                 )  # fmt: skip
 
@@ -336,7 +343,8 @@ CHANGE_FIELDS = (
     "match", "user", "ladder", "played_on", "side",
     "rating_before", "rd_before", "volatility_before",
     "rating_after", "rd_after", "volatility_after",
-    "expected", "outcome", "repetition_weight", "diversity_ratio",
+    "expected", "outcome", "won", "margin_multiplier", "floor_applied",
+    "repetition_weight", "diversity_ratio",
     "gate_open", "performance_weight", "change",
 )  # fmt: skip
 
@@ -363,6 +371,7 @@ def _store_states(
     if len(players) <= SNAPSHOT_NAMED:
         members = members.filter(user_id__in=[int(p) for p in players])
     membership = {str(m.user_id): m for m in members}
+    standing = ladder_standing(ladder)
     rows = []
     for name in players:
         state = replayer.state(name)
@@ -378,6 +387,7 @@ def _store_states(
                 wins=w0 + wins[name],
                 losses=l0 + losses[name],
                 last_played=state.last_played,
+                established_until=established_until(state, *standing),
                 listing=listing_of(membership.get(name)),
             )
         )
@@ -394,6 +404,7 @@ def _store_states(
             "wins",
             "losses",
             "last_played",
+            "established_until",
             "updated_at",
             "listing",
         ],

@@ -103,7 +103,7 @@ class Board:
     @cached_property
     def counts(self) -> dict[str, int]:
         """How many players of each status match the search (whatever the status filter)."""
-        return self.rows.status_counts(self.cutoffs)
+        return self.rows.status_counts(self.cutoffs, self.on)
 
     def count(self) -> int:
         return sum(self.counts[status] for status in self.statuses)
@@ -133,7 +133,8 @@ class Board:
             size = self.counts[status]
             low, high = max(start - before, 0), min(stop - before, size)
             if low < high:
-                section = self.rows.of_status(status, self.cutoffs).order_by("-rating", "pk")
+                section = self.rows.of_status(status, self.cutoffs, self.on)
+                section = section.order_by("-rating", "pk")
                 for row in section[low:high]:
                     row.status = status  # type: ignore[attr-defined]
                     rows.append(row)
@@ -155,11 +156,13 @@ class Board:
         )
         ranked = [row for row in rows if row.status == RANKED]  # type: ignore[attr-defined]
         if self.text:
-            ranks = self.everyone.ranks_of(ranked, self.cutoffs)
+            ranks = self.everyone.ranks_of(ranked, self.cutoffs, self.on)
         else:
             ranks = {row.pk: start + place for place, row in enumerate(ranked, 1)}
+        params = self.ladder.params()
         for row in rows:
             row.ladder, row.user = self.ladder, users[row.user_id]
+            row.rd_today = row.rd_on(self.on, params)  # type: ignore[attr-defined]
             row.trend = trends.get(row.user_id)  # type: ignore[attr-defined]
             row.rank = ranks.get(row.pk)  # type: ignore[attr-defined]
         return rows
@@ -345,12 +348,14 @@ def player_ratings(
         return {}
     rows = (
         PlayerRating.objects.filter(user=player, ladder_id__in=list(cutoffs))
-        .with_rank(viewer, cutoffs)
+        .with_rank(viewer, cutoffs, on)
         .with_trend(on)
     )
+    ladders = {m.ladder_id: m.ladder for m in memberships}
     ratings = {}
     for row in rows:
-        status = row.status_on(cutoffs[row.ladder_id])
+        row.rd_today = row.rd_on(on, ladders[row.ladder_id].params())  # type: ignore[attr-defined]
+        status = row.status_on(on, cutoffs[row.ladder_id])
         row.status = status  # type: ignore[attr-defined]
         if status != RANKED:
             row.rank = None  # type: ignore[attr-defined]
@@ -375,7 +380,7 @@ class Played(NamedTuple):
 def matches_played(player: User, ladder: Ladder) -> list[Played]:
     """Every rated match of ``player`` on ``ladder``, oldest first."""
     return [
-        Played(*row[:7], won=row[7] > 0.5)
+        Played(*row)
         for row in RatingChange.objects.filter(user=player, ladder=ladder)
         .order_by("played_on", "match_id")
         .values_list(
@@ -386,7 +391,7 @@ def matches_played(player: User, ladder: Ladder) -> list[Played]:
             "rd_after",
             "match_id",
             "side",
-            "outcome",
+            "won",
         )  # fmt: skip
     ]
 

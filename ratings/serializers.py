@@ -7,6 +7,7 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
+from ladder.models import format_rd
 from ratings.engine.scales import display
 from ratings.models import STATUSES
 from ratings.queries import ALL, STATUS_FILTERS
@@ -36,15 +37,26 @@ class LeaderboardRowSerializer(serializers.Serializer):
     name = serializers.CharField(source="user.name")
     status = serializers.ChoiceField(
         choices=STATUSES,
-        help_text="ranked; provisional (fewer than 5 rated matches or RD above 120); "
-        "inactive (no match within the ladder's lookback_days).",
+        help_text="RATINGS.md §8, with the ladder's ranked_min_matches and ranked_rd: ranked; "
+        "provisional (fewer rated matches, or rd_today above ranked_rd); inactive (no match "
+        "within the ladder's lookback_days).",
     )
     rating = serializers.FloatField(help_text="In rating points, e.g. 4523.7.")
     rating_display = serializers.SerializerMethodField(help_text='As shown: "4.52".')
-    rd = serializers.FloatField(help_text="Rating deviation in points.")
+    rd = serializers.FloatField(help_text="Rating deviation in points, after the last match.")
+    rd_today = serializers.FloatField(
+        help_text="The RD grown for inactivity up to today, in points: what ranked status "
+        "compares with ranked_rd."
+    )
+    rd_display = serializers.SerializerMethodField(
+        help_text='rd_today as shown beside the rating: 189 → "0.19".'
+    )
     trend = serializers.FloatField(
         allow_null=True,
         help_text="Rating change over the last 30 days in points; null without a match then.",
+    )
+    trend_display = serializers.SerializerMethodField(
+        help_text='The trend as shown, signed, in rating units: "+0.15"; null without a match.'
     )
     wins = serializers.IntegerField()
     losses = serializers.IntegerField()
@@ -54,6 +66,12 @@ class LeaderboardRowSerializer(serializers.Serializer):
 
     def get_rating_display(self, row: Any) -> str:
         return display(row.rating)
+
+    def get_rd_display(self, row: Any) -> str:
+        return format_rd(row.rd_today)
+
+    def get_trend_display(self, row: Any) -> str | None:
+        return None if row.trend is None else signed_display(row.trend)
 
     def get_player(self, row: Any) -> str:
         path = reverse("ratings:player", args=[row.user.username])
@@ -77,17 +95,33 @@ class RatingChangeSerializer(serializers.Serializer):
     partners = PersonSerializer(many=True)
     opponents = PersonSerializer(many=True)
     score = serializers.CharField(help_text="The games from the player's side: 21-12 21-15.")
-    won = serializers.BooleanField()
+    won = serializers.BooleanField(help_text="The player's side won the match.")
     rating_before = serializers.FloatField(source="change.rating_before")
     rating_after = serializers.FloatField(source="change.rating_after")
+    rating_after_display = serializers.SerializerMethodField(help_text='As shown: "4.58".')
     rd_before = serializers.FloatField(
         source="change.rd_before", help_text="After growth for inactivity."
     )
     rd_after = serializers.FloatField(source="change.rd_after")
+    rd_after_display = serializers.SerializerMethodField(help_text='As shown: "0.19".')
     volatility_before = serializers.FloatField(source="change.volatility_before")
     volatility_after = serializers.FloatField(source="change.volatility_after")
     expected = serializers.FloatField(source="change.expected")
-    outcome = serializers.FloatField(source="change.outcome")
+    outcome = serializers.FloatField(
+        source="change.outcome",
+        help_text="The result as counted: 1 or 0 when the margin is information "
+        "(outcome_model margin_information), the margin-aware score under score.",
+    )
+    margin_multiplier = serializers.FloatField(
+        source="change.margin_multiplier",
+        help_text="How much the margin made the match count (RATINGS.md §3 step 2); 1 for "
+        "the narrowest win and under the score model.",
+    )
+    floor_applied = serializers.BooleanField(
+        source="change.floor_applied",
+        help_text="The wrong-way floor kept the rating where it was (a win never lowers it, "
+        "a loss never raises it).",
+    )
     repetition_weight = serializers.FloatField(source="change.repetition_weight")
     diversity_ratio = serializers.FloatField(source="change.diversity_ratio")
     gate_open = serializers.BooleanField(source="change.gate_open")
@@ -96,3 +130,17 @@ class RatingChangeSerializer(serializers.Serializer):
     explanation = serializers.CharField(
         help_text='In words: "expected 0.31, won 21-12 21-15: +84; …".'
     )
+
+    def get_rating_after_display(self, entry: Any) -> str:
+        return display(entry.change.rating_after)
+
+    def get_rd_after_display(self, entry: Any) -> str:
+        return format_rd(entry.change.rd_after)
+
+
+def signed_display(points: float) -> str:
+    """A rating change in rating units with its sign: 151 → "+0.15", -4 → "0.00"."""
+    text = format_rd(abs(points))
+    if text == "0.00":
+        return text
+    return f"+{text}" if points > 0 else f"-{text}"

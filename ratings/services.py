@@ -1,4 +1,5 @@
-"""Ladder-level rating operations: new settings mean a replay."""
+"""Ladder-level rating operations: new settings mean a replay; new ranked settings a new
+standing for every rating row."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ladder.models import Ladder, Match
-from ratings.engine.types import EngineError
+from ladder.models import LADDER_FLOOR, METHOD_OPTIONS, Ladder, Match
+from ratings.engine.replay import validate_params
+from ratings.engine.types import EngineError, PlayerState
 
 # Settings with a field of their own on Ladder; the others (RATINGS.md §5) go in `method_options`.
 _FIELDS = {f.name for f in Ladder._meta.get_fields()}
@@ -24,11 +26,53 @@ def replay_later(ladder: Ladder) -> None:
     transaction.on_commit(lambda: enqueue_rating(ladder_id))
 
 
-def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
-    """Store rating settings (e.g. from `tune`) on a ladder and replay it with them."""
-    from ratings.pipeline import rate_ladder
+def restand(ladder: Ladder) -> int:
+    """Work out every rating row's ``established_until`` again from the ladder's ranked
+    settings (RATINGS.md §8), and make cached leaderboards stale. Returns the rows changed."""
+    from ratings.models import PlayerRating, established_until, ladder_standing
+    from ratings.pipeline import bump_board
 
-    ladder = Ladder.objects.get(slug=slug)
+    standing = ladder_standing(ladder)
+    changed = []
+    for row in PlayerRating.objects.filter(ladder=ladder).only(
+        "rating", "rd", "volatility", "matches", "last_played", "established_until"
+    ):
+        state = PlayerState(row.rating, row.rd, row.volatility, row.matches, row.last_played)
+        until = established_until(state, *standing)
+        if until != row.established_until:
+            row.established_until = until
+            changed.append(row)
+    PlayerRating.objects.bulk_update(changed, ["established_until"], batch_size=2000)
+    ladder.board_version = bump_board(ladder.pk)
+    return len(changed)
+
+
+def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
+    """Store rating settings (e.g. from `tune`) on a ladder and replay it with them.
+
+    Each name is set as the ladder field of that name, or as a method option (RATINGS.md §5);
+    a name that is neither is refused (the ladder would silently ignore it). Validation is the
+    ladder's own (`full_clean`, then the engine's `validate_params` on `params()`); the replay
+    is `recompute_ladder`'s, as `manage.py recompute_ratings` does it.
+    """
+    from ratings.pipeline import recompute_ladder
+
+    ladder = Ladder.objects.filter(slug=slug).first()
+    if ladder is None:
+        raise EngineError(f"no ladder {slug!r}")
+    params = dict(params)
+    # RATINGS.md §2: the wrong-way floor is always on for a ladder; saying so is fine.
+    if params.pop("wrong_way_floor", LADDER_FLOOR) != LADDER_FLOOR:
+        raise EngineError(
+            f"the tuned settings do not fit {ladder.slug}: the wrong-way floor is always on "
+            "for a ladder (RATINGS.md §3 step 9)"
+        )
+    unknown = sorted(name for name in params if name not in _FIELDS and name not in METHOD_OPTIONS)
+    if unknown:
+        raise EngineError(
+            f"{ladder.slug} has no setting {', '.join(unknown)}: this ladder model cannot "
+            "store these settings"
+        )
     options = dict(ladder.method_options or {})
     for name, value in params.items():
         if name in _FIELDS:
@@ -38,9 +82,9 @@ def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
     ladder.method_options = options
     try:
         ladder.full_clean()
-        ladder.params()
+        validate_params(ladder.params())
     except (ValidationError, EngineError) as exc:
         raise EngineError(f"the tuned settings do not fit {ladder.slug}: {exc}") from None
-    ladder.save()  # the signal marks the ladder for a replay
-    rate_ladder(ladder.pk)
+    ladder.save()
+    recompute_ladder(ladder.pk)
     return ladder

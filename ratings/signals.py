@@ -1,6 +1,8 @@
 """Keep what people see in step with the data: a ladder's new rating settings mean a replay
-(admin, `tune --apply`); a membership's change is copied to the member's rating row (its
-listing); member and name changes make cached leaderboard pages stale."""
+(admin, `tune --apply`), new ranked settings a new standing; a membership's change is copied
+to the member's rating row (its listing); member and name changes make cached leaderboard
+pages stale; a migration that marks the ladders for a replay (new rating rules) is followed
+by that replay."""
 
 from __future__ import annotations
 
@@ -17,7 +19,12 @@ from ladder.models import Ladder, Membership
 @receiver(pre_save, sender=Ladder)
 def remember_settings(sender: type[Ladder], instance: Ladder, **kwargs: Any) -> None:
     old = Ladder.objects.filter(pk=instance.pk).first() if instance.pk else None
-    instance._settings_before = (old.params(), old.scoring()) if old else None  # type: ignore[attr-defined]
+    instance._settings_before = _settings(old) if old else None  # type: ignore[attr-defined]
+
+
+def _settings(ladder: Ladder) -> tuple[Any, ...]:
+    """What the ratings depend on (params, scoring), then what the ranked status does."""
+    return (ladder.params(), ladder.scoring(), ladder.ranked_rd, ladder.ranked_min_matches)
 
 
 @receiver(post_save, sender=Ladder)
@@ -25,10 +32,18 @@ def replay_on_new_settings(
     sender: type[Ladder], instance: Ladder, created: bool, **kwargs: Any
 ) -> None:
     before = getattr(instance, "_settings_before", None)
-    if before is not None and before != (instance.params(), instance.scoring()):
+    if before is None:
+        return
+    after = _settings(instance)
+    if before[:2] != after[:2]:
         from ratings.services import replay_later
 
         replay_later(instance)
+    if before[2:] != after[2:]:
+        # Who is ranked changes at once; the ratings themselves do not.
+        from ratings.services import restand
+
+        restand(instance)
 
 
 # Fields of a user that a leaderboard shows.
@@ -77,3 +92,20 @@ def user_renamed(sender: Any, instance: Any, created: bool, **kwargs: Any) -> No
 
     ladders = Membership.objects.filter(user=instance).values_list("ladder_id", flat=True)
     bump_board(*ladders)
+
+
+def replay_after_migrate(plan: Any = None, **kwargs: Any) -> None:
+    """After ``migrate`` applied a migration with ``replays_ratings`` (it marked rated matches
+    ``needs_rating``, e.g. ratings/migrations/0003_ratings_v2), rate every ladder with marked
+    matches, as the periodic sweep would: the ratings then equal a replay of all rated
+    matches under the new rules as soon as ``migrate`` returns. Connected for the ratings
+    app only (ratings.apps), so it runs once per ``migrate``."""
+    if not plan or not any(
+        getattr(migration, "replays_ratings", False) and not backwards
+        for migration, backwards in plan
+    ):
+        return
+    from ratings.pipeline import ladders_needing_rating, rate_ladder
+
+    for ladder_id in ladders_needing_rating():
+        rate_ladder(ladder_id)

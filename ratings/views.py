@@ -25,7 +25,7 @@ from ladder.views import HtmxHttpRequest, get_ladder_for_user
 from ratings import queries
 from ratings.chart import rating_chart
 from ratings.forms import LeaderboardFilterForm
-from ratings.models import PROVISIONAL_MATCHES, PROVISIONAL_RD, TREND_DAYS, RatingChange
+from ratings.models import TREND_DAYS, RatingChange
 
 
 def _fragment(request: HtmxHttpRequest, target: str) -> bool:
@@ -84,8 +84,6 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
             "rated_total": sum(counts.values()),
             "unrated": unrated[: queries.UNRATED_LIMIT],
             "unrated_more": len(unrated) > queries.UNRATED_LIMIT,
-            "provisional_rd": int(PROVISIONAL_RD),
-            "provisional_matches": PROVISIONAL_MATCHES,
             "trend_days": TREND_DAYS,
             # A plain number for the rows' "You" (the lazy request.user is slow to ask 50 times).
             "viewer_id": request.user.pk,

@@ -37,6 +37,14 @@ def percent(probability: float | None) -> str:
 
 
 @register.filter
+def bar_width(probability: float | None) -> str:
+    """0.634 → "w-63": a bar's width as a class of site.css (the CSP allows no inline style)."""
+    if probability is None:
+        return "w-0"
+    return f"w-{min(100, max(0, round(probability * 100)))}"
+
+
+@register.filter
 def games_text(games: Iterable[Sequence[int]] | None) -> str:
     """[[21, 15], [19, 21]] → "21-15 19-21"."""
     return " ".join(f"{a}-{b}" for a, b in games or [])

@@ -1,6 +1,9 @@
 """Command line: `python -m ratings.engine rate FILE.csv [--method M] [--format F] [--param k=v ...]`,
 and `backtest`, `tune`, `simulate` (RATINGS.md §7) and `season` (a generated club season).
 
+performance_weighted takes its stat weights as `--stat-weight kills=1 --stat-weight deaths=-1`
+(or `--param stat_weights=kills:1,deaths:-1`).
+
 Adding a subcommand is one function and one registration: write
 `def add_NAME(subparsers) -> None` that adds its parser (use `add_input_arguments`
 for FILE/--method/--format/--param) and sets `func=` to a function taking the parsed
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import fields
@@ -100,13 +104,60 @@ def _parse_stat_weights(raw: str) -> dict[str, float]:
     return weights
 
 
+def parse_stat_weight(text: str) -> tuple[str, float]:
+    """One `--stat-weight NAME=WEIGHT`, e.g. `kills=1` or `adr=0.01`."""
+    name, sep, raw = text.partition("=")
+    name, raw = name.strip(), raw.strip()
+    if not sep or not name or not raw:
+        raise ParamError(f"--stat-weight {text!r}: write it as NAME=WEIGHT, e.g. kills=1")
+    try:
+        weight = float(raw)
+    except ValueError:
+        raise ParamError(f"--stat-weight {name}={raw!r}: the weight must be a number") from None
+    if not math.isfinite(weight):
+        raise ParamError(f"--stat-weight {name}={raw!r}: the weight must be a finite number")
+    return name, weight
+
+
 def params_from_args(args: argparse.Namespace, base: Params | None = None) -> Params:
-    """Params from --param pairs and --method (which wins over --param team_method)."""
+    """Params from --param pairs, --stat-weight and --method.
+
+    --method wins over --param team_method; each --stat-weight adds to (or replaces one
+    stat of) the weights a --param stat_weights or the ladder gave.
+    """
+    start = base or getattr(args, "base_params", None) or Params()
     overrides = dict(parse_param(p) for p in args.param or ())
     if getattr(args, "method", None):
         overrides["team_method"] = args.method
+    extra = [parse_stat_weight(w) for w in getattr(args, "stat_weight", None) or ()]
+    if extra:
+        weights = dict(overrides.get("stat_weights", start.stat_weights))
+        weights.update(extra)
+        overrides["stat_weights"] = weights
+    if overrides.get(
+        "team_method", start.team_method
+    ) == "performance_weighted" and not overrides.get("stat_weights", start.stat_weights):
+        raise ParamError(
+            "performance_weighted needs stat weights: give each stat's weight with "
+            "--stat-weight NAME=WEIGHT (repeatable), e.g. --stat-weight kills=1 "
+            "--stat-weight deaths=-1"
+        )
     # manage.py --ladder starts from the ladder's own settings (args.base_params).
-    return (base or getattr(args, "base_params", None) or Params()).with_overrides(**overrides)
+    return start.with_overrides(**overrides)
+
+
+def check_stat_weights(params: Params, matches: Sequence[Match]) -> None:
+    """Refuse stat weights that name no stat of any match (a typo would weigh nothing)."""
+    if not params.stat_weights or params.team_method != "performance_weighted":
+        return
+    present = {stat for m in matches for stats in (m.stats or {}).values() for stat in stats}
+    missing = sorted(set(params.stat_weights) - present)
+    if missing:
+        have = ", ".join(sorted(present)) or "none"
+        raise EngineError(
+            f"stat weight(s) for {', '.join(missing)}: no match has such a stat "
+            f"(the stats in this file: {have})"
+        )
 
 
 def format_from_args(args: argparse.Namespace) -> ScoringFormat:
@@ -155,6 +206,13 @@ def add_input_arguments(parser: argparse.ArgumentParser, file_optional: bool = F
         metavar="NAME=VALUE",
         help="override a rating parameter (RATINGS.md §2), e.g. tau=0.4; repeatable",
     )
+    parser.add_argument(
+        "--stat-weight",
+        action="append",
+        metavar="NAME=WEIGHT",
+        help="performance_weighted: the weight of one per-player stat of the file's stats "
+        "column, e.g. --stat-weight kills=1 --stat-weight deaths=-1; repeatable",
+    )
 
 
 # -- rate -------------------------------------------------------------------------
@@ -174,6 +232,7 @@ def run_rate(args: argparse.Namespace) -> int:
     params = params_from_args(args)
     scoring_format = format_from_args(args)
     matches = load_matches(args.file, scoring_format)
+    check_stat_weights(params, matches)
     replayer = Replayer(params, scoring_format)
     replayer.rate_all(matches)
     writer = csv.writer(sys.stdout, lineterminator="\n")
@@ -224,6 +283,7 @@ def run_backtest(
     out, err = out or sys.stdout, err or sys.stderr
     params, scoring_format = params_from_args(args), format_from_args(args)
     matches = load_matches(args.file, scoring_format)
+    check_stat_weights(params, matches)
     with _bar(len(matches) * len(evaluate.SYSTEMS), err, "backtest") as bar:
         result = evaluate.backtest(matches, params, scoring_format, progress=bar.update)
     if args.json:
@@ -249,9 +309,10 @@ def add_tune_arguments(parser: argparse.ArgumentParser, file_optional: bool = Fa
     )
     parser.add_argument("--workers", type=int, help="processes (default: up to 2, one per CPU)")
     parser.add_argument(
-        "--win-floor",
+        "--no-floor",
         action="store_true",
-        help="only settings where a match win never scores below 0.5 (docs/RATINGS_EVALUATION.md)",
+        help="for comparison only: search with the wrong-way floor (RATINGS.md §3 step 9) off; "
+        "a ladder always has it on, so the result is not for a ladder",
     )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of tables"
@@ -274,7 +335,13 @@ def run_tune(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     if args.budget < 1:
         raise EngineError("--budget must be at least 1")
     params, scoring_format = params_from_args(args), format_from_args(args)
+    if not params.wrong_way_floor:
+        raise EngineError(
+            "tune keeps the wrong-way floor on, as on every ladder; "
+            "to compare without it, use --no-floor instead of --param wrong_way_floor=false"
+        )
     matches = load_matches(args.file, scoring_format)
+    check_stat_weights(params, matches)
     with _bar(args.budget, err, "tune") as bar:
         bar.unit = "setting"
         result = tune_.tune(
@@ -285,7 +352,7 @@ def run_tune(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             seed=args.seed,
             workers=args.workers,
             progress=bar.update,
-            win_floor=args.win_floor,
+            floor=not args.no_floor,
         )
     if args.json:
         out.write(json.dumps(result, indent=2) + "\n")

@@ -267,13 +267,38 @@ def _fast_constructor(cls: type[PlayerChange]) -> Callable[..., PlayerChange]:
     slots = _slots_of(cls)
     if slots is None:
         return cls
-    setters = tuple(slot.__set__ for slot in slots)
+    if len(slots) != 16:
+        return cls
+    (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15) = (
+        slot.__set__ for slot in slots
+    )
     new = object.__new__
 
-    def make(*values: object) -> PlayerChange:
+    # Written out: a loop over the setters costs a third more (one PlayerChange per player
+    # per match is built on every replay).
+    def make(
+        player: str, rating_before: float, rd_before: float, volatility_before: float,
+        rating_after: float, rd_after: float, volatility_after: float, expected: float,
+        outcome: float, repetition_weight: float, diversity_ratio: float, gate_open: bool,
+        performance_weight: float, won: bool, margin_multiplier: float, floor_applied: bool,
+    ) -> PlayerChange:  # fmt: skip
         obj = new(cls)
-        for put, value in zip(setters, values, strict=True):
-            put(obj, value)
+        s0(obj, player)
+        s1(obj, rating_before)
+        s2(obj, rd_before)
+        s3(obj, volatility_before)
+        s4(obj, rating_after)
+        s5(obj, rd_after)
+        s6(obj, volatility_after)
+        s7(obj, expected)
+        s8(obj, outcome)
+        s9(obj, repetition_weight)
+        s10(obj, diversity_ratio)
+        s11(obj, gate_open)
+        s12(obj, performance_weight)
+        s13(obj, won)
+        s14(obj, margin_multiplier)
+        s15(obj, floor_applied)
         return obj
 
     return make
@@ -645,87 +670,88 @@ class Replayer:
         return GLICKO2_SCALE * inflate(p.rd / GLICKO2_SCALE, p.volatility, periods, self._phi_max)
 
     def _rate_teams(self, match: Match, ordinal: int, outcome: Outcome) -> tuple[PlayerChange, ...]:
-        """Any team size and method, through teams.rate_sides."""
+        """Any team size and method, through teams.rate_sides.
+
+        Steps 1, 4 and 7 (inactivity, repetition weights, the diversity gate) are read off
+        each player's window here; the window is updated only once the match is rated.
+        """
         side_a, side_b = match.side_a, match.side_b
         if not side_a or not side_b:
             raise EngineError("each side needs at least one player")
         everyone = (*side_a, *side_b)
-        if len(everyone) == 2 and side_a[0] == side_b[0]:
-            raise EngineError(f"{side_a[0]} cannot play against themselves")
         if len(set(everyone)) != len(everyone):
+            if len(everyone) == 2:
+                raise EngineError(f"{side_a[0]} cannot play against themselves")
             twice = sorted({n for n in everyone if everyone.count(n) > 1})
             raise EngineError(f"{', '.join(twice)} cannot appear twice in one match")
         params = self.params
+        lookback, alpha, threshold, period = self._constants[:4]
         glicko1 = params.team_method == "glicko1_team"
-        alpha = params.repetition_alpha
         stats = match.stats or {}
-        players = [self._player(n) for n in everyone]
-        dropped = [self._prune(p, ordinal) for p in players]
-        contestants: list[Contestant] = []
+        get = self._players.get
+        players = [get(n) or self._player(n) for n in everyone]
+        dropped = [
+            self._prune(p, ordinal) if p.recent and ordinal - p.recent[0][0] > lookback else None
+            for p in players
+        ]
+        sides: list[list[Contestant]] = [[], []]
         ratios: list[float] = []
-        for i, (name, p) in enumerate(zip(everyone, players, strict=True)):
-            opponents = side_b if i < len(side_a) else side_a
-            counts = p.counts
-            if glicko1:
-                weights = (1.0,) * len(opponents)
-            else:
-                weights = tuple(1.0 / (1.0 + alpha * counts.get(o, 0)) for o in opponents)
-            distinct = len(counts) + sum(1 for o in opponents if o not in counts)
-            ratio = distinct / (p.slots + len(opponents))
-            ratios.append(ratio)
-            gate = glicko1 or ratio >= params.diversity_threshold
-            contestants.append(
-                Contestant(
-                    name,
-                    p.rating,
-                    self._inflated_rd(p, ordinal),
-                    p.volatility,
-                    weights,
-                    gate,
-                    stats.get(name),
-                )
-            )
+        for side, own, opponents in ((0, side_a, side_b), (1, side_b, side_a)):
+            for name, p in zip(
+                own, players[: len(side_a)] if side == 0 else players[len(side_a) :], strict=True
+            ):
+                counts = p.counts
+                if glicko1:
+                    weights = (1.0,) * len(opponents)
+                else:
+                    weights = tuple([1.0 / (1.0 + alpha * counts.get(o, 0)) for o in opponents])
+                distinct = len(counts)
+                for o in opponents:
+                    if o not in counts:
+                        distinct += 1
+                ratio = distinct / (p.slots + len(opponents))
+                ratios.append(ratio)
+                rd = p.rd
+                if p.last is not None and ordinal - p.last >= period:
+                    rd = self._inflated_rd(p, ordinal)
+                sides[side].append(
+                    Contestant(
+                        name, p.rating, rd, p.volatility, weights,
+                        glicko1 or ratio >= threshold, stats.get(name),
+                    )
+                )  # fmt: skip
         try:
-            results_a, results_b = rate_sides(
-                contestants[: len(side_a)], contestants[len(side_a) :], outcome, params
-            )
+            results_a, results_b = rate_sides(sides[0], sides[1], outcome, params)
         except EngineError:
             for p, d in zip(players, dropped, strict=True):
-                self._unprune(p, d)
+                if d:
+                    self._unprune(p, d)
             raise
-        s_a, m, a_won = outcome.s_a, outcome.multiplier, outcome.a_won
+        s_a, s_b, m, a_won = outcome.s_a, outcome.s_b, outcome.multiplier, outcome.a_won
         changes = []
-        for i, (c, r, p, ratio) in enumerate(
-            zip(contestants, (*results_a, *results_b), players, ratios, strict=True)
+        for c, r, p, ratio, on_a in zip(
+            (*sides[0], *sides[1]),
+            (*results_a, *results_b),
+            players,
+            ratios,
+            [True] * len(side_a) + [False] * len(side_b),
+            strict=True,
         ):
-            on_a = i < len(side_a)
-            opponents = side_b if on_a else side_a
             changes.append(
                 _change(
-                    c.name,
-                    c.rating,
-                    c.rd,
-                    c.volatility,
-                    r.rating,
-                    r.rd,
-                    r.volatility,
-                    r.expected,
-                    s_a if on_a else 1.0 - s_a,
-                    r.repetition_weight,
-                    ratio,
-                    c.gate_open,
-                    r.performance_weight,
-                    a_won if on_a else not a_won,
-                    m,
-                    r.floor_applied,
-                )  # fmt: skip
-            )
+                    c.name, c.rating, c.rd, c.volatility, r.rating, r.rd, r.volatility,
+                    r.expected, s_a if on_a else s_b, r.repetition_weight, ratio, c.gate_open,
+                    r.performance_weight, a_won if on_a else not a_won, m, r.floor_applied,
+                )
+            )  # fmt: skip
+            opponents = side_b if on_a else side_a
             p.rating, p.rd, p.volatility = r.rating, r.rd, r.volatility
             p.matches += 1
             p.last = ordinal
             p.recent.append((ordinal, opponents))
+            counts = p.counts
             for o in opponents:
-                p.counts[o] = p.counts.get(o, 0) + 1
+                counts[o] = counts.get(o, 0) + 1
             p.slots += len(opponents)
         return tuple(changes)
 

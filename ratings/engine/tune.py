@@ -8,15 +8,25 @@ The split, exactly (PRODUCT.md "tune", RATINGS.md §7):
   half's own first half warming up. The second half of the history is never
   seen by the search.
 - The report then runs the whole history once per system (the tuned setting,
-  the defaults, every peer) and scores the second half, exactly as ``backtest``.
+  the best setting of the other outcome model, the defaults, every peer) and
+  scores the second half, exactly as ``backtest``.
 
-The search is deterministic for a seed: a batch of random settings over the
-box in :data:`SEARCH_SPACE` (about a third of the budget, the ladder's current
-setting first), then coordinate descent from the best one (each parameter a
-step and a half-step up and down; a parameter's step halves when that finds
-nothing better), then a last pass that puts back the ladder's value of every
-parameter that does not earn its change (:func:`search`). Batches run on
-``workers`` processes; the result does not depend on how many.
+Both outcome models of RATINGS.md §3 step 2 are searched, each in its own box
+(:func:`search_space`): the parameters every model uses, plus ``margin_boost``
+for ``margin_information`` or ``match_win_bonus`` and ``margin_weight`` for
+``score``; on a team history also the team method and how a side's RD is
+combined. The budget is shared between the models; the one with the lower
+training score wins. The wrong-way floor (§3 step 9) is on in every setting
+tried, as it is on every ladder; ``floor=False`` searches without it, only to
+show what it changes.
+
+Each model's search is deterministic for a seed: a batch of random settings over
+its box (about a third of its budget, the ladder's current setting first), then
+coordinate descent from the best one (each number a step and a half-step up and
+down, the step halving when that finds nothing better; each other choice of a
+choice), then a last pass that puts back the ladder's value of every parameter
+that does not earn its change (:func:`search`). Batches run on ``workers``
+processes; the result does not depend on how many.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ import math
 import multiprocessing
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -43,35 +53,68 @@ from ratings.engine.evaluate import (
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.peers import PEERS, Default, PeerUnavailable, actual_result
 from ratings.engine.replay import Replayer
-from ratings.engine.types import Match, Params
+from ratings.engine.types import OUTCOME_MODELS, EngineError, Match, Params
 
 
 @dataclass(frozen=True, slots=True)
 class Dimension:
-    """One searched parameter: its box and how finely its values are rounded."""
+    """One searched number: its box and how finely its values are rounded."""
 
     low: float
     high: float
     digits: int  # 0 rounds to an integer
 
-    def clip(self, value: float) -> float | int:
-        value = round(min(max(value, self.low), self.high), self.digits)
+    def clip(self, value: Any) -> float | int:
+        value = round(min(max(float(value), self.low), self.high), self.digits)
         return int(value) if self.digits == 0 else value
 
+    def draw(self, rng: random.Random) -> float | int:
+        return self.clip(rng.uniform(self.low, self.high))
 
-#: The searched parameters and their ranges: wide enough to hold every sensible
-#: setting (the badminton seed's ranges, widened where the data may want more margin).
-SEARCH_SPACE: dict[str, Dimension] = {
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One searched choice among names (a team method, a composite RD)."""
+
+    options: tuple[str, ...]
+
+    def clip(self, value: Any) -> str:
+        return value if value in self.options else self.options[0]
+
+    def draw(self, rng: random.Random) -> str:
+        return rng.choice(self.options)
+
+
+Space = Mapping[str, Dimension | Choice]
+
+#: The numbers every outcome model uses, and their ranges: wide enough to hold every
+#: sensible setting (the badminton seed's ranges, widened where the data may want more).
+COMMON_SPACE: dict[str, Dimension] = {
     "tau": Dimension(0.2, 1.5, 3),
     "scale_factor": Dimension(100.0, 800.0, 0),
     "repetition_alpha": Dimension(0.0, 1.0, 3),
     "diversity_threshold": Dimension(0.0, 0.5, 3),
-    "match_win_bonus": Dimension(0.0, 0.5, 3),
-    "margin_weight": Dimension(0.0, 2.0, 3),
     "margin_clamp": Dimension(0.05, 1.0, 3),
     "initial_rd": Dimension(50.0, 500.0, 0),
     "rating_period_days": Dimension(1.0, 90.0, 0),
 }
+#: What only one outcome model uses (RATINGS.md §3 step 2).
+MODEL_SPACE: dict[str, dict[str, Dimension]] = {
+    "margin_information": {"margin_boost": Dimension(0.0, 3.0, 3)},
+    "score": {
+        "match_win_bonus": Dimension(0.0, 0.5, 3),
+        "margin_weight": Dimension(0.0, 2.0, 3),
+    },
+}
+#: Every searched number, whichever model uses it.
+SEARCH_SPACE: dict[str, Dimension] = {
+    **COMMON_SPACE,
+    **{name: dim for space in MODEL_SPACE.values() for name, dim in space.items()},
+}
+#: Team methods tried on a team history. performance_weighted joins them when the
+#: starting setting has stat weights (it refuses to run without).
+TEAM_METHOD_CHOICES = ("composite_opponent", "individual", "composite_team", "glicko1_team")
+COMPOSITE_RD_OPTIONS = ("mean", "rms_of_mean", "rms")
 #: Settings tried when no budget is given: above the 200 the product promises.
 DEFAULT_BUDGET = 240
 #: Share of the budget spent on random settings before coordinate descent.
@@ -84,7 +127,19 @@ MIN_STEP = 1 / 256
 #: noise of a training half (a few thousandths on ~900 scored matches).
 SIMPLIFY_TOLERANCE = 0.0005
 
-Overrides = dict[str, float | int]
+Overrides = dict[str, Any]
+
+
+def search_space(outcome_model: str, teams: bool = False, stat_weights: bool = False) -> Space:
+    """The box searched for one outcome model; with ``teams`` the team method and composite RD too."""
+    if outcome_model not in MODEL_SPACE:
+        raise EngineError(f"outcome_model must be one of {', '.join(OUTCOME_MODELS)}")
+    space: dict[str, Dimension | Choice] = {**COMMON_SPACE, **MODEL_SPACE[outcome_model]}
+    if teams:
+        methods = TEAM_METHOD_CHOICES + (("performance_weighted",) if stat_weights else ())
+        space["team_method"] = Choice(methods)
+        space["composite_rd"] = Choice(COMPOSITE_RD_OPTIONS)
+    return space
 
 
 def train_split(matches: Sequence[Match]) -> Sequence[Match]:
@@ -171,25 +226,7 @@ class _Workers:
             self.pool.join()
 
 
-def keep_wins_above_half(overrides: Overrides) -> Overrides:
-    """Project a setting so that a match winner's outcome is never below 0.5.
-
-    ``s_w = 0.5 + match_win_bonus + margin_weight * margin_ratio`` with the ratio
-    down to ``-margin_clamp`` (a match won on games but lost on points), so the
-    floor holds when ``match_win_bonus >= margin_weight * margin_clamp``: the
-    bonus is raised to that, and where it would pass 0.5 the clamp is lowered.
-    """
-    o = dict(overrides)
-    weight, clamp = float(o["margin_weight"]), float(o["margin_clamp"])
-    need = weight * clamp
-    if need > o["match_win_bonus"]:
-        o["match_win_bonus"] = min(math.ceil(need * 1000) / 1000, 0.5)
-        if need > o["match_win_bonus"]:
-            o["margin_clamp"] = math.floor(0.5 / weight * 1000) / 1000
-    return o
-
-
-def _key(overrides: Overrides) -> tuple[tuple[str, float], ...]:
+def _key(overrides: Overrides) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(overrides.items()))
 
 
@@ -199,24 +236,23 @@ def search(
     budget: int,
     seed: int = 0,
     progress: Progress | None = None,
-    project: Callable[[Overrides], Overrides] | None = None,
+    space: Space | None = None,
 ) -> tuple[Overrides, float, int]:
     """Random batch, coordinate descent, then a pass back to ``start`` where it costs nothing.
 
-    Returns (best setting, its score, settings scored); never scores more than
-    ``budget`` settings. ``project`` maps every candidate into the allowed region.
-    The last pass resets each parameter to its ``start`` value when that keeps
-    the score within :data:`SIMPLIFY_TOLERANCE` of the best, so parameters that
-    do not matter on this history keep the ladder's values instead of noise.
+    Searches ``space`` (default :data:`SEARCH_SPACE`); returns (best setting, its
+    score, settings scored) and never scores more than ``budget`` settings. The
+    last pass resets each parameter to its ``start`` value when that keeps the
+    score within :data:`SIMPLIFY_TOLERANCE` of the best, so parameters that do
+    not matter on this history keep the ladder's values instead of noise.
     """
+    space = SEARCH_SPACE if space is None else space
     rng = random.Random(seed)
-    seen: dict[tuple[tuple[str, float], ...], float] = {}
+    seen: dict[tuple[tuple[str, Any], ...], float] = {}
 
     def run(batch: list[Overrides], limit: int = budget) -> None:
         fresh: list[Overrides] = []
         for o in batch:
-            if project is not None:
-                o = project(o)
             if _key(o) not in seen and len(seen) + len(fresh) < limit:
                 seen[_key(o)] = math.nan  # reserved, so duplicates in a batch run once
                 fresh.append(o)
@@ -226,51 +262,60 @@ def search(
             progress(len(fresh))
 
     def best() -> tuple[Overrides, float]:
-        key, value = min(seen.items(), key=lambda kv: (kv[1], kv[0]))
+        key, value = min(seen.items(), key=lambda kv: (kv[1], repr(kv[0])))
         return dict(key), value
 
-    start = {name: SEARCH_SPACE[name].clip(v) for name, v in start.items()}
-    if project is not None:
-        start = project(start)
-    simplify_reserve = min(len(SEARCH_SPACE), budget // 4)
+    start = {name: dim.clip(start[name]) for name, dim in space.items()}
+    simplify_reserve = min(len(space), budget // 4)
     descent_budget = budget - simplify_reserve
     randoms = [start] + [
-        {name: dim.clip(rng.uniform(dim.low, dim.high)) for name, dim in SEARCH_SPACE.items()}
+        {name: dim.draw(rng) for name, dim in space.items()}
         for _ in range(max(int(budget * RANDOM_SHARE) - 1, 0))
     ]
     run(randoms, descent_budget)
 
-    steps = {name: FIRST_STEP * (dim.high - dim.low) for name, dim in SEARCH_SPACE.items()}
+    numbers = {name: dim for name, dim in space.items() if isinstance(dim, Dimension)}
+    steps = {name: FIRST_STEP * (dim.high - dim.low) for name, dim in numbers.items()}
     while len(seen) < descent_budget:
         before = len(seen)
-        for name, dim in SEARCH_SPACE.items():
+        for name, dim in space.items():
             current, current_value = best()
             batch = []
-            for factor in (-1.0, 1.0, -0.5, 0.5):
-                candidate = dict(current)
-                candidate[name] = dim.clip(current[name] + factor * steps[name])
-                batch.append(candidate)
+            if isinstance(dim, Choice):
+                batch = [{**current, name: option} for option in dim.options]
+            else:
+                for factor in (-1.0, 1.0, -0.5, 0.5):
+                    value = dim.clip(current[name] + factor * steps[name])
+                    batch.append({**current, name: value})
             run(batch, descent_budget)
-            if best()[1] >= current_value:
+            if name in steps and best()[1] >= current_value:
                 steps[name] /= 2.0
         if len(seen) == before or all(
-            steps[n] < MIN_STEP * (d.high - d.low) for n, d in SEARCH_SPACE.items()
+            steps[n] < MIN_STEP * (d.high - d.low) for n, d in numbers.items()
         ):
             break  # nothing new left to try, or every step is already tiny
 
     chosen, chosen_value = best()
     ceiling = chosen_value + SIMPLIFY_TOLERANCE
-    for name in SEARCH_SPACE:
+    for name in space:
         if chosen[name] == start[name]:
             continue
         candidate = {**chosen, name: start[name]}
-        if project is not None:
-            candidate = project(candidate)
         run([candidate])
         value = seen.get(_key(candidate), math.inf)
         if value <= ceiling:
             chosen, chosen_value = candidate, value
     return chosen, chosen_value, len(seen)
+
+
+def _budgets(budget: int, parts: int) -> list[int]:
+    """``budget`` shared out over ``parts`` searches, the first ones taking any remainder."""
+    return [budget // parts + (1 if i < budget % parts else 0) for i in range(parts)]
+
+
+def is_team_history(matches: Sequence[Match]) -> bool:
+    """Whether any side has more than one player (then team methods differ)."""
+    return any(len(m.side_a) > 1 or len(m.side_b) > 1 for m in matches)
 
 
 def tune(
@@ -281,40 +326,58 @@ def tune(
     seed: int = 0,
     workers: int | None = None,
     progress: Progress | None = None,
-    win_floor: bool = False,
+    floor: bool = True,
 ) -> dict[str, Any]:
-    """Tune on the first half, then score tuned, default and peers on the second.
+    """Tune both outcome models on the first half, then score on the second.
 
-    ``win_floor`` keeps the search where winning a match never scores below 0.5
-    (:func:`keep_wins_above_half`); without it a match won on games but lost
-    clearly on points may count as less than half a win, which predicts better
-    but can lower a winner's rating.
+    Every setting tried has the wrong-way floor on (a ladder cannot switch it off);
+    ``floor=False`` searches with it off instead, to show what it costs or gains.
 
-    Returns ``{"params": {name: value}, "test": {system: metrics}}`` where
-    ``test`` has ``tuned``, ``default`` and each peer (``None`` metrics when a
-    peer's package is missing). ``params`` are the searched parameters only.
+    Returns ``{"params", "models", "test"}``: ``params`` is the chosen setting
+    (``outcome_model`` and the parameters searched for it); ``models`` each
+    outcome model's best setting and its training log-loss; ``test`` the held-out
+    metrics of ``tuned``, ``runner_up`` (the other model's best), ``default``
+    (the starting setting) and each peer (``None`` metrics when a peer's package
+    is missing).
     """
     global _WORK
+    if budget < 1:
+        raise EngineError("the budget must be at least 1 setting")
     matches = time_order(matches)
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
-    start: Overrides = {name: getattr(params, name) for name in SEARCH_SPACE}
-    _WORK = (matches, train_split(matches), params, _validated(matches, scoring_format))
+    base = params.with_overrides(wrong_way_floor=floor)
+    teams = is_team_history(matches)
+    _WORK = (matches, train_split(matches), base, _validated(matches, scoring_format))
     pool = _Workers(workers)
+    found: dict[str, dict[str, Any]] = {}
     try:
-        tuned, _, _ = search(
-            lambda batch: pool.map(_score_overrides, batch),
-            start,
-            budget,
-            seed=seed,
-            progress=progress,
-            project=keep_wins_above_half if win_floor else None,
-        )
-        tuned = {name: tuned[name] for name in SEARCH_SPACE}
+        for model, share in zip(OUTCOME_MODELS, _budgets(budget, len(OUTCOME_MODELS)), strict=True):
+            if share < 1:
+                continue
+            space = search_space(model, teams, stat_weights=bool(base.stat_weights))
+            fixed: Overrides = {"outcome_model": model}
+
+            def score(batch: list[Overrides], fixed: Overrides = fixed) -> list[float]:
+                return pool.map(_score_overrides, [{**fixed, **o} for o in batch])
+
+            setting, value, _ = search(
+                score,
+                {name: getattr(base, name) for name in space},
+                share,
+                seed=seed,
+                progress=progress,
+                space=space,
+            )
+            ordered = {name: setting[name] for name in space}  # the box's order, not sorted
+            found[model] = {"params": {**fixed, **ordered}, "train_logloss": value}
+        ranked = sorted(found, key=lambda m: (found[m]["train_logloss"], m))
+        tuned = found[ranked[0]]["params"]
         # The slowest peer first, so two processes finish together.
         jobs: list[tuple[str, Overrides | None]] = [
             ("trueskill", None),
             ("tuned", tuned),
+            *(("runner_up", found[m]["params"]) for m in ranked[1:2]),
             ("default", {}),
             *((name, None) for name in PEERS if name != "trueskill"),
         ]
@@ -322,28 +385,81 @@ def tune(
     finally:
         pool.close()
         _WORK = None
-    order = ("tuned", "default", *PEERS)
-    return {"params": tuned, "test": {name: report[name] for name in order}}
+    order = [name for name in ("tuned", "runner_up", "default", *PEERS) if name in report]
+    return {
+        "params": tuned,
+        "floor": floor,
+        "models": {m: found[m] for m in ranked},
+        "test": {name: report[name] for name in order},
+    }
+
+
+def best_peer(test: Mapping[str, Mapping[str, float | None]]) -> tuple[str, float] | None:
+    """The peer with the lowest held-out log-loss (None when no peer could run)."""
+    scores = [(test[p]["logloss"], p) for p in PEERS if test.get(p, {}).get("logloss") is not None]
+    if not scores:
+        return None
+    value, name = min(scores)  # type: ignore[type-var]
+    return name, float(value)  # type: ignore[arg-type]
+
+
+def gain_over_best_peer(result: Mapping[str, Any]) -> tuple[str, float, float] | None:
+    """(best peer, its log-loss, the tuned setting's relative gain over it: 0.02 is 2% better)."""
+    peer = best_peer(result["test"])
+    tuned = result["test"]["tuned"]["logloss"]
+    if peer is None or tuned is None:
+        return None
+    return peer[0], peer[1], (peer[1] - tuned) / peer[1]
+
+
+def _paste_value(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def ladder_settings(result: Mapping[str, Any]) -> str:
+    """The tuned setting as ``name: value`` lines, named as the ladder's settings are."""
+    return "\n".join(f"{name}: {_paste_value(v)}" for name, v in result["params"].items())
 
 
 def format_tune(result: dict[str, Any], params: Params, matches: int) -> str:
-    """The human report of :func:`tune`: the setting found, then the held-out table."""
+    """The human report of :func:`tune`: the setting found, the held-out table, the paste block."""
     half = warmup_size(matches)
+    models = result["models"]
+    chosen = result["params"]["outcome_model"]
     lines = [
         f"Tuned on the first {half} of {matches} matches; scored on the last "
         f"{matches - half}, which the search never saw.",
+        "Training log-loss by outcome model: "
+        + ", ".join(f"{m} {models[m]['train_logloss']:.4f}" for m in models)
+        + f"; chosen: {chosen}."
+        + ("" if result.get("floor", True) else " Searched with the wrong-way floor OFF."),
         "",
         "| parameter | start | tuned |",
         "| --- | --- | --- |",
     ]
     for name, value in result["params"].items():
-        lines.append(f"| {name} | {getattr(params, name):g} | {value:g} |")
-    lines += ["", format_table(result["test"]), ""]
-    tuned = result["params"]
-    if tuned["match_win_bonus"] < tuned["margin_weight"] * tuned["margin_clamp"]:
+        lines.append(f"| {name} | {_paste_value(getattr(params, name))} | {_paste_value(value)} |")
+    lines += ["", format_table(result["test"])]
+    if "runner_up" in result["test"]:
+        other = next(m for m in models if m != chosen)
+        lines.append(f"(runner_up: the best {other} setting.)")
+    gain = gain_over_best_peer(result)
+    if gain is not None:
+        peer, value, share = gain
+        word = "better" if share >= 0 else "worse"
         lines.append(
-            "Note: with this setting a match won on games but lost clearly on points "
-            "counts as less than half a win for the winner "
-            "(match_win_bonus < margin_weight x margin_clamp); --win-floor rules that out."
+            f"Held out, tuned log-loss {result['test']['tuned']['logloss']:.4f} against the best "
+            f"peer ({peer} {value:.4f}): {abs(share) * 100:.1f}% {word}."
+        )
+    lines.append("")
+    if result.get("floor", True):
+        lines += [
+            "Ladder settings (paste into the ladder's rating settings, "
+            "or apply them with manage.py tune ... --apply LADDER_SLUG):",
+            ladder_settings(result),
+        ]
+    else:
+        lines.append(
+            "Not for a ladder: searched with the wrong-way floor off, which a ladder never is."
         )
     return "\n".join(lines).rstrip("\n")

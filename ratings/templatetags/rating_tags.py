@@ -13,6 +13,7 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from ladder.models import format_rd
 from ratings.chart import MONTHS
 
 if TYPE_CHECKING:
@@ -35,25 +36,17 @@ def signed(value: float | None) -> str:
 
 
 @register.filter
-def points(value: float | None) -> str:
-    """Rating points rounded to whole points (an RD: 87); "–" for none. Cheaper than
-    ``floatformat:0`` in long tables."""
-    return "–" if value is None else f"{value:.0f}"
-
-
-@register.filter
 def trend(value: float | None) -> SafeString:
-    """The 30-day trend as an arrow and points, coloured; "–" without a match in that time."""
+    """The 30-day trend as an arrow and its size in rating units, coloured: 151 points read
+    "▲ 0.15" beside a rating of 4.52; "–" without a match in that time."""
     if value is None:
         return mark_safe('<span class="muted" title="No match in this period">–</span>')
-    points = round(value)
-    if points > 0:
-        return format_html('<span class="up" title="Up {} points">▲ {}</span>', points, points)
-    if points < 0:
-        return format_html(
-            '<span class="down" title="Down {} points">▼ {}</span>', -points, -points
-        )
-    return mark_safe('<span class="muted" title="No change">0</span>')
+    size = format_rd(abs(value))
+    if size == "0.00":
+        return mark_safe('<span class="muted" title="No change">0.00</span>')
+    if value > 0:
+        return format_html('<span class="up" title="Up {}">▲ {}</span>', size, size)
+    return format_html('<span class="down" title="Down {}">▼ {}</span>', size, size)
 
 
 @register.filter

@@ -53,22 +53,50 @@ def browser() -> Iterator[object]:
     os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
+# What Chromium writes to the console when the Content-Security-Policy blocks something.
+CSP_VIOLATION = ("Content Security Policy", "Refused to")
+
+
 @pytest.fixture
-def new_page(browser, live_server) -> Iterator[Callable[[], object]]:  # type: ignore[no-untyped-def]
-    """A factory of pages, each in its own browser context (its own cookies: its own user)."""
+def csp_violations() -> list[str]:
+    """Console messages of CSP violations seen by this test's pages (new_page fails on any)."""
+    return []
+
+
+@pytest.fixture
+def csp_expected() -> list[str]:
+    """Substrings of violations a test expects (the policy doing its job on a page it
+    does not own); new_page fails on every other one."""
+    return []
+
+
+@pytest.fixture
+def new_page(browser, live_server, csp_violations, csp_expected) -> Iterator[Callable[[], object]]:  # type: ignore[no-untyped-def]
+    """A factory of pages, each in its own browser context (its own cookies: its own user).
+
+    The site runs with its Content-Security-Policy; a test whose pages break it fails."""
     contexts = []
+
+    def on_console(message) -> None:  # type: ignore[no-untyped-def]
+        text = message.text
+        if any(marker in text for marker in CSP_VIOLATION) and not any(
+            expected in text for expected in csp_expected
+        ):
+            csp_violations.append(f"{message.location.get('url', '')}: {text}")
 
     def make():  # type: ignore[no-untyped-def]
         context = browser.new_context(
             base_url=live_server.url, viewport={"width": 1200, "height": 900}
         )
         context.set_default_timeout(10_000)
+        context.on("console", on_console)
         contexts.append(context)
         return context.new_page()
 
     yield make
     for context in contexts:
         context.close()
+    assert not csp_violations, "the Content-Security-Policy refused:\n" + "\n".join(csp_violations)
 
 
 @pytest.fixture

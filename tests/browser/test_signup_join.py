@@ -52,7 +52,7 @@ def test_sign_up_log_out_log_in_and_join(new_page, live_server, screenshot, sing
     card.get_by_label("I play regularly").check()
     card.get_by_role("button", name="Join Club Singles").click()
     expect(card.get_by_text("✓ Member")).to_be_visible()
-    expect(card.get_by_text("You start at 4.50 ± 200.")).to_be_visible()
+    expect(card.get_by_text("You start at 4.50 ± 0.20.")).to_be_visible()
     expect(card.locator("#members-singles")).to_have_text("1")
     assert page.url.endswith("/ladders/")  # joined in place, no page load
 
@@ -81,7 +81,7 @@ def test_join_works_without_javascript(browser, live_server, screenshot, singles
         page.get_by_label("I have a rating from league or tournament play").check()
         page.get_by_role("button", name="Join Club Singles").click()
         expect(
-            page.get_by_text("Welcome to Club Singles! You start at 5.50 ± 150.")
+            page.get_by_text("Welcome to Club Singles! You start at 5.50 ± 0.15.")
         ).to_be_visible()
         screenshot(page, "join_without_js")
     finally:

@@ -36,6 +36,8 @@ def ladder_form(**overrides):
         "scale_factor": "400",
         "repetition_alpha": "0.2",
         "diversity_threshold": "0.2",
+        "outcome_model": "margin_information",
+        "margin_boost": "1",
         "match_win_bonus": "0.4",
         "margin_weight": "0.25",
         "margin_clamp": "0.25",
@@ -48,6 +50,8 @@ def ladder_form(**overrides):
         "initial_volatility": "0.06",
         "lookback_days": "90",
         "rating_period_days": "7",
+        "ranked_min_matches": "5",
+        "ranked_rd": "120",
         "max_report_age_days": "14",
         "confirm_within_hours": "168",
         "max_pending_reports": "10",
@@ -64,8 +68,12 @@ def test_moderator_opens_the_changelist_and_a_ladder(client, mod, ladder):
     assert response.status_code == 200
     assert "Club Singles" in response.content.decode()
     page = client.get(reverse("admin:ladder_ladder_change", args=[ladder.pk])).content.decode()
-    for heading in ("Basics", "Scoring", "Rating method and parameters", "Match policy"):
+    for heading in ("Basics", "Scoring", "Rating method and parameters", "Ranking", "Match policy"):
         assert heading in page
+    for field in ("outcome_model", "margin_boost", "ranked_min_matches", "ranked_rd"):
+        assert f'name="{field}"' in page
+    # The wrong-way floor is always on for a ladder: nothing to switch it off with.
+    assert "wrong_way_floor" not in page
 
 
 def test_moderator_adds_a_ladder(client, mod):
@@ -75,6 +83,22 @@ def test_moderator_adds_a_ladder(client, mod):
     assert response.status_code == 302, response.context["adminform"].form.errors
     ladder = Ladder.objects.get(slug="mixed")
     assert (ladder.team_size, ladder.best_of, ladder.points_per_game) == (2, 3, 21)
+
+
+def test_moderator_sets_the_outcome_model_and_ranking(client, mod):
+    client.force_login(mod)
+    form = ladder_form(
+        outcome_model="score", margin_boost="2.5", ranked_min_matches="8", ranked_rd="90"
+    )
+    assert client.post(ADD, form).status_code == 302
+    ladder = Ladder.objects.get(slug="mixed")
+    assert (ladder.ranked_min_matches, ladder.ranked_rd) == (8, 90.0)
+    params = ladder.params()
+    assert (params.outcome_model, params.margin_boost, params.wrong_way_floor) == (
+        "score",
+        2.5,
+        True,
+    )
 
 
 def test_moderator_adds_a_member_inline_with_a_self_assessment(client, mod, ladder, outsider):
@@ -108,6 +132,14 @@ def test_moderator_adds_a_member_inline_with_a_self_assessment(client, mod, ladd
         ({"method_options": "not json"}, "method_options"),
         ({"rating_min": "5000", "rating_max": "4000"}, "rating_max"),
         ({"tau": "0"}, "tau"),
+        ({"outcome_model": "best_guess"}, "outcome_model"),
+        ({"margin_boost": "-0.5"}, "margin_boost"),
+        ({"margin_boost": "11"}, "margin_boost"),
+        ({"ranked_min_matches": "0"}, "ranked_min_matches"),
+        ({"ranked_rd": "0"}, "ranked_rd"),
+        ({"ranked_rd": "501"}, "ranked_rd"),
+        ({"team_method": "performance_weighted"}, "team_method"),
+        ({"method_options": '{"wrong_way_floor": false}'}, "method_options"),
     ],
 )
 def test_invalid_parameters_are_refused(client, mod, overrides, field):
@@ -116,6 +148,23 @@ def test_invalid_parameters_are_refused(client, mod, overrides, field):
     assert response.status_code == 200
     assert field in response.context["adminform"].form.errors
     assert not Ladder.objects.exists()
+
+
+def test_bad_settings_on_an_existing_ladder_change_nothing(client, mod, ladder):
+    client.force_login(mod)
+    url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
+    before = Ladder.objects.filter(pk=ladder.pk).values().get()
+    form = ladder_form(
+        name="Club Singles", slug="singles", team_size="1", team_method="performance_weighted"
+    )
+    response = client.post(url, form)
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert errors["team_method"] == [
+        "Performance weighted needs stat weights: without them it would silently be "
+        "composite_opponent; set the ladder's stat weights or choose another team method."
+    ]
+    assert Ladder.objects.filter(pk=ladder.pk).values().get() == before
 
 
 def test_a_member_cannot_get_into_the_admin(client, alice, ladder):

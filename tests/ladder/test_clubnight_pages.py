@@ -408,3 +408,68 @@ def test_api_in_the_schema(client):
     }
     assert {"matches", "byes", "exact"} <= set(components[response.rsplit("/", 1)[1]]["properties"])
     assert {"400", "401", "403", "404"} <= set(operation["responses"])
+
+
+# ---- ranked status and ± in display units (RATINGS.md §8) --------------------------------------
+
+
+@pytest.fixture
+def standings(hall, doubles):  # type: ignore[no-untyped-def]
+    """alice ranked, bob provisional (RD grown past 120 by three idle weeks), charlie
+    inactive, the others not rated yet."""
+    today = timezone.localdate()
+    for user, rd, last in (
+        (hall[0], 80.0, today - timedelta(days=3)),
+        (hall[1], 119.0, today - timedelta(days=21)),
+        (hall[2], 60.0, today - timedelta(days=200)),
+    ):
+        PlayerRating.objects.create(
+            ladder=doubles,
+            user=user,
+            rating=5000.0,
+            rd=rd,
+            volatility=0.06,
+            matches=12,
+            last_played=last,
+            established_until=None,  # club night works it out from the state
+        )
+    return hall
+
+
+def test_the_page_shows_status_and_rd_in_display_units(client, standings, doubles, alice):
+    client.force_login(alice)
+    response = client.get(url(doubles))
+    people = response.context["people"]
+    assert [people[n].status for n in ("alice", "bob", "charlie", "dave")] == [
+        "ranked", "provisional", "inactive", clubnight.UNRATED
+    ]  # fmt: skip
+    html = response.content.decode()
+
+    def line(username: str) -> str:
+        start = html.index(f'value="{username}"')
+        return html[start : html.index("</label>", start)]
+
+    assert "5.00 ± 0.08 · 12 played" in line("alice")
+    # Provisional: "?" after the rating, RD grown to today (120.4) in display units.
+    assert ">?</span> ± 0.12 · 12 played" in line("bob") and "5.00" in line("bob")
+    assert "· inactive" in line("charlie") and "?" not in line("charlie")
+    assert "± 0.25 · 0 played" in line("dave")  # the ladder's default start, not rated yet
+
+
+def test_the_api_round_lists_everyone_with_status(standings, doubles, alice):
+    present = [u.username for u in standings[:4]]
+    body = api(alice).post(api_url(doubles), {"present": present}, format="json").json()
+    players = {p["username"]: p for p in body["players"]}
+    assert [p["username"] for p in body["players"]] == present
+    assert players["alice"] == {
+        "username": "alice",
+        "rating": 5000.0,
+        "rating_display": "5.00",
+        "rd": 80.0,
+        "rd_display": "0.08",
+        "status": "ranked",
+    }
+    assert players["bob"]["status"] == "provisional" and players["bob"]["rd"] > 120
+    assert players["bob"]["rd_display"] == "0.12"
+    assert players["charlie"]["status"] == "inactive"
+    assert players["dave"]["status"] == "unrated" and players["dave"]["rd_display"] == "0.25"

@@ -154,7 +154,7 @@ def test_htmx_post_swaps_in_the_member_tag(client, outsider, ladder):
     response = client.post(join_url(), {"level": "4.5", "certainty": "regular"}, **HX)
     page = response.content.decode()
     assert response.status_code == 200
-    assert "✓ Member" in page and "You start at 4.50 ± 200." in page
+    assert "✓ Member" in page and "You start at 4.50 ± 0.20." in page
     assert '<dd id="members-singles" hx-swap-oob="true">1</dd>' in page
     assert Membership.objects.filter(user=outsider, ladder=ladder).exists()
 

@@ -7,7 +7,7 @@ from dataclasses import fields
 import pytest
 from django.core.exceptions import ValidationError
 
-from ladder.models import PARAM_FIELDS, Ladder, format_rating
+from ladder.models import PARAM_FIELDS, Ladder, format_rating, format_rd
 from ratings.engine.formats import get_format
 from ratings.engine.types import Params
 
@@ -38,6 +38,8 @@ def test_every_explicit_param_field_reaches_params():
         "scale_factor": 350.0,
         "repetition_alpha": 0.3,
         "diversity_threshold": 0.25,
+        "outcome_model": "score",
+        "margin_boost": 2.5,
         "match_win_bonus": 0.35,
         "margin_weight": 0.2,
         "margin_clamp": 0.3,
@@ -165,6 +167,10 @@ def test_bad_bounds_are_refused():
 def test_display_helpers():
     assert format_rating(4500) == "4.50"
     assert format_rating(None) == "–"
+    # RATINGS.md §8: ± RD in display units, two decimals.
+    assert [format_rd(x) for x in (189, 120, 250, 4.9, 5.1, None)] == [
+        "0.19", "0.12", "0.25", "0.00", "0.01", "–"
+    ]  # fmt: skip
     assert Ladder(team_size=1).team_label == "Singles"
     assert Ladder(team_size=2).team_label == "Doubles"
     assert Ladder(team_size=5).team_label == "5 a side"
@@ -179,3 +185,89 @@ def test_display_helpers():
         team_method="performance_weighted",
         method_options={"stat_weights": {"kills": 1, "adr": 0.1}},
     ).stat_names == ["adr", "kills"]
+
+
+# ---- RATINGS.md v2: outcome model, margin boost, the floor, ranked settings --------------------
+
+
+def test_the_wrong_way_floor_is_always_on_for_a_ladder():
+    """RATINGS.md §2 and §3 step 9: no field, no option switches it off."""
+    assert Ladder().params().wrong_way_floor is True
+    assert Ladder(outcome_model="score", match_win_bonus=0.05).params().wrong_way_floor is True
+    assert not any(f.name == "wrong_way_floor" for f in Ladder._meta.get_fields())
+    errors = errors_of(valid_ladder(method_options={"wrong_way_floor": False}))
+    assert "method_options" in errors
+
+
+def test_new_ladders_use_margin_as_information():
+    ladder = valid_ladder()
+    ladder.full_clean()
+    assert (ladder.outcome_model, ladder.margin_boost) == ("margin_information", 1.0)
+    assert (ladder.ranked_min_matches, ladder.ranked_rd) == (5, 120.0)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "message"),
+    [
+        ({"margin_boost": -0.5}, "margin_boost", "Margin boost must be between 0 and 10."),
+        ({"margin_boost": 10.5}, "margin_boost", "Margin boost must be between 0 and 10."),
+        ({"margin_boost": float("nan")}, "margin_boost", "Margin boost must be a finite number."),
+        (
+            {"team_method": "performance_weighted"},
+            "team_method",
+            "Performance weighted needs stat weights: without them it would silently be "
+            "composite_opponent; set the ladder's stat weights or choose another team method.",
+        ),
+        (
+            {"team_method": "performance_weighted", "method_options": {"stat_weights": {}}},
+            "team_method",
+            "Performance weighted needs stat weights",
+        ),
+        ({"ranked_min_matches": 0}, "ranked_min_matches", "greater than or equal to 1"),
+        ({"ranked_rd": 0.0}, "ranked_rd", "The ranked RD must be above 0."),
+        ({"ranked_rd": -5.0}, "ranked_rd", "The ranked RD must be above 0."),
+        ({"ranked_rd": 500.5}, "ranked_rd", "The ranked RD cannot exceed the RD maximum."),
+        (
+            {"rd_max": 300.0, "initial_rd": 200.0, "ranked_rd": 301.0},
+            "ranked_rd",
+            "The ranked RD cannot exceed the RD maximum.",
+        ),
+    ],
+)
+def test_bad_v2_settings_are_refused_with_a_clear_message(overrides, field, message):
+    errors = errors_of(valid_ladder(**overrides))
+    assert any(message in text for text in errors[field]), errors
+
+
+def test_an_unknown_outcome_model_is_refused():
+    assert "outcome_model" in errors_of(valid_ladder(outcome_model="best_guess"))
+
+
+def test_the_engine_is_the_one_place_parameters_are_checked(monkeypatch):
+    """Ladder.clean asks the engine's validate_params and maps its messages to fields."""
+    import ladder.models as models
+    from ratings.engine.types import EngineError
+
+    def refuse(params):  # type: ignore[no-untyped-def]
+        raise EngineError(
+            "margin_boost must be odd; tau must be even; or else; "
+            "stat weight for 'k' must be a finite number"
+        )
+
+    monkeypatch.setattr(models, "validate_params", refuse)
+    errors = errors_of(valid_ladder())
+    assert errors["margin_boost"] == ["Margin boost must be odd."]
+    # A "; " inside one message (not before a parameter's name) stays in that message.
+    assert errors["tau"] == ["Tau must be even; or else."]
+    assert errors["method_options"] == ["Stat weight for 'k' must be a finite number."]
+
+
+def test_edge_values_are_accepted():
+    for overrides in (
+        {"margin_boost": 0.0},
+        {"margin_boost": 10.0},
+        {"ranked_rd": 500.0, "ranked_min_matches": 1},
+        {"team_method": "performance_weighted", "method_options": {"stat_weights": {"k": 1}}},
+        {"outcome_model": "score", "match_win_bonus": 0.0},
+    ):
+        valid_ladder(**overrides).full_clean()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from ladder import env
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION = {
     "DEBUG": "0",
+    "CACHE_URL": "redis://cache.example.org:6379/2",
     "SECRET_KEY": "x7!kq9-production-secret-that-is-long-and-random-enough-2026-abcdefgh",
     "ALLOWED_HOSTS": "ladder.example.org",
     "DATABASE_URL": "postgres://ladder:secret@db.example.org:5432/ladder",
@@ -27,7 +29,8 @@ def run_manage(*args: str, **environ: str) -> subprocess.CompletedProcess[str]:
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k not in PRODUCTION and k not in ("TEST_DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")
+        if k not in PRODUCTION
+        and k not in ("TEST_DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "SECRET_KEY")
     }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
@@ -43,6 +46,43 @@ def test_check_deploy_with_production_settings_reports_nothing() -> None:
     result = run_manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues (0 silenced)." in result.stdout
+
+
+def test_debug_is_off_unless_set() -> None:
+    """DEBUG unset is production: a forgotten variable publishes no tracebacks."""
+    minimal = {
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "ladder.example.org",
+        "DATABASE_URL": "postgres://ladder:secret@db.example.org:5432/ladder",
+        "CACHE_URL": "redis://cache.example.org:6379/2",
+    }
+    shown = run_manage(
+        "shell",
+        "--verbosity",
+        "0",
+        "-c",
+        "from django.conf import settings; print(settings.DEBUG)",
+        **minimal,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip() == "False"
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", **minimal)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues (0 silenced)." in result.stdout
+
+
+def test_debug_unset_without_a_secret_key_refuses_to_start() -> None:
+    result = run_manage("check")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off." in result.stderr
+
+
+def test_check_deploy_warns_when_the_throttles_count_per_process() -> None:
+    settings = {k: v for k, v in PRODUCTION.items() if k != "CACHE_URL"}
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", **settings)
+    assert result.returncode != 0
+    assert "ladder.W001" in result.stderr + result.stdout
+    assert "CACHE_URL" in result.stderr + result.stdout
 
 
 def test_production_refuses_to_start_without_secret_key() -> None:

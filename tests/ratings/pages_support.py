@@ -8,7 +8,8 @@ from datetime import UTC, date, datetime, timedelta
 
 from accounts.models import User
 from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
-from ratings.models import PlayerRating, listing_of
+from ratings.engine.types import PlayerState
+from ratings.models import PlayerRating, established_until, ladder_standing, listing_of
 from ratings.pipeline import rate_ladder
 from tests.factories import MembershipFactory, UserFactory
 
@@ -43,6 +44,14 @@ def rated(ladder: Ladder, user: User, **fields: object) -> PlayerRating:
     values.update(fields)
     membership = Membership.objects.filter(ladder=ladder, user=user).first()
     values.setdefault("listing", listing_of(membership))  # as the pipeline sets it
+    state = PlayerState(
+        values["rating"],  # type: ignore[arg-type]
+        values["rd"],  # type: ignore[arg-type]
+        values["volatility"],  # type: ignore[arg-type]
+        values["matches"],  # type: ignore[arg-type]
+        values["last_played"],  # type: ignore[arg-type]
+    )
+    values.setdefault("established_until", established_until(state, *ladder_standing(ladder)))
     return PlayerRating.objects.create(ladder=ladder, user=user, **values)
 
 

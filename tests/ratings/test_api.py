@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from ratings.models import PlayerRating
+from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import rate_ladder
 from tests.factories import LadderFactory, MembershipFactory, hide
 from tests.ratings.pages_support import NOON, TODAY, member, play, rated
@@ -63,7 +63,10 @@ def test_leaderboard_shape(api, club):
         "rating": 6000.0,
         "rating_display": "6.00",
         "rd": 50.0,
+        "rd_today": 50.0,
+        "rd_display": "0.05",
         "trend": None,
+        "trend_display": None,
         "wins": 20,
         "losses": 10,
         "matches": 30,
@@ -75,6 +78,11 @@ def test_leaderboard_shape(api, club):
     assert ann_row["status"] == "provisional" and ann_row["rank"] is None
     assert ann_row["rating"] == pytest.approx(stored.rating)
     assert ann_row["trend"] == pytest.approx(stored.rating - 4500.0)  # all within 30 days
+    # Display forms beside the raw numbers (RATINGS.md §8): RD and trend in rating units.
+    assert ann_row["rd"] == pytest.approx(stored.rd)
+    assert ann_row["rd_display"] == f"{stored.rd / 1000:.2f}"  # played 5 days ago: not grown
+    trend = stored.rating - 4500.0
+    assert ann_row["trend_display"] == f"{'+' if trend > 0 else '-'}{abs(trend) / 1000:.2f}"
     assert (ann_row["wins"], ann_row["losses"], ann_row["matches"]) == (2, 1, 3)
 
 
@@ -134,8 +142,15 @@ def test_history_shape(api, club):
         "match", "ladder", "played_on", "side", "partners", "opponents", "score", "won",
         "rating_before", "rating_after", "rd_before", "rd_after", "volatility_before",
         "volatility_after", "expected", "outcome", "repetition_weight", "diversity_ratio",
-        "gate_open", "performance_weight", "change", "explanation",
+        "gate_open", "performance_weight", "change", "explanation", "margin_multiplier",
+        "floor_applied", "rating_after_display", "rd_after_display",
     }  # fmt: skip
+    stored = RatingChange.objects.get(match_id=newest["match"], user=ann)
+    assert newest["margin_multiplier"] == pytest.approx(stored.margin_multiplier)
+    assert stored.margin_multiplier > 1  # 21-10 21-11: a clear win counts more
+    assert newest["floor_applied"] is stored.floor_applied is False
+    assert newest["rd_after_display"] == f"{stored.rd_after / 1000:.2f}"
+    assert newest["rating_after_display"] == f"{stored.rating_after / 1000:.2f}"
     assert (
         newest["ladder"] == "club"
         and newest["played_on"] == (TODAY - timedelta(days=5)).isoformat()
@@ -148,7 +163,9 @@ def test_history_shape(api, club):
     assert "third match against Ben N in 90 days, counted at 0.71" in newest["explanation"]
     lost = body["results"][1]
     assert lost["won"] is False and lost["score"] == "19-21 17-21" and lost["change"] < 0
-    assert body["results"][2]["explanation"].endswith("first rated match, starting from 4.50 ± 250")
+    assert body["results"][2]["explanation"].endswith(
+        "first rated match, starting from 4.50 ± 0.25"
+    )
 
 
 def test_history_per_ladder_and_pages(api, club, db):

@@ -96,15 +96,52 @@ def test_backtest_reports_bad_lines(tmp_path):
 
 def test_tune_json(small_file):
     result = json.loads(run("tune", str(small_file), "--budget", "4", "--workers", "1", "--json"))
-    assert set(result) == {"params", "test"}
-    assert list(result["test"]) == ["tuned", "default", "glicko2", "elo", "trueskill", "openskill"]
-    assert "scale_factor" in result["params"]
+    assert set(result) == {"params", "floor", "models", "test"}
+    assert list(result["test"]) == [
+        "tuned",
+        "runner_up",
+        "default",
+        "glicko2",
+        "elo",
+        "trueskill",
+        "openskill",
+    ]
+    assert "scale_factor" in result["params"] and "outcome_model" in result["params"]
+    assert set(result["models"]) == {"margin_information", "score"}
 
 
 def test_tune_table(small_file):
     text = run("tune", str(small_file), "--budget", "4", "--workers", "1")
     assert "Tuned on the first 60 of 120 matches" in text
     assert "| tuned |" in text
+    assert "Ladder settings (paste" in text and "\noutcome_model: " in text
+
+
+CSGO = ["--format", "generic", "--points-per-game", "16", "--method", "performance_weighted"]
+
+
+def test_backtest_stat_weights_option():
+    path = str(DATA / "csgo_5v5_2022.csv")
+    by_option = run(
+        "backtest", path, *CSGO, "--stat-weight", "kills=1", "--stat-weight", "deaths=-1", "--json"
+    )
+    by_param = run("backtest", path, *CSGO, "--param", "stat_weights=kills:1,deaths:-1", "--json")
+    assert json.loads(by_option) == json.loads(by_param)
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ([], "performance_weighted needs stat weights: give each stat's weight with --stat-weight"),
+        (["--stat-weight", "kills"], "write it as NAME=WEIGHT"),
+        (["--stat-weight", "kills=lots"], "the weight must be a number"),
+        (["--stat-weight", "kills=nan"], "finite"),
+        (["--stat-weight", "kils=1"], "kils: no match has such a stat"),
+    ],
+)
+def test_backtest_stat_weights_refused_clearly(args, message):
+    with pytest.raises(CommandError, match=message):
+        run("backtest", str(DATA / "csgo_5v5_2022.csv"), *CSGO, *args)
 
 
 def test_tune_apply_needs_a_ladder(small_file):

@@ -23,7 +23,10 @@ def change(**fields: object) -> RatingChange:
         "rd_after": 85.0,
         "volatility_after": 0.06,
         "expected": 0.31,
-        "outcome": 0.82,
+        "outcome": 1.0,
+        "won": True,
+        "margin_multiplier": 1.0,
+        "floor_applied": False,
         "repetition_weight": 1.0,
         "diversity_ratio": 0.8,
         "gate_open": True,
@@ -40,32 +43,83 @@ SEEN_BEFORE = Context(
 
 
 def test_the_example_of_the_product_page():
-    text = explain(change(repetition_weight=1 / 1.4), SEEN_BEFORE)
+    text = explain(change(repetition_weight=1 / 1.4, margin_multiplier=2.0), SEEN_BEFORE)
     assert text == (
-        "expected 0.31, won 21-12 21-15: +84; third match against Sam in 90 days, counted at 0.71"
+        "expected 0.31, won 21-12 21-15: +84; a clear win: counted 2.0× a narrow one;"
+        " third match against Sam in 90 days, counted at 0.71"
     )
 
 
 def test_a_loss_and_its_sign():
     text = explain(
-        change(outcome=0.2, expected=0.64, rating_after=4437.6),
+        change(outcome=0.0, won=False, expected=0.64, rating_after=4437.6),
         Context(score="15-21 19-21", opponents=("Sam",), previous_rd=90.0, previous_played_on=DAY),
     )
     assert text == "expected 0.64, lost 15-21 19-21: -62"
 
 
-def test_a_win_that_costs_points_and_a_loss_that_gains():
-    narrow = explain(change(expected=0.98, outcome=0.93, rating_after=4498.8), SEEN_BEFORE)
+def test_won_is_the_stored_result_not_the_outcome():
+    # Under the score model with a small bonus a win can count below 0.5: still a win.
+    text = explain(
+        change(outcome=0.45, won=True),
+        Context(score="21-19", outcome_model="score", has_previous=False),
+    )
+    assert text.startswith("expected 0.31, won 21-19: +84")
+
+
+def test_how_much_the_margin_counted():
+    """margin_information (RATINGS.md §3 step 2): m = 1 + boost at a clear margin, less below."""
+    partial = explain(change(margin_multiplier=1.38), SEEN_BEFORE)
+    assert partial.endswith("; the margin counted: 1.4× a narrow win")
+    clear_loss = explain(
+        change(won=False, outcome=0.0, rating_after=4450.0, margin_multiplier=2.0), SEEN_BEFORE
+    )
+    assert (
+        clear_loss
+        == "expected 0.31, lost 21-12 21-15: -50; a clear loss: counted 2.0× a narrow one"
+    )
+    boosted = Context(score="21-5", margin_boost=3.0, has_previous=False)
+    assert explain(change(margin_multiplier=4.0), boosted).endswith(
+        "; a clear win: counted 4.0× a narrow one"
+    )
+    assert explain(change(margin_multiplier=2.0), boosted).endswith(
+        "; the margin counted: 2.0× a narrow win"
+    )
+    # The narrowest win counts once: nothing to say.
+    assert explain(change(), SEEN_BEFORE) == "expected 0.31, won 21-12 21-15: +84"
+
+
+def test_the_wrong_way_floor_is_explained():
+    """RATINGS.md §3 step 9: under the score model a narrow win over a much weaker player
+    would lower the winner; the floor keeps the rating, and the explanation says so."""
+    score = Context(
+        score="21-19 21-19", opponents=("Sam",), outcome_model="score", has_previous=False
+    )
+    narrow = explain(
+        change(expected=0.98, outcome=0.93, rating_after=4500.0, floor_applied=True), score
+    )
     assert narrow == (
-        "expected 0.98, won 21-12 21-15: -1; a narrower win than expected: the result counted 0.93"
+        "expected 0.98, won 21-19 21-19: 0; a narrow win against a weaker player: no change"
+        " (a win never lowers a rating); the score counted 0.93 of a win"
     )
     close = explain(
-        change(expected=0.2, outcome=0.35, rating_after=4530.0),
-        Context(score="19-21 20-22", previous_rd=90.0, previous_played_on=DAY),
+        change(won=False, expected=0.2, outcome=0.35, rating_after=4500.0, floor_applied=True),
+        Context(
+            score="19-21 20-22",
+            opponents=("Sam", "Kim"),
+            outcome_model="score",
+            has_previous=False,
+        ),
     )
-    assert close == (
-        "expected 0.20, lost 19-21 20-22: +30; a closer loss than expected: the result counted 0.35"
+    assert close.startswith(
+        "expected 0.20, lost 19-21 20-22: 0; a close loss against a stronger side: no change"
+        " (a loss never raises a rating)"
     )
+    # Without the floor, the score model says how the score counted; no floor note.
+    plain = explain(change(outcome=0.9625), score)
+    assert plain == "expected 0.31, won 21-19 21-19: +84; the score counted 0.96 of a win"
+    # Under margin_information the notes of the score model never appear.
+    assert "score counted" not in explain(change(outcome=1.0, floor_applied=True), SEEN_BEFORE)
 
 
 def test_a_change_that_rounds_to_nothing():
@@ -89,9 +143,15 @@ def test_inactivity_and_the_first_match():
         change(played_on=date(2024, 6, 1), rd_before=140.0),
         Context(score="21-12 21-15", previous_rd=70.0, previous_played_on=date(2024, 1, 1)),
     )
-    assert back.endswith("; first match in 152 days: RD had grown from 70 to 140")
+    assert back.endswith("; first match in 152 days: RD had grown from ± 0.07 to ± 0.14")
     first = explain(change(rd_before=250.0), Context(score="21-12 21-15"))
-    assert first.endswith("; first rated match, starting from 4.50 ± 250")
+    assert first.endswith("; first rated match, starting from 4.50 ± 0.25")
+    # A growth that reads the same in display units is still a long break.
+    small = explain(
+        change(rd_before=84.0),
+        Context(score="21-12 21-15", previous_rd=80.0, previous_played_on=date(2024, 1, 1)),
+    )
+    assert small.endswith("; first match in 152 days: RD had grown a little, to ± 0.08")
     # A week or two off grows RD a little, as every week does: not worth a note.
     short = explain(
         change(rd_before=92.0),
@@ -119,7 +179,7 @@ def test_everything_at_once_in_order():
         ),
     )
     assert text == (
-        "expected 0.31, won 21-12 21-15: +84; first match in 61 days: RD had grown from 80 to 90;"
+        "expected 0.31, won 21-12 21-15: +84; first match in 61 days: RD had grown from ± 0.08 to ± 0.09;"
         " second match against Sam in 60 days, counted at 0.83;"
         " RD kept from shrinking: 10% different opponents in 60 days (needs 25%);"
         " performance weight 1.10 (above the side's average)"

@@ -65,9 +65,80 @@ def test_tune_apply_stores_the_settings_and_replays(rated) -> None:  # type: ign
     tuned = json.loads(text[: text.rindex("}") + 1])["params"]
     ladder = Ladder.objects.get(pk=rated.pk)
     for name, value in tuned.items():
-        assert getattr(ladder, name, ladder.method_options.get(name)) == pytest.approx(value)
+        stored = getattr(ladder, name, ladder.method_options.get(name))
+        assert stored == (value if isinstance(value, str) else pytest.approx(value))
     assert f"Applied the tuned settings to {ladder.slug}" in text
     assert_equals_replay(ladder)
+
+
+def test_tune_a_file_and_apply_it_to_a_ladder(rated, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "history.csv"
+    path.write_text(run("export_matches", "--ladder", rated.slug), encoding="utf-8")
+    text = run("tune", str(path), "--budget", "6", "--workers", "1", "--apply", rated.slug)
+    tuned = json.loads(text[: text.rindex("}") + 1])["params"]
+    ladder = Ladder.objects.get(pk=rated.pk)
+    assert ladder.outcome_model == tuned["outcome_model"]
+    assert_equals_replay(ladder)
+
+
+def fake_tune(params):  # type: ignore[no-untyped-def]
+    """A tune() that returns `params` without searching (settings this ladder model has today)."""
+
+    def tune(matches, base, scoring_format, **kwargs):  # type: ignore[no-untyped-def]
+        return {"params": params, "floor": True, "models": {}, "test": {}}
+
+    return tune
+
+
+def test_apply_slug_sets_the_ladder_and_rerates_it(rated, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ratings.engine import tune as tune_module
+
+    before = sorted(
+        RatingChange.objects.filter(ladder=rated).values_list("rating_after", flat=True)
+    )
+    setting = {"scale_factor": 260.0, "initial_rd": 400.0, "tau": 0.7}
+    monkeypatch.setattr(tune_module, "tune", fake_tune(setting))
+    path = tmp_path / "history.csv"
+    path.write_text(run("export_matches", "--ladder", rated.slug), encoding="utf-8")
+    text = run("tune", str(path), "--apply", rated.slug)
+    ladder = Ladder.objects.get(pk=rated.pk)
+    assert (ladder.scale_factor, ladder.initial_rd, ladder.tau) == (260.0, 400.0, 0.7)
+    assert f"Applied the tuned settings to {ladder.slug}" in text
+    assert_equals_replay(ladder)
+    after = sorted(
+        RatingChange.objects.filter(ladder=ladder).values_list("rating_after", flat=True)
+    )
+    assert after != before
+
+
+@pytest.mark.parametrize(
+    "setting,message",
+    [
+        ({"scale_factor": -5.0}, "do not fit"),  # the model's validators
+        ({"team_method": "performance_weighted"}, "stat weights"),  # the engine's validation
+        ({"no_such_setting": 1.0}, "has no setting no_such_setting"),
+    ],
+)
+def test_apply_refuses_settings_the_ladder_does_not_take(
+    rated, tmp_path, monkeypatch, setting, message
+) -> None:  # type: ignore[no-untyped-def]
+    from django.core.management.base import CommandError
+
+    from ratings.engine import tune as tune_module
+
+    monkeypatch.setattr(tune_module, "tune", fake_tune(setting))
+    path = tmp_path / "history.csv"
+    path.write_text(run("export_matches", "--ladder", rated.slug), encoding="utf-8")
+    with pytest.raises(CommandError, match=message):
+        run("tune", str(path), "--apply", rated.slug)
+    assert Ladder.objects.get(pk=rated.pk).scale_factor == rated.scale_factor
+
+
+def test_apply_without_a_slug_needs_a_ladder(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="--apply LADDER_SLUG"):
+        run("tune", str(tmp_path / "x.csv"), "--apply")
 
 
 def test_a_new_starting_rating_replays_the_ladder(

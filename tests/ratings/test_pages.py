@@ -12,6 +12,8 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from ratings import queries
+from ratings.engine.predict import inflated_rd
+from ratings.engine.types import PlayerState
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import rate_ladder
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, hide
@@ -31,17 +33,26 @@ def board(db):  # type: ignore[no-untyped-def]
     ladder = LadderFactory(name="Board", slug="board", lookback_days=90)
     users = {}
     for name, fields in {
-        "ria": dict(
-            rating=5200.0,
-            rd=120.0,
-            matches=5,
-            wins=4,
-            losses=1,
+        "ria": dict(rating=5200.0, rd=120.0, matches=5, wins=4, losses=1),
+        "rob": dict(
+            rating=4800.0,
+            rd=60.0,
+            matches=20,
+            wins=12,
+            losses=8,
             last_played=TODAY - timedelta(days=90),
         ),
-        "rob": dict(rating=4800.0, rd=60.0, matches=20, wins=12, losses=8),
         "pam": dict(rating=6000.0, rd=120.5, matches=30, wins=25, losses=5),
         "pat": dict(rating=5900.0, rd=50.0, matches=4, wins=4, losses=0),
+        # RD 119 after the last match, three weeks ago: grown by 3 periods to 120.4 today.
+        "ivy": dict(
+            rating=5500.0,
+            rd=119.0,
+            matches=12,
+            wins=6,
+            losses=6,
+            last_played=TODAY - timedelta(days=21),
+        ),
         "ian": dict(
             rating=7004.9,
             rd=50.0,
@@ -65,13 +76,16 @@ def test_ranked_provisional_and_inactive_apart_at_the_boundaries(client, board):
     ladder, users = board
     response = client.get("/ladders/board/")
     assert response.status_code == 200
-    # RD exactly 120 with exactly 5 matches, last played exactly lookback_days ago: ranked.
-    # RD 120.5 or 4 matches: provisional; 91 days ago: inactive. Each section by rating.
+    # RD exactly 120 today with exactly 5 matches: ranked; last played exactly lookback_days
+    # ago (RD grown to 70 since): ranked. RD 120.5, 4 matches, or an RD of 119 grown to 120.4
+    # by three idle weeks (RATINGS.md §8: RD after inflation to today): provisional; 91 days
+    # ago: inactive. Each section by rating.
     assert statuses(response) == [
         ("ria", "ranked", 1),
         ("rob", "ranked", 2),
         ("pam", "provisional", None),
         ("pat", "provisional", None),
+        ("ivy", "provisional", None),
         ("ian", "inactive", None),
     ]
     page = response.content.decode()
@@ -79,13 +93,18 @@ def test_ranked_provisional_and_inactive_apart_at_the_boundaries(client, board):
         page.index(f"section-head section-{s}") for s in ("ranked", "provisional", "inactive")
     ]
     assert sections == sorted(sections)
-    assert "2 ranked · 2 provisional · 1 inactive" in text_of(page)
+    assert "2 ranked · 3 provisional · 1 inactive" in text_of(page)
     ria = text_of(row_of(page, "Ria Player"))
-    assert ria.startswith("1 Ria Player 5.20 ± 120")
+    # ± RD in display units (RATINGS.md §8): RD 120 reads ± 0.12.
+    assert ria.startswith("1 Ria Player 5.20 ± 0.12")
     assert "4–1 5" in ria
     assert TODAY.strftime("%-d %b %Y").lstrip("0") in ria or "1 Apr 2024" in ria
     # Half-up to two decimals: 7004.9 points read 7.00; no rank outside the ranked section.
-    assert text_of(row_of(page, "Ian Player")).startswith("– Ian Player 7.00 ± 50")
+    # The RD shown is grown for inactivity up to today: 50 after 13 idle weeks is 62.
+    assert text_of(row_of(page, "Ian Player")).startswith("– Ian Player 7.00 ± 0.06")
+    # A provisional rating is shown with "?" (RATINGS.md §8); a ranked one without.
+    assert text_of(row_of(page, "Ivy Player")).startswith("– Ivy Player 5.50 ? ± 0.12")
+    assert "?" not in text_of(row_of(page, "Rob Player"))
     # The member without a rated match: listed apart, with their starting rating.
     unrated = text_of(row_of(page, "Una Unrated"))
     assert "5.50" in unrated and "Level 5.5, league-rated" in unrated
@@ -106,7 +125,7 @@ def test_everyone_inactive_still_reads_well(client, board):
     assert {s for _, s, _ in statuses(response)} == {"inactive"}
     page = text_of(response.content.decode())
     assert "No one is ranked right now" in page
-    assert "0 ranked · 0 provisional · 5 inactive" in page
+    assert "0 ranked · 0 provisional · 6 inactive" in page
 
 
 def test_numbers_from_a_rated_history(client, db):
@@ -135,10 +154,12 @@ def test_numbers_from_a_rated_history(client, db):
     html = row_of(response.content.decode(), "Ann N")
     text = text_of(html)
     assert f"{ann_rating.rating / 1000:.2f}" in text
-    assert f"± {ann_rating.rd:.0f}" in text
+    # Played two days ago: no whole rating period since, the RD shown is the stored one.
+    assert f"± {ann_rating.rd / 1000:.2f}" in text
     assert "3–1 4" in text  # W–L, matches
+    # The trend in rating units beside the rating: 151 points read ▲ 0.15.
     arrow = "▲" if trend > 0 else "▼"
-    assert f"{arrow} {abs(round(trend))}" in text
+    assert f"{arrow} {abs(trend) / 1000:.2f}" in text
     assert text.endswith(f"{(TODAY - timedelta(days=2)):%-d %b %Y}")
     assert 'href="/players/ann/?ladder=numbers"' in html
     # Four matches, RD still high: everyone is provisional, nobody ranked.
@@ -183,10 +204,10 @@ def test_a_history_restore_gets_the_whole_page(client, board):
     ("status", "expected"),
     [
         ("ranked", ["ria", "rob"]),
-        ("provisional", ["pam", "pat"]),
+        ("provisional", ["pam", "pat", "ivy"]),
         ("inactive", ["ian"]),
-        ("all", ["ria", "rob", "pam", "pat", "ian"]),
-        ("bogus", ["ria", "rob", "pam", "pat", "ian"]),
+        ("all", ["ria", "rob", "pam", "pat", "ivy", "ian"]),
+        ("bogus", ["ria", "rob", "pam", "pat", "ivy", "ian"]),
     ],
 )
 def test_filters(client, board, status, expected):
@@ -237,18 +258,30 @@ def test_every_page_filter_and_search_equals_a_plain_sort(client, db):
             "rating": rng.choice([4500.0, 4600.0, 4700.0])
             if i % 5 == 0
             else rng.uniform(3000, 7000),
-            "rd": 150.0 if kind == "provisional" else 80.0,
-            "last_played": TODAY - timedelta(days=200 if kind == "inactive" else 3),
+            # RDs near 120, idle up to 12 weeks: the RD grown to today decides (RATINGS.md §8).
+            "rd": rng.uniform(121, 150) if kind == "provisional" else rng.uniform(80, 120),
+            "matches": rng.choice([4, 5, 12]),
+            "last_played": TODAY
+            - timedelta(days=200 if kind == "inactive" else rng.randint(0, 90)),
         }
         if i == 7:
             fields["last_played"] = None
         rated(ladder, user, **fields)
+    params = ladder.params()
+
+    def established(r):  # type: ignore[no-untyped-def]
+        # §8 straight from the engine's inflation, not from the stored established_until.
+        state = PlayerState(r.rating, r.rd, r.volatility, r.matches, r.last_played)
+        return r.matches >= 5 and inflated_rd(state, TODAY, params) <= 120
+
     rows = [
-        (r.user.username, r.rating, r.pk, r.rd <= 120 and r.matches >= 5, r.last_played)
+        (r.user.username, r.rating, r.pk, established(r), r.last_played)
         for r in PlayerRating.objects.filter(
             ladder=ladder, user__memberships__is_public=True
         ).select_related("user")
     ]
+    # Both kinds of row are there: idle weeks made some low RDs provisional.
+    assert any(not r[3] and r[4] and r[4] >= TODAY - timedelta(days=90) for r in rows)
     cutoff = TODAY - timedelta(days=90)
 
     def status(row):  # type: ignore[no-untyped-def]
@@ -318,6 +351,9 @@ def test_the_side_panel_stays(client, board):
     client.force_login(users["rob"])
     page = client.get("/ladders/board/").content.decode()
     assert "You're a member" in page and "Match rules" in page
+    text = text_of(page)
+    assert "A win is a win; a clear one counts up to 2.0× a narrow one" in text
+    assert "At least 5 rated matches, ± 0.12 or less, and a match in the last 90 days" in text
     assert 'href="/ladders/board/head-to-head/"' in page
 
 
@@ -335,10 +371,13 @@ def leaderboard_queries(client, slug):  # type: ignore[no-untyped-def]
 def test_leaderboard_queries_do_not_grow_with_players_and_matches(
     client, db, django_assert_num_queries, signed_in
 ):
-    small = LadderFactory(name="Small", slug="small")
+    # Everyone rated is ranked on both ladders, so each first page shows one status section
+    # (a page spanning two sections reads one more query, whatever the ladder's size).
+    everyone_ranked = {"ranked_min_matches": 1, "ranked_rd": 500.0}
+    small = LadderFactory(name="Small", slug="small", **everyone_ranked)
     small_players = [member(small, f"s{i}") for i in range(5)]
     season(small, small_players, 8)
-    big = LadderFactory(name="Large", slug="large")
+    big = LadderFactory(name="Large", slug="large", **everyone_ranked)
     big_players = [member(big, f"b{i:02d}") for i in range(50)]
     season(big, big_players, 200)
     for i in range(3):  # and a few members without a rated match

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from ladder.models import Membership
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import PlayerState
-from ratings.models import PlayerRating, RatingChange
+from ratings.models import PlayerRating, RatingChange, status_of
 from ratings.pipeline import rate_ladder
 from ratings.queries import head_to_head_matches
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, hide
@@ -55,7 +55,9 @@ def test_player_page_ratings_chart_matches_and_head_to_head(client, club):
     page = response.content.decode()
     rating = PlayerRating.objects.get(ladder=ladder, user=ann)
     ladder_row = text_of(row_of(page, ">Club<"))
-    assert f"{rating.rating / 1000:.2f} ± {rating.rd:.0f} Provisional" in ladder_row
+    # Played five days ago: the RD shown is the stored one, in display units; "?" as
+    # provisional (RATINGS.md §8).
+    assert f"{rating.rating / 1000:.2f} ? ± {rating.rd / 1000:.2f} Provisional" in ladder_row
     assert "3–1 4" in ladder_row
 
     # The chart: a line, a ± RD band, axis labels in x.xx, one dot per day played.
@@ -77,7 +79,7 @@ def test_player_page_ratings_chart_matches_and_head_to_head(client, club):
     assert lost.score == "19-21 17-21"  # from Ann's side although she was side B
     assert "lost 19-21 17-21: -" in lost.explanation
     first = entries[-1]
-    assert "first rated match, starting from 4.50 ± 250" in first.explanation
+    assert "first rated match, starting from 4.50 ± 0.25" in first.explanation
     assert "Third match against Ben N" not in page and "third match against Ben N" in page
 
     # Head-to-head records: W–L from Ann's side, with a link to the head-to-head page.
@@ -120,10 +122,10 @@ def test_a_long_break_is_explained(client, db):
     rate_ladder(ladder.pk)
     entry = client.get("/players/aa/").context["entries"][0]
     before = RatingChange.objects.filter(user=a).order_by("played_on").first()
-    assert (
-        f"first match in 190 days: RD had grown from {before.rd_after:.0f}"
-        f" to {entry.change.rd_before:.0f}" in entry.explanation
-    )
+    was, now = f"{before.rd_after / 1000:.2f}", f"{entry.change.rd_before / 1000:.2f}"
+    assert entry.change.rd_before > before.rd_after + 5
+    grown = f"from ± {was} to ± {now}" if was != now else f"a little, to ± {now}"
+    assert f"first match in 190 days: RD had grown {grown}" in entry.explanation
 
 
 def test_the_ladder_shown_is_chosen_or_the_latest(client, club, db):
@@ -161,14 +163,17 @@ def test_doubles_partners(client, db):
 
 def test_standing_and_rank_agree_with_the_leaderboard_at_the_boundaries(client, db, mod):
     # The player page works out each status from the rating row (PlayerRating.status_on);
-    # the leaderboard filters by PlayerRatingQuerySet.of_status. Both agree, edges included.
+    # the leaderboard filters by PlayerRatingQuerySet.of_status; club night from the state
+    # (ratings.models.status_of). All agree, edges included.
     ladder = LadderFactory(name="Board", slug="board", lookback_days=90)
     for name, fields in {
         "top": dict(rating=8000.0, rd=50.0, matches=30),  # ranked, but hidden
-        "ria": dict(rating=5200.0, rd=120.0, matches=5, last_played=TODAY - timedelta(days=90)),
-        "rob": dict(rating=4800.0, rd=60.0, matches=20),
+        "ria": dict(rating=5200.0, rd=120.0, matches=5),
+        "rob": dict(rating=4800.0, rd=60.0, matches=20, last_played=TODAY - timedelta(days=90)),
         "pam": dict(rating=6000.0, rd=120.5, matches=30),
         "pat": dict(rating=5900.0, rd=50.0, matches=4),
+        "ivy": dict(rating=5500.0, rd=119.0, matches=9, last_played=TODAY - timedelta(days=21)),
+        "ida": dict(rating=5400.0, rd=119.0, matches=9, last_played=TODAY - timedelta(days=20)),
         "ian": dict(rating=7004.9, rd=50.0, matches=40, last_played=TODAY - timedelta(days=91)),
     }.items():
         rated(ladder, member(ladder, name, is_public=name != "top"), **fields)
@@ -176,24 +181,29 @@ def test_standing_and_rank_agree_with_the_leaderboard_at_the_boundaries(client, 
     pairs = [
         (username, status)
         for status in ("ranked", "provisional", "inactive")
-        for username in PlayerRating.objects.of_status(status, cutoffs).values_list(
+        for username in PlayerRating.objects.of_status(status, cutoffs, TODAY).values_list(
             "user__username", flat=True
         )
     ]
     statuses = dict(pairs)
-    assert len(pairs) == len(statuses) == 6  # each row has exactly one status
+    assert len(pairs) == len(statuses) == 8  # each row has exactly one status
+    for row in PlayerRating.objects.filter(ladder=ladder).select_related("user"):
+        state = PlayerState(row.rating, row.rd, row.volatility, row.matches, row.last_played)
+        assert status_of(state, ladder, TODAY) == statuses[row.user.username]
 
     def standing(name):  # type: ignore[no-untyped-def]
         rating = client.get(f"/players/{name}/").context["rating"]
         return rating.status, rating.rank
 
     # A hidden member leaves no gap in the ranks of those who may not see them.
-    expected = {"ria": 1, "rob": 2, "pam": None, "pat": None, "ian": None}
+    expected = {"ida": 1, "ria": 2, "rob": 3, "pam": None, "pat": None, "ivy": None, "ian": None}
     assert {n: standing(n) for n in expected} == {n: (statuses[n], r) for n, r in expected.items()}
-    assert statuses["ria"] == statuses["rob"] == "ranked" and statuses["ian"] == "inactive"
+    assert statuses["ria"] == statuses["rob"] == statuses["ida"] == "ranked"
+    # RD 119 grows past 120 in the third idle week (RATINGS.md §8: after inflation to today).
+    assert statuses["ivy"] == "provisional" and statuses["ian"] == "inactive"
     client.force_login(mod)
-    assert [standing(n) for n in ("top", "ria", "rob")] == [
-        ("ranked", 1), ("ranked", 2), ("ranked", 3)
+    assert [standing(n) for n in ("top", "ida", "ria", "rob")] == [
+        ("ranked", 1), ("ranked", 2), ("ranked", 3), ("ranked", 4)
     ]  # fmt: skip
 
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from ladder.models import Match
 from ratings.engine.replay import replay
-from ratings.models import PlayerRating, RatingChange
+from ratings.engine.types import PlayerState
+from ratings.models import PlayerRating, RatingChange, established_until, ladder_standing
 from ratings.pipeline import (
     _last_rated_key,
     _snapshot,
@@ -51,6 +52,9 @@ def stored(ladder):  # type: ignore[no-untyped-def]
             "diversity_ratio",
             "gate_open",
             "performance_weight",
+            "won",
+            "margin_multiplier",
+            "floor_applied",
             "change",
         )
     )
@@ -58,7 +62,15 @@ def stored(ladder):  # type: ignore[no-untyped-def]
         PlayerRating.objects.filter(ladder=ladder)
         .order_by("user_id")
         .values_list(
-            "user_id", "rating", "rd", "volatility", "matches", "wins", "losses", "last_played"
+            "user_id",
+            "rating",
+            "rd",
+            "volatility",
+            "matches",
+            "wins",
+            "losses",
+            "last_played",
+            "established_until",
         )
     )
     return changes, states
@@ -83,6 +95,9 @@ def expected(ladder):  # type: ignore[no-untyped-def]
             c.diversity_ratio,
             c.gate_open,
             c.performance_weight,
+            c.won,
+            c.margin_multiplier,
+            c.floor_applied,
         )
         for m, cs in zip(result.matches, result.changes, strict=True)
         for c in cs
@@ -97,10 +112,17 @@ def expected(ladder):  # type: ignore[no-untyped-def]
 def assert_equals_replay(ladder) -> None:  # type: ignore[no-untyped-def]
     changes, states = stored(ladder)
     want_changes, want_states = expected(ladder)
-    got = sorted((c[0], c[1], *c[3:15]) for c in changes)
+    got = sorted((c[0], c[1], *c[3:18]) for c in changes)
     assert got == want_changes
     assert {s[0]: (s[1], s[2], s[3], s[4], s[7]) for s in states} == want_states
     assert not Match.objects.filter(ladder=ladder, needs_rating=True).exists()
+    # W–L from the stored results; ranked standing (RATINGS.md §8) from the final state.
+    standing = ladder_standing(ladder)
+    for user_id, rating, rd, volatility, matches, wins, losses, last, until in states:
+        won = [c[15] for c in changes if c[1] == user_id]
+        assert (wins, losses) == (sum(won), len(won) - sum(won))
+        state = PlayerState(rating, rd, volatility, matches, last)
+        assert until == established_until(state, *standing)
 
 
 def season(ladder, users, make_match, n: int, seed: int = 1, start: date = START):  # type: ignore[no-untyped-def]

@@ -46,5 +46,5 @@ def check_ladder(ladder: Ladder, today: date) -> LadderCheck:
             c.side != winner[c.match_id] and c.rating_after > c.rating_before for c in changes
         ),
         regulars=len(regulars),
-        ranked_regulars=sum(rows[user].status_on(cutoff) == RANKED for user in regulars),
+        ranked_regulars=sum(rows[user].status_on(today, cutoff) == RANKED for user in regulars),
     )

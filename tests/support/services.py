@@ -86,6 +86,20 @@ class Postgres:
         )
         shutil.rmtree(self.datadir.parent, ignore_errors=True)
 
+    def pause(self) -> None:
+        """Shut the server down but keep its data, as an outage would; resume() restarts it."""
+        subprocess.run(
+            _as_postgres_user(
+                [str(self.bindir / "pg_ctl"), "-D", str(self.datadir), "-m", "fast", "-w", "stop"]
+            ),
+            check=True,
+            capture_output=True,
+        )
+
+    def resume(self) -> None:
+        """Start the paused server again, on the same port."""
+        _pg_ctl_start(self.bindir, self.datadir, self.port)
+
 
 def start_postgres() -> Postgres:
     """A throwaway cluster on a free port, tuned for speed (no fsync), trust auth on loopback."""
@@ -115,6 +129,12 @@ def start_postgres() -> Postgres:
         capture_output=True,
     )
     port = free_port()
+    _pg_ctl_start(bindir, datadir, port)
+    return Postgres(port=port, datadir=datadir, bindir=bindir)
+
+
+def _pg_ctl_start(bindir: Path, datadir: Path, port: int) -> None:
+    base = datadir.parent
     options = (
         f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off "
         "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
@@ -137,7 +157,6 @@ def start_postgres() -> Postgres:
         capture_output=True,
     )
     wait_for_port(port)
-    return Postgres(port=port, datadir=datadir, bindir=bindir)
 
 
 @dataclass
@@ -231,3 +250,41 @@ def start_celery_worker(broker_url: str, database_url: str, *extra_args: str) ->
     output = process.output()
     process.stop()
     raise RuntimeError(f"the Celery worker did not start:\n{output[-3000:]}")
+
+
+def start_gunicorn(env_extra: dict[str, str], *extra_args: str) -> Process:
+    """The site under gunicorn (several worker processes) on a free port, ready when it answers.
+
+    The access log lines are "PID STATUS PATH", so a test can see which process answered."""
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"},
+        "DJANGO_SETTINGS_MODULE": "ladder.settings",
+        "PYTHONUNBUFFERED": "1",
+        **env_extra,
+    }
+    process = _spawn(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "ladder.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--access-logfile",
+            "-",
+            "--access-logformat",
+            "%(p)s %(s)s %(U)s",
+            *extra_args,
+        ],
+        env,
+        "gunicorn",
+    )
+    try:
+        wait_for_port(port)
+    except RuntimeError:
+        output = process.output()
+        process.stop()
+        raise RuntimeError(f"gunicorn did not start:\n{output[-3000:]}") from None
+    process.extra["url"] = f"http://127.0.0.1:{port}"
+    return process

@@ -1,4 +1,4 @@
-"""`manage.py tune (FILE | --ladder SLUG) [--budget N] [--json]`: search on the first half, report on the second."""
+"""`manage.py tune (FILE | --ladder SLUG) [--budget N] [--json] [--apply [LADDER_SLUG]]`: search on the first half, report on the second."""
 
 from __future__ import annotations
 
@@ -22,19 +22,32 @@ class Command(BaseCommand):
         evaluation.add_ladder_argument(parser)
         parser.add_argument(
             "--apply",
-            action="store_true",
-            help="store the tuned parameters on the ladder (--ladder only)",
+            nargs="?",
+            const=True,
+            metavar="LADDER_SLUG",
+            help="store the tuned settings on LADDER_SLUG (or, without a slug, on the --ladder "
+            "tuned) through the ladder's own validation, then replay its ratings",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         from ratings.engine.__main__ import run_tune
 
-        if options["apply"] and not options.get("ladder"):
-            raise CommandError("--apply stores parameters on a ladder: use it with --ladder SLUG")
+        target = options["apply"]
+        if target is True:
+            target = options.get("ladder")
+            if not target:
+                raise CommandError(
+                    "--apply stores settings on a ladder: give --apply LADDER_SLUG, "
+                    "or tune one with --ladder SLUG --apply"
+                )
+        if target and options.get("no_floor"):
+            raise CommandError(
+                "--no-floor settings are for comparison only; a ladder keeps the floor"
+            )
         evaluation.check_source(options)
         if options["budget"] < 1:
             raise CommandError("--budget must be at least 1")
-        if not options["apply"]:
+        if not target:
             evaluation.run(self, run_tune, options)
             return
         import io
@@ -47,9 +60,13 @@ class Command(BaseCommand):
         finally:
             self.stdout = shown
         result = json.loads(buffer.getvalue())
+        from ratings.engine.types import EngineError
         from ratings.services import apply_params
 
-        ladder = apply_params(options["ladder"], result["params"])
+        try:
+            ladder = apply_params(target, result["params"])
+        except EngineError as exc:
+            raise CommandError(str(exc)) from exc
         self.stdout.write(buffer.getvalue(), ending="")
         self.stdout.write(
             f"Applied the tuned settings to {ladder.slug}; its ratings were replayed with them."

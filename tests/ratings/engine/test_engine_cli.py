@@ -178,3 +178,21 @@ def test_tennis_tie_or_game_after_the_match_was_decided_names_its_line(tmp_path:
         "line 7: The match is tied 2-2 in games; "
         "the side that won more games wins, so a match needs a winner",
     ]
+
+
+def test_stat_weight_option_gives_performance_weighted_its_weights(capsys):
+    from ratings.engine.__main__ import main
+
+    csgo = str(Path(__file__).resolve().parents[2] / "data" / "csgo_5v5_2022.csv")
+    common = ["rate", csgo, "--format", "generic", "--points-per-game", "16"]
+    common += ["--method", "performance_weighted"]
+    assert main([*common, "--stat-weight", "kills=1", "--stat-weight", "adr=0.01"]) == 0
+    by_option = capsys.readouterr().out
+    assert main([*common, "--param", "stat_weights=kills:1,adr:0.01"]) == 0
+    assert capsys.readouterr().out == by_option
+    with pytest.raises(SystemExit) as exc:
+        main(common)
+    assert exc.value.code == 2
+    assert "--stat-weight NAME=WEIGHT" in capsys.readouterr().err
+    assert main([*common, "--stat-weight", "headshots=1"]) == 1
+    assert "headshots: no match has such a stat" in capsys.readouterr().err

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from ratings.engine.outcome import match_outcome
 from ratings.engine.types import EngineError, Params
 
-SCORE = Params(outcome_model="score")
+# RATINGS.md's worked examples (§3, §5) assume §2's scale_factor 400 and margin_clamp 0.25;
+# the engine's defaults are measured (docs/RATINGS_EVALUATION.md "Defaults").
+SpecParams = functools.partial(Params, scale_factor=400.0, margin_clamp=0.25)
+
+SCORE = SpecParams(outcome_model="score")
 
 
 def test_21_15_is_clamped_to_0_9625() -> None:
@@ -48,7 +54,9 @@ def test_points_per_game_sets_the_scale() -> None:
 
 
 def test_outcome_clamped_to_0_1() -> None:
-    params = Params(outcome_model="score", match_win_bonus=0.5, margin_weight=1.0, margin_clamp=1.0)
+    params = SpecParams(
+        outcome_model="score", match_win_bonus=0.5, margin_weight=1.0, margin_clamp=1.0
+    )
     assert match_outcome(((21, 0),), 21, params).s_winner == 1.0
 
 
@@ -64,7 +72,7 @@ def test_no_winner_raises() -> None:
 
 def test_margin_information_21_15_gives_m_2() -> None:
     """RATINGS.md §3 step 2's example: 21-15 -> ratio 0.2857, clamped 0.25, m = 2."""
-    o = match_outcome(((21, 15),), 21)
+    o = match_outcome(((21, 15),), 21, SpecParams())
     assert o.winner == "a" and o.a_won
     assert o.s_winner == 1.0 and o.s_a == 1.0 and o.s_b == 0.0
     assert o.margin_ratio == pytest.approx(0.25)
@@ -72,7 +80,7 @@ def test_margin_information_21_15_gives_m_2() -> None:
 
 
 def test_margin_information_22_20_gives_m_1_38() -> None:
-    o = match_outcome(((20, 22),), 21)
+    o = match_outcome(((20, 22),), 21, SpecParams())
     assert o.winner == "b" and not o.a_won
     assert o.s_b == 1.0 and o.s_a == 0.0
     assert o.margin_ratio == pytest.approx(2 / 21)
@@ -89,7 +97,7 @@ def test_margin_information_negative_margin_counts_zero() -> None:
 
 @pytest.mark.parametrize("boost", [0.0, 0.5, 1.0, 3.0])
 def test_margin_boost_scales_m(boost: float) -> None:
-    params = Params(margin_boost=boost)
+    params = SpecParams(margin_boost=boost)
     assert match_outcome(((21, 0),), 21, params).multiplier == pytest.approx(1 + boost)
     assert match_outcome(((21, 19),), 21, params).multiplier == pytest.approx(
         1 + boost * (2 / 21) / 0.25
@@ -97,7 +105,7 @@ def test_margin_boost_scales_m(boost: float) -> None:
 
 
 def test_margin_clamp_zero_ignores_the_margin() -> None:
-    o = match_outcome(((21, 0),), 21, Params(margin_clamp=0.0))
+    o = match_outcome(((21, 0),), 21, SpecParams(margin_clamp=0.0))
     assert o.multiplier == 1.0 and o.s_winner == 1.0
 
 
@@ -107,11 +115,11 @@ def test_score_model_has_no_multiplier() -> None:
 
 def test_winner_is_decided_by_games_not_by_s() -> None:
     """Under `score` with no bonus a winner who lost on points gets s below 0.5, still the winner."""
-    params = Params(outcome_model="score", match_win_bonus=0.0)
+    params = SpecParams(outcome_model="score", match_win_bonus=0.0)
     o = match_outcome(((21, 19), (0, 21), (21, 19)), 21, params)
     assert o.s_winner < 0.5 and o.winner == "a" and o.a_won
 
 
 def test_unknown_outcome_model_raises() -> None:
     with pytest.raises(EngineError, match="outcome_model"):
-        match_outcome(((21, 15),), 21, Params(outcome_model="elo"))
+        match_outcome(((21, 15),), 21, SpecParams(outcome_model="elo"))

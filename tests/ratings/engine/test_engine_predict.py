@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from datetime import date
 
@@ -10,8 +11,12 @@ import pytest
 from ratings.engine.predict import inactivity_periods, inflated_rd, match_quality, win_probability
 from ratings.engine.types import EngineError, Params, PlayerState
 
+# RATINGS.md's worked examples (§3, §5) assume §2's scale_factor 400 and margin_clamp 0.25;
+# the engine's defaults are measured (docs/RATINGS_EVALUATION.md "Defaults").
+SpecParams = functools.partial(Params, scale_factor=400.0, margin_clamp=0.25)
+
 S = 173.7178
-PARAMS = Params()
+PARAMS = SpecParams()
 DAY = date(2024, 6, 1)
 
 
@@ -35,7 +40,7 @@ def test_formula_by_hand() -> None:
     g = 1 / math.sqrt(1 + 3 * (phi_a**2 + phi_b**2) / math.pi**2)
     expected = 1 / (1 + 10 ** (-g * (mu_a - mu_b) * S / 400))
     assert win_probability(a, b, PARAMS) == pytest.approx(expected)
-    assert win_probability(a, b, Params(scale_factor=200)) == pytest.approx(
+    assert win_probability(a, b, SpecParams(scale_factor=200)) == pytest.approx(
         1 / (1 + 10 ** (-g * (mu_a - mu_b) * S / 200))
     )
 

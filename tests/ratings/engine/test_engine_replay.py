@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import pickle
 import random
 from datetime import date, timedelta
@@ -22,6 +23,10 @@ from ratings.engine.replay import (
 )
 from ratings.engine.types import TEAM_METHODS, EngineError, Match, Params, PlayerChange, PlayerState
 
+# RATINGS.md's worked examples (§3, §5) assume §2's scale_factor 400 and margin_clamp 0.25;
+# the engine's defaults are measured (docs/RATINGS_EVALUATION.md "Defaults").
+SpecParams = functools.partial(Params, scale_factor=400.0, margin_clamp=0.25)
+
 BADMINTON = get_format("badminton_21")
 ONE_GAME = get_format("generic", best_of=1, points_per_game=21)
 DAY = date(2024, 3, 1)
@@ -38,7 +43,7 @@ def singles(
 
 def test_repetition_weights_1_0_83_0_71_0_56() -> None:
     """k earlier matches against the same opponent in the window: weight 1 / (1 + 0.2 k)."""
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     weights = [
         replayer.rate(singles(DAY + timedelta(days=i), "Ann", "Bob"))[0].repetition_weight
         for i in range(5)
@@ -49,7 +54,7 @@ def test_repetition_weights_1_0_83_0_71_0_56() -> None:
 
 
 def test_repetition_counts_only_this_opponent() -> None:
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     replayer.rate(singles(DAY, "Ann", "Bob"))
     replayer.rate(singles(DAY, "Ann", "Cat"))
     ann, bob = replayer.rate(singles(DAY, "Bob", "Ann"))
@@ -61,7 +66,7 @@ def test_repetition_counts_only_this_opponent() -> None:
 @pytest.mark.parametrize(("gap", "counted"), [(89, True), (90, True), (91, False)])
 def test_window_boundary(gap: int, counted: bool) -> None:
     """A match exactly lookback_days (90) before still counts; one day more does not."""
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     replayer.rate(singles(DAY, "Ann", "Bob"))
     ann, _ = replayer.rate(singles(DAY + timedelta(days=gap), "Ann", "Bob"))
     assert ann.repetition_weight == pytest.approx(1 / 1.2 if counted else 1.0)
@@ -70,7 +75,7 @@ def test_window_boundary(gap: int, counted: bool) -> None:
 
 def test_window_slides_forward() -> None:
     """lookback 10: on day 16 the matches of days 8 and 12 count, those of days 0 and 4 not."""
-    replayer = Replayer(Params(lookback_days=10), BADMINTON)
+    replayer = Replayer(SpecParams(lookback_days=10), BADMINTON)
     for day in (0, 4, 8, 12):
         replayer.rate(singles(DAY + timedelta(days=day), "Ann", "Bob"))
     ann, _ = replayer.rate(singles(DAY + timedelta(days=16), "Ann", "Bob"))
@@ -79,7 +84,7 @@ def test_window_slides_forward() -> None:
 
 
 def test_doubles_repetition_is_per_opponent_and_averaged() -> None:
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     replayer.rate(Match(DAY, ("A", "B"), ("C", "D"), ((21, 10), (21, 10))))
     changes = replayer.rate(Match(DAY, ("A", "B"), ("C", "E"), ((21, 10), (21, 10))))
     a = changes[0]
@@ -93,7 +98,7 @@ def test_doubles_repetition_is_per_opponent_and_averaged() -> None:
 
 def test_gate_closes_below_one_fifth_and_rd_stops_shrinking() -> None:
     """Singles against one opponent: ratio 1/n; the 6th match (1/6 < 0.2) keeps RD from shrinking."""
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     rows = [
         replayer.rate(singles(DAY, "Ann", "Bob", games=((21, 19), (21, 19))))[0] for _ in range(8)
     ]
@@ -106,7 +111,7 @@ def test_gate_closes_below_one_fifth_and_rd_stops_shrinking() -> None:
 
 
 def test_new_opponents_reopen_the_gate() -> None:
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     for _ in range(6):
         last = replayer.rate(singles(DAY, "Ann", "Bob"))[0]
     assert not last.gate_open
@@ -116,7 +121,7 @@ def test_new_opponents_reopen_the_gate() -> None:
 
 
 def test_doubles_diversity_counts_two_slots_per_match() -> None:
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     ratios = [
         replayer.rate(Match(DAY, ("A", "B"), ("C", "D"), ((21, 10), (21, 10))))[0].diversity_ratio
         for _ in range(6)
@@ -131,7 +136,7 @@ def test_doubles_diversity_counts_two_slots_per_match() -> None:
 
 
 def test_match_before_last_rated_is_refused() -> None:
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     replayer.rate(singles(DAY, "Ann", "Bob"))
     with pytest.raises(EngineError, match="dated before the last rated match"):
         replayer.rate(singles(DAY - timedelta(days=1), "Ann", "Cat"))
@@ -139,7 +144,7 @@ def test_match_before_last_rated_is_refused() -> None:
 
 
 def test_same_day_ids_must_increase() -> None:
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     replayer.rate(singles(DAY, "Ann", "Bob", match_id=5))
     with pytest.raises(EngineError, match="same day"):
         replayer.rate(singles(DAY, "Ann", "Cat", match_id=5))
@@ -150,7 +155,7 @@ def test_same_day_ids_must_increase() -> None:
 
 
 def test_invalid_matches_are_refused_without_changing_anything() -> None:
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     replayer.rate(singles(DAY, "Ann", "Bob"))
     before = dict(replayer.states)
     with pytest.raises(EngineError, match="not finished"):
@@ -166,7 +171,7 @@ def test_invalid_matches_are_refused_without_changing_anything() -> None:
 
 def test_failed_update_restores_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """An update that cannot finish leaves the replayer as it was (the window included)."""
-    replayer = Replayer(Params(lookback_days=5), BADMINTON)
+    replayer = Replayer(SpecParams(lookback_days=5), BADMINTON)
     replayer.rate(singles(DAY, "Ann", "Bob"))
     snapshot = replayer.snapshot()
     monkeypatch.setattr(glicko2, "MAX_VOLATILITY_ITERATIONS", 0)
@@ -179,7 +184,7 @@ def test_failed_update_restores_the_window(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_lists_for_games_are_accepted() -> None:
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     match = Match(DAY, ("Ann",), ("Bob",), [[21, 15], [21, 17]])  # type: ignore[arg-type]
     ann, bob = replayer.rate(match)
     assert ann.outcome == 1.0 and ann.won and not bob.won
@@ -187,7 +192,7 @@ def test_lists_for_games_are_accepted() -> None:
 
 
 def test_validate_params() -> None:
-    validate_params(Params())
+    validate_params(SpecParams())
     for bad in (
         {"tau": 0.0},
         {"scale_factor": 10.0},
@@ -203,9 +208,9 @@ def test_validate_params() -> None:
         {"initial_rd": 600.0},
     ):
         with pytest.raises(EngineError):
-            validate_params(Params().with_overrides(**bad))
+            validate_params(SpecParams().with_overrides(**bad))
     with pytest.raises(EngineError):
-        Replayer(Params(tau=-1.0), BADMINTON)
+        Replayer(SpecParams(tau=-1.0), BADMINTON)
 
 
 # -- states, predictions -----------------------------------------------------------
@@ -213,7 +218,7 @@ def test_validate_params() -> None:
 
 def test_states_and_initial_states() -> None:
     initial = {"Ann": PlayerState(5000.0, 150.0, 0.05)}
-    replayer = Replayer(Params(), BADMINTON, initial)
+    replayer = Replayer(SpecParams(), BADMINTON, initial)
     assert replayer.state("Ann") == initial["Ann"]
     assert replayer.state("Zed") == PlayerState(4500.0, 250.0, 0.06)
     assert dict(replayer.states) == {}
@@ -230,7 +235,7 @@ def test_states_and_initial_states() -> None:
 
 
 def test_predict_and_quality_use_current_states() -> None:
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     assert replayer.predict(("Ann",), ("Bob",), DAY) == pytest.approx(0.5)
     replayer.rate(singles(DAY, "Ann", "Bob"))
     p = replayer.predict(("Ann",), ("Bob",), DAY)
@@ -275,7 +280,7 @@ def _history(n: int, seed: int, team_size: int = 1) -> list[Match]:
 @pytest.mark.parametrize("team_size", [1, 2])
 def test_pieces_equal_whole(method: str, team_size: int) -> None:
     weights = {"kills": 1.0} if method == "performance_weighted" else {}
-    params = Params(team_method=method, lookback_days=30, stat_weights=weights)
+    params = SpecParams(team_method=method, lookback_days=30, stat_weights=weights)
     matches = _history(80, seed=team_size, team_size=team_size)
     whole = Replayer(params, BADMINTON)
     whole_changes = whole.rate_all(matches)
@@ -292,25 +297,25 @@ def test_pieces_equal_whole(method: str, team_size: int) -> None:
 
 def test_snapshot_is_immutable_and_self_contained() -> None:
     initial = {"P0": PlayerState(5000.0, 100.0, 0.06), "Unseen": PlayerState(3000.0, 100.0, 0.06)}
-    replayer = Replayer(Params(), BADMINTON, initial)
+    replayer = Replayer(SpecParams(), BADMINTON, initial)
     replayer.rate_all(_history(10, seed=3))
     snap = replayer.snapshot()
     assert isinstance(snap, ReplaySnapshot)
     assert "Unseen" in snap.initial and "Unseen" not in snap.states
     with pytest.raises(TypeError):
         snap.states["X"] = PlayerState(1.0, 1.0, 1.0)  # type: ignore[index]
-    restored = Replayer.from_snapshot(Params(), BADMINTON, snap)
+    restored = Replayer.from_snapshot(SpecParams(), BADMINTON, snap)
     assert restored.state("Unseen") == initial["Unseen"]
     with pytest.raises(EngineError):
         restored.rate(singles(snap.last[0] - timedelta(days=1), "P1", "P2"))  # type: ignore[index]
 
 
 def test_snapshot_and_result_pickle() -> None:
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     replayer.rate_all(_history(10, seed=6))
     snap = replayer.snapshot()
     assert pickle.loads(pickle.dumps(snap)) == snap
-    result = replay(_history(10, seed=6), Params(), BADMINTON)
+    result = replay(_history(10, seed=6), SpecParams(), BADMINTON)
     again = pickle.loads(pickle.dumps(result))
     assert again == result and isinstance(again.states, MappingProxyType)
 
@@ -318,9 +323,9 @@ def test_snapshot_and_result_pickle() -> None:
 def test_replay_function_sorts_by_date_then_id() -> None:
     matches = _history(20, seed=4)
     shuffled = list(reversed(matches))
-    result = replay(shuffled, Params(), BADMINTON)
+    result = replay(shuffled, SpecParams(), BADMINTON)
     assert result.matches == tuple(matches)
-    in_order = Replayer(Params(), BADMINTON)
+    in_order = Replayer(SpecParams(), BADMINTON)
     assert list(result.changes) == in_order.rate_all(matches)
     assert dict(result.states) == dict(in_order.states)
 
@@ -330,7 +335,7 @@ def test_replay_function_sorts_by_date_then_id() -> None:
 def test_singles_are_the_same_update_under_three_methods(method: str, outcome_model: str) -> None:
     """With one player a side these methods are §3's plain update, bit for bit: the premise
     of the C module rating their singles alike (_NATIVE_SINGLES_METHODS)."""
-    base = Params(composite_rd="rms", outcome_model=outcome_model)
+    base = SpecParams(composite_rd="rms", outcome_model=outcome_model)
     matches = _history(60, seed=5)
     reference = Replayer(base, BADMINTON)
     other = Replayer(base.with_overrides(team_method=method), BADMINTON)
@@ -360,7 +365,7 @@ def test_fast_player_change_constructor_builds_the_same_object() -> None:
 
 def test_stakes_are_what_rating_the_match_would_do_and_store_nothing() -> None:
     matches = _history(40, seed=7)
-    replayer = Replayer(Params(), BADMINTON)
+    replayer = Replayer(SpecParams(), BADMINTON)
     replayer.rate_all(matches)
     before = replayer.snapshot()
     on = matches[-1].played_on + timedelta(days=3)
@@ -373,7 +378,7 @@ def test_stakes_are_what_rating_the_match_would_do_and_store_nothing() -> None:
         ("b_narrow", ((19, 21), (19, 21))),
         ("b_clear", ((15, 21), (15, 21))),
     ):
-        copy = Replayer.from_snapshot(Params(), BADMINTON, before)
+        copy = Replayer.from_snapshot(SpecParams(), BADMINTON, before)
         assert stakes[label] == copy.rate(Match(on, ("P0",), ("P1",), games)), label
     p0 = {label: changes[0].change for label, changes in stakes.items()}
     assert p0["a_clear"] >= p0["a_narrow"] >= 0 >= p0["b_narrow"] >= p0["b_clear"]

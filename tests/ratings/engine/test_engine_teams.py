@@ -8,6 +8,7 @@ also pinned as literals so that a mistake shared by both would still show.
 
 from __future__ import annotations
 
+import functools
 import math
 from datetime import date
 
@@ -18,6 +19,10 @@ from ratings.engine.outcome import Outcome
 from ratings.engine.replay import Replayer
 from ratings.engine.teams import Contestant, composite_phi, performance_weights, rate_sides
 from ratings.engine.types import TEAM_METHODS, EngineError, Match, Params, PlayerState
+
+# RATINGS.md's worked examples (§3, §5) assume §2's scale_factor 400 and margin_clamp 0.25;
+# the engine's defaults are measured (docs/RATINGS_EVALUATION.md "Defaults").
+SpecParams = functools.partial(Params, scale_factor=400.0, margin_clamp=0.25)
 
 S = 173.7178
 CENTER = 4500.0
@@ -130,7 +135,7 @@ def assert_result(result, expected) -> None:
     ],
 )
 def test_composite_opponent(how: str, phi_of) -> None:
-    (ann, al), (bea, bo) = rate(Params(composite_rd=how))
+    (ann, al), (bea, bo) = rate(SpecParams(composite_rd=how))
     composite_b = ((B1[1] + B2[1]) / 2, S * phi_of(B1[2] / S, B2[2] / S))
     composite_a = ((A1[1] + A2[1]) / 2, S * phi_of(A1[2] / S, A2[2] / S))
     assert_result(ann, ref_step(A1, [(*composite_b, 1.0)], S_A))
@@ -143,7 +148,7 @@ def test_composite_opponent(how: str, phi_of) -> None:
 
 def test_composite_opponent_pinned_numbers() -> None:
     """The mean variant, worked once by hand from the formulas above."""
-    (ann, al), (bea, bo) = rate(Params())
+    (ann, al), (bea, bo) = rate(SpecParams())
     # Ann: mu 1.1513, phi 0.6908 against 4525 / 200 (mu 0.1439, phi 1.1513):
     # g = 0.8443, E = 0.7007, v = 6.689, Delta = 1.327, phi' = 0.6697 (116.34),
     # mu' = 1.1513 + 0.6697^2 * 0.8443 * (0.9357 - 0.7007) = 1.2403 -> 4715.46.
@@ -159,7 +164,7 @@ def test_composite_opponent_pinned_numbers() -> None:
 def test_composite_weight_is_mean_of_repetition_weights() -> None:
     weights = (1.0, 1 / 1.4)  # met Bea for the first time, Bo twice before
     side_a = [Contestant(*A1, weights, True), Contestant(*A2, (1.0, 1.0), True)]
-    (ann, _), _ = rate_sides(side_a, contestants(B1, B2), OUT, Params())
+    (ann, _), _ = rate_sides(side_a, contestants(B1, B2), OUT, SpecParams())
     mean_w = (1.0 + 1 / 1.4) / 2
     assert ann.repetition_weight == pytest.approx(mean_w)
     assert_result(ann, ref_step(A1, [((B1[1] + B2[1]) / 2, (B1[2] + B2[2]) / 2, mean_w)], S_A))
@@ -169,7 +174,7 @@ def test_composite_weight_is_mean_of_repetition_weights() -> None:
 
 
 def test_individual() -> None:
-    (ann, al), (bea, bo) = rate(Params(team_method="individual"))
+    (ann, al), (bea, bo) = rate(SpecParams(team_method="individual"))
     assert_result(ann, ref_step(A1, [(B1[1], B1[2], 1.0), (B2[1], B2[2], 1.0)], S_A))
     assert_result(al, ref_step(A2, [(B1[1], B1[2], 1.0), (B2[1], B2[2], 1.0)], S_A))
     assert_result(bea, ref_step(B1, [(A1[1], A1[2], 1.0), (A2[1], A2[2], 1.0)], 1 - S_A))
@@ -179,12 +184,12 @@ def test_individual() -> None:
 
 def test_individual_weights_per_opponent() -> None:
     side_a = [Contestant(*A1, (1.0, 0.5), True), Contestant(*A2, (1.0, 1.0), True)]
-    (ann, _), _ = rate_sides(side_a, contestants(B1, B2), OUT, Params(team_method="individual"))
+    (ann, _), _ = rate_sides(side_a, contestants(B1, B2), OUT, SpecParams(team_method="individual"))
     assert_result(ann, ref_step(A1, [(B1[1], B1[2], 1.0), (B2[1], B2[2], 0.5)], S_A))
 
 
 def test_individual_is_order_independent() -> None:
-    params = Params(team_method="individual")
+    params = SpecParams(team_method="individual")
     (ann, _), _ = rate_sides(contestants(A1, A2), contestants(B1, B2), OUT, params)
     (ann2, _), _ = rate_sides(contestants(A1, A2), contestants(B2, B1), OUT, params)
     assert ann.rating == pytest.approx(ann2.rating, abs=1e-9)
@@ -195,7 +200,7 @@ def test_individual_is_order_independent() -> None:
 
 
 def test_composite_team_with_squared_phi() -> None:
-    (ann, al), (bea, bo) = rate(Params(team_method="composite_team"))
+    (ann, al), (bea, bo) = rate(SpecParams(team_method="composite_team"))
     mu_a = ((A1[1] + A2[1]) / 2 - CENTER) / S
     mu_b = ((B1[1] + B2[1]) / 2 - CENTER) / S
     phi_b = (B1[2] + B2[2]) / 2 / S
@@ -227,7 +232,7 @@ STATS = {
 
 
 def test_performance_weights_by_hand() -> None:
-    params = Params(stat_weights={"kills": 1.0, "deaths": -1.0})
+    params = SpecParams(stat_weights={"kills": 1.0, "deaths": -1.0})
     # p = 10 and -4; mean 3; population sd 7; z = +1 and -1; w = 1.2 and 0.8 (mean 1).
     w = performance_weights([STATS["Ann"], STATS["Al"]], params)
     sd = math.sqrt(49 + 1e-6)
@@ -238,7 +243,7 @@ def test_performance_weights_by_hand() -> None:
 
 
 def test_performance_weights_clamped_then_normalised() -> None:
-    params = Params(stat_weights={"kills": 1.0}, perf_alpha=1.0)
+    params = SpecParams(stat_weights={"kills": 1.0}, perf_alpha=1.0)
     stats = [{"kills": 30.0}, {"kills": 0.0}, {"kills": 0.0}]
     # p = 30, 0, 0; mean 10; sd = sqrt(200); z = 1.414, -0.707, -0.707;
     # raw 2.414, 0.293, 0.293 -> clamped 1.5, 0.5, 0.5 -> normalised by 2.5 / 3.
@@ -248,13 +253,15 @@ def test_performance_weights_clamped_then_normalised() -> None:
 
 
 def test_performance_weights_without_stats_are_one() -> None:
-    params = Params(stat_weights={"kills": 1.0})
+    params = SpecParams(stat_weights={"kills": 1.0})
     assert performance_weights([None, None], params) == (1.0, 1.0)
     assert performance_weights([STATS["Ann"], None], params) == (1.0, 1.0)
 
 
 def test_performance_weighted_update() -> None:
-    params = Params(team_method="performance_weighted", stat_weights={"kills": 1.0, "deaths": -1.0})
+    params = SpecParams(
+        team_method="performance_weighted", stat_weights={"kills": 1.0, "deaths": -1.0}
+    )
     (ann, al), (bea, bo) = rate(params, stats=STATS)
     rms_of_mean = math.sqrt((B1[2] / S) ** 2 + (B2[2] / S) ** 2) / 2
     composite_b = ((B1[1] + B2[1]) / 2, S * rms_of_mean, 1.0)
@@ -270,16 +277,16 @@ def test_performance_weighted_update() -> None:
 
 
 def test_performance_weighted_without_stats_is_composite_opponent_with_rms_of_mean() -> None:
-    (ann, al), _ = rate(Params(team_method="performance_weighted"))
-    (ann2, al2), _ = rate(Params(team_method="composite_opponent", composite_rd="rms_of_mean"))
+    (ann, al), _ = rate(SpecParams(team_method="performance_weighted"))
+    (ann2, al2), _ = rate(SpecParams(team_method="composite_opponent", composite_rd="rms_of_mean"))
     assert ann.rating == pytest.approx(ann2.rating, abs=1e-9)
     assert al.rd == pytest.approx(al2.rd, abs=1e-9)
 
 
 def test_performance_weighted_delta_max() -> None:
     weights = {"kills": 1.0, "deaths": -1.0}
-    clamped = Params(team_method="performance_weighted", stat_weights=weights, delta_max=10.0)
-    free = Params(team_method="performance_weighted", stat_weights=weights)
+    clamped = SpecParams(team_method="performance_weighted", stat_weights=weights, delta_max=10.0)
+    free = SpecParams(team_method="performance_weighted", stat_weights=weights)
     (ann, al), (bea, bo) = rate(clamped, stats=STATS)
     (ann_free, al_free), (bea_free, bo_free) = rate(free, stats=STATS)
     for player, result, unclamped in ((A1, ann, ann_free), (A2, al, al_free), (B2, bo, bo_free)):
@@ -319,7 +326,7 @@ def ref_glicko1(side, opponents, s, boost=True, scale=2.0, rd_max=350.0, m=1.0):
 
 @pytest.mark.parametrize("boost", [True, False])
 def test_glicko1_team(boost: bool) -> None:
-    params = Params(team_method="glicko1_team", g1_boost=boost)
+    params = SpecParams(team_method="glicko1_team", g1_boost=boost)
     (ann, al), (bea, bo) = rate(params)
     for result, (rating, rd, e) in zip(
         (ann, al), ref_glicko1([A1, A2], [B1, B2], S_A, boost), strict=True
@@ -338,15 +345,15 @@ def test_glicko1_team(boost: bool) -> None:
 
 def test_glicko1_boost_matters() -> None:
     """Side A's team RD (165) is below B's (206): with the boost A is expected to do better."""
-    (ann_boost, _), _ = rate(Params(team_method="glicko1_team"))
-    (ann_plain, _), _ = rate(Params(team_method="glicko1_team", g1_boost=False))
+    (ann_boost, _), _ = rate(SpecParams(team_method="glicko1_team"))
+    (ann_plain, _), _ = rate(SpecParams(team_method="glicko1_team", g1_boost=False))
     assert ann_boost.expected > ann_plain.expected
     assert ann_boost.rating < ann_plain.rating  # a more expected win is worth less
 
 
 def test_glicko1_rd_factor_amplifies_uncertain_players() -> None:
     """rdFactor = max(1/scale, RD/RD_max): above RD 175 a player moves more than Glicko-1."""
-    params = Params(team_method="glicko1_team")
+    params = SpecParams(team_method="glicko1_team")
     wild = ("Wild", 4500.0, 300.0, 0.06)
     (w,), _ = rate_sides(
         contestants(wild, weights=(1.0,)),
@@ -362,7 +369,7 @@ def test_glicko1_rd_factor_amplifies_uncertain_players() -> None:
 
 def test_glicko1_new_players_start_at_130() -> None:
     fmt = get_format("badminton_21")
-    replayer = Replayer(Params(team_method="glicko1_team"), fmt)
+    replayer = Replayer(SpecParams(team_method="glicko1_team"), fmt)
     assert replayer.state("Nobody").rd == 130.0
     changes = replayer.rate(Match(date(2024, 1, 1), ("A", "B"), ("C", "D"), ((21, 10), (21, 12))))
     assert all(c.rd_before == 130.0 for c in changes)
@@ -382,17 +389,17 @@ def test_composite_phi_variants() -> None:
 
 def test_rate_sides_errors() -> None:
     with pytest.raises(EngineError):
-        rate_sides([], contestants(B1), OUT, Params())
+        rate_sides([], contestants(B1), OUT, SpecParams())
     with pytest.raises(EngineError, match="unknown team method"):
-        rate_sides(contestants(A1), contestants(B1), OUT, Params(team_method="best_guess"))
+        rate_sides(contestants(A1), contestants(B1), OUT, SpecParams(team_method="best_guess"))
 
 
 @pytest.mark.parametrize("method", ["composite_opponent", "individual", "composite_team"])
 def test_singles_methods_agree(method: str) -> None:
     """With one player a side these three methods are the same §3 update."""
     one_a, one_b = contestants(A1, weights=(1.0,)), contestants(B1, weights=(1.0,))
-    base = rate_sides(one_a, one_b, OUT, Params())
-    other = rate_sides(one_a, one_b, OUT, Params(team_method=method))
+    base = rate_sides(one_a, one_b, OUT, SpecParams())
+    other = rate_sides(one_a, one_b, OUT, SpecParams(team_method=method))
     assert other[0][0].rating == pytest.approx(base[0][0].rating, abs=1e-9)
     assert other[1][0].rd == pytest.approx(base[1][0].rd, abs=1e-9)
 
@@ -400,9 +407,9 @@ def test_singles_methods_agree(method: str) -> None:
 def test_through_the_replayer_a_doubles_match() -> None:
     """The replayer hands the team methods the states above and reports the changes."""
     initial = {n: PlayerState(r, rd, v) for n, r, rd, v in (A1, A2, B1, B2)}
-    replayer = Replayer(Params(outcome_model="score"), get_format("badminton_21"), initial)
+    replayer = Replayer(SpecParams(outcome_model="score"), get_format("badminton_21"), initial)
     changes = replayer.rate(Match(date(2024, 1, 1), ("Ann", "Al"), ("Bea", "Bo"), GAMES))
-    (ann, al), (bea, bo) = rate(Params())
+    (ann, al), (bea, bo) = rate(SpecParams())
     assert [c.player for c in changes] == ["Ann", "Al", "Bea", "Bo"]
     assert [c.rating_after for c in changes] == [ann.rating, al.rating, bea.rating, bo.rating]
     assert changes[0].outcome == pytest.approx(S_A)
@@ -414,7 +421,7 @@ def test_through_the_replayer_a_doubles_match() -> None:
 M = 1.6
 # Side A wins with a margin worth m = 1.6 (margin_boost 1, ratio 0.15 of clamp 0.25).
 INFO = Outcome("a", 0.15, 1.0, M)
-NO_FLOOR = Params(wrong_way_floor=False)
+NO_FLOOR = SpecParams(wrong_way_floor=False)
 
 
 def rate_info(params: Params, weights=(1.0, 1.0)):  # type: ignore[no-untyped-def]
@@ -486,7 +493,7 @@ def test_m_glicko1_team() -> None:
 
 @pytest.mark.parametrize("method", TEAM_METHODS)
 def test_m_moves_more_in_every_method(method: str) -> None:
-    params = Params(team_method=method, stat_weights={"kills": 1.0})
+    params = SpecParams(team_method=method, stat_weights={"kills": 1.0})
     narrow = rate_sides(
         contestants(A1, A2), contestants(B1, B2), Outcome("a", 0.0, 1.0, 1.0), params
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from datetime import date, timedelta
@@ -22,6 +23,10 @@ from ratings.engine.peers import (
     make_peers,
 )
 from ratings.engine.types import Match, Params
+
+# RATINGS.md's worked examples (§3, §5) assume §2's scale_factor 400 and margin_clamp 0.25;
+# the engine's defaults are measured (docs/RATINGS_EVALUATION.md "Defaults").
+SpecParams = functools.partial(Params, scale_factor=400.0, margin_clamp=0.25)
 
 DAY = date(2024, 3, 1)
 
@@ -146,7 +151,7 @@ def test_gaussian_band_matches_50_elo_points_in_probability():
 
 def test_default_wraps_the_engine():
     engine = Default(
-        Params(outcome_model="score"), get_format("generic", best_of=1, points_per_game=21)
+        SpecParams(outcome_model="score"), get_format("generic", best_of=1, points_per_game=21)
     )
     assert engine.predict(["A"], ["B"], DAY) == 0.5
     assert engine.rating("A") == 4500

@@ -14,13 +14,15 @@ from ratings.engine.formats import get_format
 from ratings.engine.importfmt import parse_matches
 from ratings.engine.tune import (
     SEARCH_SPACE,
+    Choice,
     Dimension,
-    keep_wins_above_half,
+    ladder_settings,
     search,
+    search_space,
     train_split,
     tune,
 )
-from ratings.engine.types import Match, Params
+from ratings.engine.types import OUTCOME_MODELS, Match, Params
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 BADMINTON = get_format("badminton_21")
@@ -39,10 +41,19 @@ def flipped(m: Match) -> Match:
 
 def test_tune_report_shape(history):
     result = tune(history, Params(), BADMINTON, budget=6, workers=1)
-    assert set(result) == {"params", "test"}
-    assert set(result["params"]) == set(SEARCH_SPACE)
+    assert set(result) == {"params", "floor", "models", "test"}
+    model = result["params"]["outcome_model"]
+    assert set(result["params"]) == {"outcome_model", *search_space(model)}
     Params().with_overrides(**result["params"])  # real parameter names and values
-    assert list(result["test"]) == ["tuned", "default", "glicko2", "elo", "trueskill", "openskill"]
+    assert list(result["test"]) == [
+        "tuned",
+        "runner_up",
+        "default",
+        "glicko2",
+        "elo",
+        "trueskill",
+        "openskill",
+    ]
     for scores in result["test"].values():
         assert list(scores) == list(METRICS)
     json.dumps(result)
@@ -107,22 +118,111 @@ def test_dimensions_round_and_clip():
     assert SEARCH_SPACE["tau"].clip(0.345678) == 0.346
 
 
-@pytest.mark.parametrize(
-    "weight,clamp,bonus", [(1.1, 0.4, 0.01), (2.0, 1.0, 0.3), (0.25, 0.25, 0.4), (0.0, 0.5, 0.0)]
-)
-def test_win_floor_projection(weight, clamp, bonus):
-    o = keep_wins_above_half(
-        {"margin_weight": weight, "margin_clamp": clamp, "match_win_bonus": bonus}
-    )
-    assert o["match_win_bonus"] <= 0.5
-    assert o["match_win_bonus"] >= o["margin_weight"] * o["margin_clamp"] - 1e-12
-    assert o["margin_weight"] == weight
+def test_tune_searches_both_outcome_models(history):
+    result = tune(history, Params(), BADMINTON, budget=12, workers=1)
+    assert set(result["models"]) == set(OUTCOME_MODELS)
+    for model, found in result["models"].items():
+        assert found["params"]["outcome_model"] == model
+        assert set(found["params"]) == {"outcome_model", *search_space(model)}
+    best = min(result["models"], key=lambda m: result["models"][m]["train_logloss"])
+    assert result["params"] == result["models"][best]["params"]
 
 
-def test_tune_with_win_floor_keeps_wins_above_half(history):
-    result = tune(history, Params(), BADMINTON, budget=8, workers=1, win_floor=True)
-    p = result["params"]
-    assert p["match_win_bonus"] >= p["margin_weight"] * p["margin_clamp"] - 1e-12
+@pytest.mark.parametrize("model", OUTCOME_MODELS)
+def test_the_result_can_be_either_model(history, monkeypatch, model):
+    """Whichever model trains better is chosen (here: the other one scores badly)."""
+    real = tune_module._score_overrides
+
+    def score(overrides):
+        value = real(overrides)
+        return value if overrides["outcome_model"] == model else value + 1.0
+
+    monkeypatch.setattr(tune_module, "_score_overrides", score)
+    result = tune(history, Params(), BADMINTON, budget=6, workers=1)
+    assert result["params"]["outcome_model"] == model
+    assert next(iter(result["models"])) == model
+
+
+def test_every_setting_tried_has_the_floor_on(history, monkeypatch):
+    floors = []
+    real = tune_module.train_score
+
+    def spy(matches, params, scoring_format):
+        floors.append(params.wrong_way_floor)
+        return real(matches, params, scoring_format)
+
+    monkeypatch.setattr(tune_module, "train_score", spy)
+    result = tune(history, Params(wrong_way_floor=False), BADMINTON, budget=10, workers=1)
+    assert floors and all(floors)
+    assert "wrong_way_floor" not in result["params"]
+    assert result["floor"] is True
+    floors.clear()
+    assert tune(history, Params(), BADMINTON, budget=4, workers=1, floor=False)["floor"] is False
+    assert floors and not any(floors)
+
+
+def test_the_floor_is_never_a_searched_parameter():
+    for model in OUTCOME_MODELS:
+        for teams in (False, True):
+            assert "wrong_way_floor" not in search_space(model, teams, stat_weights=True)
+
+
+def test_search_spaces_hold_each_models_own_parameters():
+    info, score = search_space("margin_information"), search_space("score")
+    assert "margin_boost" in info and "margin_boost" not in score
+    assert {"match_win_bonus", "margin_weight"} <= set(score)
+    assert not {"match_win_bonus", "margin_weight"} & set(info)
+    for name in (
+        "margin_clamp",
+        "scale_factor",
+        "initial_rd",
+        "tau",
+        "repetition_alpha",
+        "diversity_threshold",
+    ):
+        assert name in info and name in score
+    assert "team_method" not in info
+    teams = search_space("score", teams=True)
+    assert isinstance(teams["team_method"], Choice)
+    assert "performance_weighted" not in teams["team_method"].options  # needs stat weights
+    with_stats = search_space("score", teams=True, stat_weights=True)["team_method"]
+    assert isinstance(with_stats, Choice) and "performance_weighted" in with_stats.options
+
+
+def test_team_histories_search_the_team_method():
+    text = (DATA / "tennis_doubles_club_2021_2024.csv").read_text(encoding="utf-8")
+    tennis = get_format("generic", 5, 6)
+    matches = parse_matches(text, tennis)[:80]
+    result = tune(matches, Params(), tennis, budget=8, workers=1)
+    assert "team_method" in result["params"] and "composite_rd" in result["params"]
+
+
+def test_search_tries_every_option_of_a_choice():
+    space = {"x": Dimension(0.0, 1.0, 3), "kind": Choice(("a", "b", "c"))}
+    tried: list[str] = []
+
+    def score(batch):
+        tried.extend(o["kind"] for o in batch)
+        return [o["x"] + (0.0 if o["kind"] == "c" else 1.0) for o in batch]
+
+    best, value, _ = search(score, {"x": 0.5, "kind": "a"}, budget=30, seed=1, space=space)
+    assert best["kind"] == "c" and set(tried) == {"a", "b", "c"}
+
+
+def test_ladder_settings_are_pasteable_lines(history):
+    result = tune(history, Params(), BADMINTON, budget=6, workers=1)
+    lines = ladder_settings(result).splitlines()
+    assert lines[0] == f"outcome_model: {result['params']['outcome_model']}"
+    pasted = {}
+    for line in lines:
+        name, _, value = line.partition(": ")
+        pasted[name] = value
+    assert list(pasted) == list(result["params"])
+    for name, value in result["params"].items():
+        assert pasted[name] == (f"{value:g}" if isinstance(value, float) else str(value))
+    text = tune_module.format_tune(result, Params(), len(history))
+    assert "Ladder settings (paste" in text and ladder_settings(result) in text
+    assert "against the best peer" in text
 
 
 def test_cli_tune_json(tmp_path, capsys):
@@ -133,9 +233,14 @@ def test_cli_tune_json(tmp_path, capsys):
     small.write_text("\n".join(lines[:81]) + "\n", encoding="utf-8")
     assert main(["tune", str(small), "--budget", "3", "--workers", "1", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert set(result) == {"params", "test"}
+    assert set(result) == {"params", "floor", "models", "test"}
     assert main(["tune", str(small), "--budget", "0"]) == 1
     assert "--budget" in capsys.readouterr().err
+    assert main(["tune", str(small), "--param", "wrong_way_floor=false"]) == 1
+    assert "--no-floor" in capsys.readouterr().err
+    assert main(["tune", str(small), "--budget", "3", "--workers", "1", "--no-floor"]) == 0
+    out = capsys.readouterr().out
+    assert "Not for a ladder" in out and "Ladder settings" not in out
 
 
 def test_tune_validates_every_score_up_front(history):

@@ -1,0 +1,111 @@
+"""Who the client is, and the limits on the ways in that take a credential.
+
+- `client_ip`: the one rule for a request's client address (TRUSTED_PROXY_COUNT), used by
+  the login lockout (django-axes), the API throttles (DRF's NUM_PROXIES) and the
+  password-reset limit.
+- `refuse_locked_out_api_login`: django-axes answers a locked-out web login with its
+  lockout page; a DRF view (the token endpoint) gets a 429 in JSON instead.
+- `limit_password_reset`: the reset form takes an e-mail address, not a password, so it is
+  rate-limited (DRF's throttle on the shared cache) rather than locked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import math
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import render
+from rest_framework.exceptions import Throttled
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+
+LOCKED_OUT_MESSAGE = (
+    "Too many failed log-in attempts. Logging in is paused here for {minutes} minutes: "
+    "try again later, or reset your password."
+)
+
+
+def lockout_minutes() -> int:
+    return math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60)
+
+
+def client_ip(request: HttpRequest | Request) -> str | None:
+    """The client's address: REMOTE_ADDR, or with TRUSTED_PROXY_COUNT = N proxies in front,
+    the N-th address from the right of X-Forwarded-For (the ones left of it are the
+    client's to forge). DRF's rule, so the throttles and the lockout agree."""
+    ident = BaseThrottle().get_ident(request)  # type: ignore[arg-type]
+    try:
+        # Only a misconfigured count (more proxies than there are) lets a forged entry
+        # through; never store one, fall back to the peer's address.
+        return str(ipaddress.ip_address(ident))
+    except ValueError:
+        return request.META.get("REMOTE_ADDR")
+
+
+def lockout_response(
+    request: HttpRequest, original_response: HttpResponse | None, credentials: object
+) -> HttpResponse:
+    """django-axes's answer to a locked-out login on a page (the site's or the admin's)."""
+    return render(
+        request,
+        "registration/locked_out.html",
+        {"lockout_minutes": lockout_minutes()},
+        status=429,
+    )
+
+
+def refuse_locked_out_api_login(sender: object, request: object = None, **kwargs: Any) -> None:
+    """django-axes's `user_locked_out` signal: stop a DRF login with a 429."""
+    if isinstance(request, Request):
+        seconds = settings.AXES_COOLOFF_TIME.total_seconds()
+        raise Throttled(wait=seconds, detail=LOCKED_OUT_MESSAGE.format(minutes=lockout_minutes()))
+
+
+class PasswordResetThrottle(SimpleRateThrottle):
+    """Counts reset requests by client address and by the e-mail address asked for."""
+
+    scope = "password_reset"
+
+    def __init__(self, ident: str) -> None:
+        self.ident = ident
+        super().__init__()
+
+    def get_cache_key(self, request: Any, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.ident}
+
+
+def limit_password_reset(
+    view: Callable[..., HttpResponseBase],
+) -> Callable[..., HttpResponseBase]:
+    """Refuse a password-reset POST with a 429 page once the client address or the e-mail
+    address has used up its rate ("password_reset" in DEFAULT_THROTTLE_RATES)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if request.method == "POST":
+            email = str(request.POST.get("email", "")).strip().lower()[:254]
+            throttles = [PasswordResetThrottle(f"ip:{client_ip(request)}")]
+            if email:
+                digest = hashlib.sha256(email.encode()).hexdigest()  # no addresses in the cache
+                throttles.append(PasswordResetThrottle(f"email:{digest}"))
+            # Every throttle counts this request, so check them all (no short-circuit).
+            # (DRF's throttles take its Request and view; these read only META and the cache.)
+            allowed = [
+                throttle.allow_request(request, None)  # type: ignore[arg-type]
+                for throttle in throttles
+            ]
+            if not all(allowed):
+                return render(
+                    request,
+                    "registration/password_reset_limited.html",
+                    status=429,
+                )
+        return view(request, *args, **kwargs)
+
+    return wrapped

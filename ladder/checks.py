@@ -1,0 +1,29 @@
+"""Deployment checks of our own, run by `manage.py check --deploy`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Tags, Warning, register
+
+PER_PROCESS_CACHES = (
+    "django.core.cache.backends.locmem.LocMemCache",
+    "django.core.cache.backends.dummy.DummyCache",
+)
+
+
+@register(Tags.security, Tags.caches, deploy=True)
+def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """The API throttles and the password-reset limit count in the default cache: a cache
+    per process lets N web processes allow N times the rate."""
+    if settings.CACHES["default"]["BACKEND"] in PER_PROCESS_CACHES:
+        return [
+            Warning(
+                "The default cache is per process, so each web process counts the API "
+                "throttles and the password-reset limit on its own.",
+                hint="Set CACHE_URL to a Redis shared by the web processes (redis://host:6379/2).",
+                id="ladder.W001",
+            )
+        ]
+    return []
