@@ -32,6 +32,7 @@ from rest_framework.views import APIView
 from accounts.models import User, name_contains
 from accounts.tokens import TokenAuthentication
 from ladder import matches
+from ladder.api_schema import ERROR, FIELD_ERRORS
 from ladder.models import (
     MATCH_STATES,
     Ladder,
@@ -117,13 +118,6 @@ class DomainErrorsMixin:
         return super().handle_exception(exc)  # type: ignore[misc]
 
 
-ERROR = inline_serializer("Error", {"detail": serializers.CharField()})
-FIELD_ERRORS = OpenApiResponse(
-    OpenApiTypes.OBJECT,
-    description='Bad input: field → messages, e.g. {"games": ["Game 1: 21-20 is not a valid '
-    'badminton game to 21: a game won at 21 needs a 2-point lead."]}; problems that '
-    "concern the whole report (duplicate, limits) under non_field_errors.",
-)
 ERRORS = {
     400: FIELD_ERRORS,
     401: OpenApiResponse(ERROR, description="Not signed in."),
@@ -199,7 +193,7 @@ class MatchViewSet(
             ladder_id = ladders.values_list("pk", flat=True).first()
             queryset = Match.objects.filter(ladder_id=ladder_id) if ladder_id else visible.none()
         state = params.get("state")
-        if state:
+        if state is not None:
             if state not in dict(MATCH_STATES):
                 allowed = ", ".join(value for value, _ in MATCH_STATES)
                 raise exceptions.ValidationError({"state": [f"Choose one of {allowed}."]})
@@ -327,15 +321,16 @@ class MatchViewSet(
 # ---- inbox, players, predictions ------------------------------------------------------
 
 
-class InboxViewSet(DomainErrorsMixin, viewsets.ViewSet):
-    """What waits for you: matches to confirm, your pending reports, open disputes (moderators)."""
+class InboxView(DomainErrorsMixin, APIView):
+    """What waits for you: matches to confirm, your pending reports, open disputes (moderators).
+
+    One object, not a list (an APIView: a viewset's list is documented as an array)."""
 
     authentication_classes = AUTHENTICATION
     permission_classes = [permissions.IsAuthenticated]
-    serializer_class = InboxSerializer
 
     @extend_schema(summary="Your inbox", responses={200: InboxSerializer, 401: ERRORS[401]})
-    def list(self, request: Request) -> Response:
+    def get(self, request: Request) -> Response:
         inbox = matches.inbox_for(request.user)
         data = {
             "count": inbox.count,
@@ -410,6 +405,8 @@ class PredictView(APIView):
         serializer = PredictInputSerializer(data=data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         values = serializer.validated_data
+        if not values["complete"]:
+            return Response({"probability": None, "quality": None})
         prediction = matches.predict_sides(
             values["ladder"],
             values["side_a"],

@@ -7,7 +7,7 @@ from rest_framework.routers import DefaultRouter
 
 from accounts.api import TokenView
 from ladder.api import (
-    InboxViewSet,
+    InboxView,
     LadderViewSet,
     MatchViewSet,
     PlayerViewSet,
@@ -21,7 +21,6 @@ app_name = "api"
 router = DefaultRouter()
 router.register("ladders", LadderViewSet, basename="ladder")
 router.register("matches", MatchViewSet, basename="match")
-router.register("inbox", InboxViewSet, basename="inbox")
 router.register("players", PlayerViewSet, basename="player")
 
 urlpatterns = [
@@ -29,6 +28,7 @@ urlpatterns = [
     path("players/<str:username>/history/", HistoryView.as_view(), name="history"),
     path("predict/", PredictView.as_view(), name="predict"),
     path("ladders/<slug:slug>/club-night/", ClubNightView.as_view(), name="club-night"),
+    path("inbox/", InboxView.as_view(), name="inbox"),
     path("auth/token/", TokenView.as_view(), name="token"),
     *router.urls,
 ]

@@ -24,7 +24,8 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from accounts.models import User
-from ladder.models import Ladder
+from ladder.matches import MAX_REASON_LENGTH, no_member_called
+from ladder.models import Ladder, Membership
 
 # A guard against absurd posts, well above any format's best-of (7).
 MAX_GAME_ROWS = 9
@@ -252,8 +253,12 @@ class ReportForm(MatchForm):
                 self.add_error(slot, "Enter a player's username.")
                 continue
             user = _find_user(username)
-            if user is None:
-                self.add_error(slot, f"No player is called “{username}”.")
+            if (
+                user is None
+                or not Membership.objects.filter(ladder=self.ladder, user=user).exists()
+            ):
+                # The same words for no account and for no membership (ladder.matches).
+                self.add_error(slot, no_member_called(self.ladder, username))
             else:
                 self.users[slot] = user
         return cleaned
@@ -359,7 +364,7 @@ class DisputeForm(MatchForm):
     reason = forms.CharField(
         label="What is wrong?",
         required=False,
-        max_length=2000,
+        max_length=MAX_REASON_LENGTH,
         widget=forms.Textarea(attrs={"rows": 3, "required": True}),
         help_text="A moderator reads this, and so does the reporter.",
     )
@@ -393,7 +398,7 @@ class ModerationForm(MatchForm):
     reason = forms.CharField(
         label="Reason",
         required=False,
-        max_length=2000,
+        max_length=MAX_REASON_LENGTH,
         widget=forms.Textarea(attrs={"rows": 2, "required": True}),
         help_text="Required. The players see it in the match's history.",
     )

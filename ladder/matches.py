@@ -89,6 +89,9 @@ STATE_PHRASES = {
 }
 # No sport we know scores this much in one game; PositiveSmallIntegerField holds 32767.
 MAX_POINTS = 9999
+# Reasons (disputes, decisions, corrections) are read by people: a few paragraphs at most.
+MAX_REASON_LENGTH = 2000
+MAX_NAME_ECHO = 150  # a username is at most 150 characters; never echo more of an input
 RATE_WINDOW = timedelta(hours=1)
 
 
@@ -448,10 +451,21 @@ def _stats(
     return result
 
 
+def no_member_called(ladder: Ladder, username: str) -> str:
+    """The one answer for a name that is not a member: the same whether or not an account of
+    that name exists, so a report or a prediction cannot be used to find out who has one."""
+    return f"No member of {ladder.name} is called {username[:MAX_NAME_ECHO]!r}."
+
+
 def _reason(reason: Any, errors: _Errors, prompt: str) -> str:
     text = reason.strip() if isinstance(reason, str) else ""
     if not text:
         errors.add("reason", prompt)
+    elif len(text) > MAX_REASON_LENGTH:
+        errors.add(
+            "reason",
+            f"Keep the reason to {MAX_REASON_LENGTH} characters; this one has {len(text)}.",
+        )
     return text
 
 
@@ -597,7 +611,7 @@ def report_match(
             )
         for user in dict.fromkeys(players):
             if user.pk not in members:
-                errors.add("players", f"{user.name} is not a member of {ladder.name}.")
+                errors.add("players", no_member_called(ladder, user.username))
         _check_limits(ladder, reporter, now, errors)
         if not errors:
             duplicate = _find_duplicate(ladder, played_on, side_a, side_b, game_scores)

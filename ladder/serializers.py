@@ -9,7 +9,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import User
-from ladder.models import AuditEntry, Dispute, Ladder, Match, format_rd
+from ladder.matches import MAX_REASON_LENGTH, no_member_called
+from ladder.models import MATCH_STATES, AuditEntry, Dispute, Ladder, Match, format_rd
+from ratings.engine.importfmt import MAX_TEAM_SIZE
 
 
 class PageLinkMixin:
@@ -81,9 +83,19 @@ class LadderSerializer(PageLinkMixin, serializers.HyperlinkedModelSerializer):
 # (ladder/matches.py), whose MatchError the views turn into the same 400/403/409 as the web.
 
 
+MAX_GAMES = 25  # more than any format plays; a bound on what a request can make us check
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    """An input as an error message quotes it: never more than `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 @extend_schema_field(
     {
         "type": "array",
+        "maxItems": MAX_GAMES,
         "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
         "example": [[21, 15], [19, 21], [21, 18]],
     }
@@ -93,17 +105,20 @@ class GamesField(serializers.Field):
 
     default_error_messages = {
         "not_a_list": "Enter the games as a list of scores, like [[21, 15], [21, 18]].",
-        "not_a_pair": "Game {number}: {value!r} is not a score like [21, 15].",
+        "not_a_pair": "Game {number}: {value} is not a score like [21, 15].",
         "not_a_number": "Game {number}: points are whole numbers, like [21, 15].",
+        "too_many": "A match has at most {limit} games.",
     }
 
     def to_internal_value(self, data: Any) -> list[tuple[int, int]]:
         if not isinstance(data, list):
             self.fail("not_a_list")
+        if len(data) > MAX_GAMES:
+            self.fail("too_many", limit=MAX_GAMES)
         games = []
         for number, game in enumerate(data, start=1):
             if not isinstance(game, list | tuple) or len(game) != 2:
-                self.fail("not_a_pair", number=number, value=game)
+                self.fail("not_a_pair", number=number, value=_short(game))
             points = []
             for value in game:
                 if isinstance(value, bool):
@@ -123,19 +138,24 @@ class GamesField(serializers.Field):
 
 
 class UsernamesField(serializers.ListField):
-    """Players by username, resolved to users (unknown names are a field error)."""
+    """Players by username (at most a team's worth); the serializer resolves them against
+    the ladder's members, so no answer tells whether an account of that name exists."""
 
     child = serializers.CharField(max_length=150)
 
-    def to_internal_value(self, data: Any) -> list[User]:
-        names = super().to_internal_value(data)
-        users = {u.username: u for u in User.objects.filter(username__in=names)}
-        unknown = [n for n in names if n not in users]
-        if unknown:
-            raise serializers.ValidationError(
-                [f"No player called {name!r}." for name in dict.fromkeys(unknown)]
-            )
-        return [users[n] for n in names]
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", MAX_TEAM_SIZE)
+        super().__init__(**kwargs)
+
+
+def resolve_members(ladder: Ladder, names: list[str]) -> tuple[dict[str, User], list[str]]:
+    """The members of `ladder` among `names` by username, and the names that are none:
+    unknown and non-member names alike (ladder.matches.no_member_called)."""
+    found = {
+        u.username: u
+        for u in User.objects.filter(username__in=names, memberships__ladder=ladder).distinct()
+    }
+    return found, [n for n in dict.fromkeys(names) if n not in found]
 
 
 class UsernameField(serializers.CharField):
@@ -189,6 +209,12 @@ class AuditEntrySerializer(serializers.ModelSerializer):
         help_text="Username; null for the system (expiry) or a member hidden from you.",
     )
     actor_name = serializers.CharField(read_only=True)
+    from_state = serializers.ChoiceField(
+        choices=MATCH_STATES,
+        allow_blank=True,
+        read_only=True,
+        help_text='The state before; "" for the report itself (there was none).',
+    )
     before = serializers.JSONField(read_only=True, allow_null=True)
     after = serializers.JSONField(read_only=True, allow_null=True)
 
@@ -285,7 +311,7 @@ class MatchDetailSerializer(MatchSerializer):
 class ReportSerializer(serializers.Serializer):
     """Report a match you played (POST /api/v1/matches/)."""
 
-    ladder = serializers.SlugField(help_text="The ladder's slug.")
+    ladder = serializers.SlugField(max_length=80, help_text="The ladder's slug.")
     played_on = serializers.DateField(help_text="The day it was played (YYYY-MM-DD).")
     side_a = UsernamesField(
         allow_empty=True, help_text="Usernames of side A (you may be on either side)."
@@ -299,16 +325,38 @@ class ReportSerializer(serializers.Serializer):
     )
 
     def validate_ladder(self, slug: str) -> Ladder:
-        request = self.context["request"]
-        ladder = Ladder.objects.visible_to(request.user).filter(slug=slug).first()
-        if ladder is None:
-            raise serializers.ValidationError(f"No ladder called {slug!r}.")
-        return ladder
+        return visible_ladder(self.context["request"], slug)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        me = self.context["request"].user
+        names = [*attrs["side_a"], *attrs["side_b"]]
+        # You yourself: the domain says whether you may report here (403).
+        members, strangers = resolve_members(
+            attrs["ladder"], [n for n in names if n != me.username]
+        )
+        members[me.username] = me
+        if strangers:
+            raise serializers.ValidationError(
+                {"players": [no_member_called(attrs["ladder"], n) for n in strangers]}
+            )
+        attrs["side_a"] = [members[n] for n in attrs["side_a"]]
+        attrs["side_b"] = [members[n] for n in attrs["side_b"]]
+        return attrs
+
+
+def visible_ladder(request: Any, slug: str) -> Ladder:
+    ladder = Ladder.objects.visible_to(request.user).filter(slug=slug).first()
+    if ladder is None:
+        raise serializers.ValidationError(f"No ladder called {slug!r}.")
+    return ladder
 
 
 class DisputeInputSerializer(serializers.Serializer):
     reason = serializers.CharField(
-        allow_blank=True, trim_whitespace=False, help_text="What is wrong (required)."
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="What is wrong (required).",
+        max_length=MAX_REASON_LENGTH,
     )
     proposed_games = GamesField(
         required=False, allow_null=True, help_text="The score you say is right (optional)."
@@ -320,7 +368,9 @@ class ResolveInputSerializer(serializers.Serializer):
         choices=["uphold", "correct", "void"],
         help_text="uphold: the report stands; correct: new games (and date); void.",
     )
-    reason = serializers.CharField(allow_blank=True, help_text="Required; the players see it.")
+    reason = serializers.CharField(
+        allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
+    )
     games = GamesField(required=False, allow_null=True, help_text="For correct: the score.")
     played_on = serializers.DateField(
         required=False, allow_null=True, help_text="For correct: the date, if it was wrong."
@@ -329,14 +379,18 @@ class ResolveInputSerializer(serializers.Serializer):
 
 class CorrectInputSerializer(serializers.Serializer):
     games = GamesField(help_text="The correct score.")
-    reason = serializers.CharField(allow_blank=True, help_text="Required; the players see it.")
+    reason = serializers.CharField(
+        allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
+    )
     played_on = serializers.DateField(
         required=False, allow_null=True, help_text="The date, if it was wrong."
     )
 
 
 class VoidInputSerializer(serializers.Serializer):
-    reason = serializers.CharField(allow_blank=True, help_text="Required; the players see it.")
+    reason = serializers.CharField(
+        allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
+    )
 
 
 class InboxSerializer(serializers.Serializer):
@@ -356,7 +410,10 @@ class PlayerSerializer(serializers.ModelSerializer):
 
 
 class PredictInputSerializer(serializers.Serializer):
-    ladder = serializers.SlugField()
+    """A lineup to predict; a name that is no member of the ladder (whether or not such an
+    account exists) makes no prediction, like an incomplete side."""
+
+    ladder = serializers.SlugField(max_length=80)
     side_a = UsernamesField(allow_empty=True)
     side_b = UsernamesField(allow_empty=True)
     on = serializers.DateField(
@@ -364,11 +421,14 @@ class PredictInputSerializer(serializers.Serializer):
     )
 
     def validate_ladder(self, slug: str) -> Ladder:
-        request = self.context["request"]
-        ladder = Ladder.objects.visible_to(request.user).filter(slug=slug).first()
-        if ladder is None:
-            raise serializers.ValidationError(f"No ladder called {slug!r}.")
-        return ladder
+        return visible_ladder(self.context["request"], slug)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        members, strangers = resolve_members(attrs["ladder"], [*attrs["side_a"], *attrs["side_b"]])
+        attrs["complete"] = not strangers
+        attrs["side_a"] = [members[n] for n in attrs["side_a"] if n in members]
+        attrs["side_b"] = [members[n] for n in attrs["side_b"] if n in members]
+        return attrs
 
 
 class PredictionSerializer(serializers.Serializer):

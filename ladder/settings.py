@@ -54,6 +54,7 @@ MIDDLEWARE = [
     # /healthz and /readyz, answered before the host check and the HTTPS redirect.
     "ladder.health.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "ladder.errors.RefuseBadInput",  # NUL bytes and oversized API bodies: a 400, not a 500
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -184,6 +185,10 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# The largest honest request (a report, a club night of 200 names) is a few kilobytes;
+# ladder.errors.RefuseBadInput applies this to API bodies too.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+
 # Who is the client? Behind N reverse proxies that each append the address they saw to
 # X-Forwarded-For, the client is the N-th address from the right; every address left of
 # it was written by the client and may be forged. 0 (the default): the app is reached
@@ -215,8 +220,12 @@ REST_FRAMEWORK = {
         "accounts.tokens.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # ladder/api_support.py: JSON only (what the API documents and accepts), pages checked,
+    # every error a client can meet in the schema, bad requests a 400 rather than a 500.
+    "DEFAULT_PARSER_CLASSES": ["ladder.api_support.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "ladder.api_schema.Schema",
+    "DEFAULT_PAGINATION_CLASS": "ladder.api_support.Pagination",
+    "EXCEPTION_HANDLER": "ladder.api_support.exception_handler",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",

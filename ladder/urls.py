@@ -50,3 +50,8 @@ urlpatterns = [
         name="api-redoc",
     ),
 ]
+
+# JSON for /api/ addresses, Django's pages elsewhere (ladder/errors.py).
+handler400 = "ladder.errors.bad_request"
+handler404 = "ladder.errors.page_not_found"
+handler500 = "ladder.errors.server_error"

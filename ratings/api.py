@@ -13,10 +13,10 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, permissions
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ladder.api_support import Pagination
 from ladder.models import Ladder
 from ratings import queries
 from ratings.models import RatingChange
@@ -32,11 +32,11 @@ def visible_ladder(request: Request, slug: str) -> Ladder:
     return get_object_or_404(Ladder.objects.visible_to(request.user), slug=slug)
 
 
-class LeaderboardPagination(PageNumberPagination):
+class LeaderboardPagination(Pagination):
     page_size = queries.LEADERBOARD_PAGE_SIZE
 
 
-class HistoryPagination(PageNumberPagination):
+class HistoryPagination(Pagination):
     page_size = queries.HISTORY_PAGE_SIZE
 
 

@@ -8,24 +8,48 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
 from accounts.models import User
+from ladder.matches import MAX_POINTS
 from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
 from ratings.bulk import insert_rows, reserve_ids
 from ratings.engine import Match as EngineMatch
 from ratings.engine import parse_matches, write_matches
-from ratings.engine.importfmt import ImportFormatError
+from ratings.engine.importfmt import (
+    PLAYER_SEPARATOR,
+    ImportFormatError,
+    Limits,
+    spreadsheet_safe,
+)
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import rate_ladder
 
 Progress = Callable[[int], None]
 INSERT_BATCH = 2000
+
+
+DISPLAY_NAME_LENGTH = User._meta.get_field("display_name").max_length or 60
+USERNAME_LENGTH = User._meta.get_field("username").max_length or 150
+EARLIEST_MATCH = date(1900, 1, 1)  # before any club's records; a typo, not a history
+
+
+def limits() -> Limits:
+    """What the site stores: points as report_match allows them, dates from 1900 to today,
+    names no longer than a username (a name is looked up as one)."""
+    return Limits(
+        max_name_length=USERNAME_LENGTH,
+        max_points=MAX_POINTS,
+        earliest=EARLIEST_MATCH,
+        latest=timezone.localdate(),
+    )
 
 
 @dataclass(frozen=True)
@@ -60,7 +84,7 @@ def import_matches(
 
     Raises ImportFormatError (every bad line) and writes nothing unless every row is valid.
     """
-    parsed = parse_matches(text, ladder.scoring(), team_size=ladder.team_size)
+    parsed = parse_matches(text, ladder.scoring(), team_size=ladder.team_size, limits=limits())
     names = sorted({n for m in parsed for n in (*m.side_a, *m.side_b)})
     users = player_lookup(names)
     unknown = {n for n in names if n not in users}
@@ -71,6 +95,22 @@ def import_matches(
                 for m in parsed
                 for n in (*m.side_a, *m.side_b)
                 if n in unknown
+            ]
+        )
+    # A new player's name becomes their display name: one too long for it is refused, never
+    # cut (two long names that share a beginning would become one player).
+    too_long = {n for n in unknown if len(n) > DISPLAY_NAME_LENGTH}
+    if too_long:
+        raise ImportFormatError(
+            [
+                (
+                    m.line or 0,
+                    f"player name {n[:20]!r}… has {len(n)} characters; a new player's name "
+                    f"has at most {DISPLAY_NAME_LENGTH}",
+                )
+                for m in parsed
+                for n in dict.fromkeys((*m.side_a, *m.side_b))
+                if n in too_long
             ]
         )
     with transaction.atomic():
@@ -106,7 +146,7 @@ def _create_players(names: Sequence[str], users: dict[str, User]) -> int:
             n += 1
             username = f"{base}_{n}"
         taken.add(username)
-        user = User(username=username, display_name=name[:60], email=f"{username}@imported.invalid")
+        user = User(username=username, display_name=name, email=f"{username}@imported.invalid")
         user.set_unusable_password()
         new.append(user)
     User.objects.bulk_create(new, batch_size=INSERT_BATCH)
@@ -204,20 +244,24 @@ def _create_matches(
 
 
 def export_matches(ladder: Ladder) -> str:
-    """The ladder's rated matches in the import format, players by their names."""
+    """The ladder's rated matches in the import format, players by their names.
+
+    Everyone who played is named, members or not any more (an admin may have removed one).
+    """
     from ratings.pipeline import load_matches
 
-    names = _names(ladder)
+    loaded = load_matches(ladder)
+    names = export_names({int(p) for m in loaded for p in (*m.side_a, *m.side_b)})
     matches = [
         EngineMatch(
             played_on=m.played_on,
-            side_a=tuple(names[p] for p in m.side_a),
-            side_b=tuple(names[p] for p in m.side_b),
+            side_a=tuple(names[int(p)] for p in m.side_a),
+            side_b=tuple(names[int(p)] for p in m.side_b),
             games=m.games,
-            stats={names[p]: s for p, s in m.stats.items()} if m.stats else None,
+            stats={names[int(p)]: s for p, s in m.stats.items()} if m.stats else None,
             id=m.id,
         )
-        for m in load_matches(ladder)
+        for m in loaded
     ]
     return write_matches(matches)
 
@@ -227,18 +271,43 @@ def export_ratings(ladder: Ladder) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(("player", "rating", "rd", "volatility", "matches"))
+    ratings = list(PlayerRating.objects.filter(ladder=ladder))
+    names = export_names({r.user_id for r in ratings})
     rows = [
-        (r.user.name, repr(r.rating), repr(r.rd), repr(r.volatility), r.matches)
-        for r in PlayerRating.objects.filter(ladder=ladder).select_related("user")
+        (
+            spreadsheet_safe(names[r.user_id]),
+            repr(r.rating),
+            repr(r.rd),
+            repr(r.volatility),
+            r.matches,
+        )
+        for r in ratings
     ]
     writer.writerows(sorted(rows))
     return out.getvalue()
 
 
-def _names(ladder: Ladder) -> dict[str, str]:
-    return {
-        str(pk): display or username
-        for pk, username, display in Membership.objects.filter(ladder=ladder).values_list(
-            "user_id", "user__username", "user__display_name"
+def export_names(user_ids: Iterable[int]) -> dict[int, str]:
+    """Each user's name in an export: the display name, as an import names players, unless
+    the import (``player_lookup``) could not carry it back to the same person: a `;`, spaces
+    around it, a display name someone else has too or that is someone's username. Then the
+    username, which it always can."""
+    users = list(
+        User.objects.filter(pk__in=set(user_ids)).values_list("pk", "username", "display_name")
+    )
+    wanted = {display for _, _, display in users if display}
+    taken = set(User.objects.filter(username__in=wanted).values_list("username", flat=True))
+    shared = Counter(
+        User.objects.filter(display_name__in=wanted).values_list("display_name", flat=True)
+    )
+    names = {}
+    for pk, username, display in users:
+        usable = (
+            display
+            and display == display.strip()
+            and PLAYER_SEPARATOR not in display
+            and shared[display] == 1
+            and (display == username or display not in taken)
         )
-    }
+        names[pk] = display if usable else username
+    return names

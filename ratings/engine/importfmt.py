@@ -14,6 +14,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 
 from ratings.engine.formats import ScoreError, ScoringFormat
@@ -22,8 +23,27 @@ from ratings.engine.types import EngineError, Match
 HEADER = ("played_on", "side_a", "side_b", "score", "stats")
 PLAYER_SEPARATOR = ";"
 MAX_TEAM_SIZE = 5
+# A cell a spreadsheet would run as a formula (CSV injection): written with a leading
+# apostrophe, which spreadsheets show as text and parse_matches takes off again.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+TEXT_MARK = "'"
+MAX_POINT_DIGITS = 9  # beyond any game; and int() of thousands of digits is refused anyway
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _GAME = re.compile(r"(\d+)-(\d+)")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the store behind an import can hold; a row beyond them is refused with its line
+    rather than cut, wrapped or failing half-way (the site passes its own: ratings/imports.py)."""
+
+    max_name_length: int | None = None
+    max_points: int | None = None
+    earliest: date | None = None
+    latest: date | None = None
+
+
+NO_LIMITS = Limits()
 
 
 class ImportFormatError(EngineError):
@@ -38,11 +58,13 @@ def parse_matches(
     lines_or_text: str | Iterable[str],
     scoring_format: ScoringFormat,
     team_size: int | None = None,
+    limits: Limits = NO_LIMITS,
 ) -> list[Match]:
     """The matches of an import file, sorted by date (file order within a day).
 
     `team_size`: players a side must have; None takes the first match's size for the
-    whole file. Raises ImportFormatError listing every problem found.
+    whole file. `limits`: what the caller can store. Raises ImportFormatError listing every
+    problem found.
     """
     if team_size is not None and not 1 <= team_size <= MAX_TEAM_SIZE:
         raise EngineError(f"team size must be 1 to {MAX_TEAM_SIZE}, not {team_size}")
@@ -80,7 +102,12 @@ def parse_matches(
         if not row or all(not cell.strip() for cell in row):
             continue  # blank lines are allowed, e.g. at the end of the file
         problems: list[str] = []
+        if any("\x00" in cell for cell in row):
+            errors.append((line, "the row contains a NUL character (\\0)"))
+            continue
         match = _parse_row(row, line, len(matches) + 1, scoring_format, problems)
+        if match is not None:
+            _check_limits(match, limits, problems)
         if match is not None and len(match.side_a) == len(match.side_b):
             size = len(match.side_a)
             if expected_size is None:
@@ -103,6 +130,26 @@ def parse_matches(
     # Stable: rows of one day keep their file order (= id order).
     matches.sort(key=lambda m: m.played_on)
     return matches
+
+
+def _check_limits(match: Match, limits: Limits, problems: list[str]) -> None:
+    if limits.earliest is not None and match.played_on < limits.earliest:
+        problems.append(f"played_on {match.played_on} is before {limits.earliest}")
+    if limits.latest is not None and match.played_on > limits.latest:
+        problems.append(f"played_on {match.played_on} is after {limits.latest}")
+    if limits.max_name_length is not None:
+        for name in (*match.side_a, *match.side_b):
+            if len(name) > limits.max_name_length:
+                problems.append(
+                    f"player name {name[:20]!r}… has {len(name)} characters; "
+                    f"at most {limits.max_name_length}"
+                )
+    if limits.max_points is not None:
+        for number, game in enumerate(match.games, 1):
+            if max(game) > limits.max_points:
+                problems.append(
+                    f"game {number} ({game[0]}-{game[1]}) has more than {limits.max_points} points"
+                )
 
 
 def _strip_bom(lines: Iterable[str]) -> Iterable[str]:
@@ -158,7 +205,20 @@ def _parse_date(text: str, problems: list[str]) -> date | None:
         return None
 
 
+def spreadsheet_safe(cell: str) -> str:
+    """`cell` as a spreadsheet will show it and never run it (OWASP's CSV injection advice)."""
+    return TEXT_MARK + cell if cell.lstrip(TEXT_MARK).startswith(FORMULA_STARTS) else cell
+
+
+def from_spreadsheet_safe(cell: str) -> str:
+    """The cell spreadsheet_safe was given (other cells as they are)."""
+    if cell.startswith(TEXT_MARK) and cell.lstrip(TEXT_MARK).startswith(FORMULA_STARTS):
+        return cell[1:]
+    return cell
+
+
 def _parse_side(text: str, label: str, problems: list[str]) -> tuple[str, ...] | None:
+    text = from_spreadsheet_safe(text.strip())
     names = tuple(n.strip() for n in text.split(PLAYER_SEPARATOR))
     if not text.strip():
         problems.append(f"side {label} has no players")
@@ -186,6 +246,9 @@ def _parse_score(
             problems.append(
                 f"score {text.strip()!r} is not games like 21-15 19-21 21-18 ({token!r})"
             )
+            return None
+        if max(len(m.group(1)), len(m.group(2))) > MAX_POINT_DIGITS:
+            problems.append(f"score {token[:30]!r} has more points than any game")
             return None
         games.append((int(m.group(1)), int(m.group(2))))
     result = tuple(games)
@@ -239,8 +302,8 @@ def write_matches(matches: Iterable[Match]) -> str:
         writer.writerow(
             (
                 m.played_on.isoformat(),
-                PLAYER_SEPARATOR.join(m.side_a),
-                PLAYER_SEPARATOR.join(m.side_b),
+                spreadsheet_safe(PLAYER_SEPARATOR.join(m.side_a)),
+                spreadsheet_safe(PLAYER_SEPARATOR.join(m.side_b)),
                 " ".join(f"{a}-{b}" for a, b in m.games),
                 _stats_text(m.stats),
             )

@@ -149,7 +149,7 @@ TODAY = timezone.localdate
             {"played_on": "yesterday"},
             {"played_on": ["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."]},
         ),
-        ({"side_b": ["nobody"]}, {"side_b": ["No player called 'nobody'."]}),
+        ({"side_b": ["nobody"]}, {"players": ["No member of Club Singles is called 'nobody'."]}),
         (
             {"side_b": ["alice"]},
             {"players": ["Alice Archer is named twice; every player must be different."]},
@@ -158,7 +158,7 @@ TODAY = timezone.localdate
             {"side_b": ["bob", "charlie"]},
             {"side_b": ["Side B needs exactly 1 player in Club Singles; it has 2."]},
         ),
-        ({"side_b": ["dave"]}, {"players": ["Dave Dunn is not a member of Club Singles."]}),
+        ({"side_b": ["dave"]}, {"players": ["No member of Club Singles is called 'dave'."]}),
         (
             {"side_a": ["charlie"]},
             {"players": ["You can only report a match you played in: add yourself to a side."]},
@@ -590,7 +590,8 @@ def test_predict(ladder, alice, bob, dave):
     unknown = APIClient().get(
         "/api/v1/predict/", {"ladder": "singles", "side_a": "alice", "side_b": "zed"}
     )
-    assert unknown.status_code == 400 and unknown.json() == {"side_b": ["No player called 'zed'."]}
+    # Like a non-member: no answer says whether an account called zed exists.
+    assert unknown.status_code == 200 and unknown.json() == {"probability": None, "quality": None}
     assert APIClient().get("/api/v1/predict/", {"ladder": "nope"}).status_code == 400
 
 

@@ -189,7 +189,7 @@ def test_wrong_team_size_in_doubles(doubles, alice, bob, charlie):
 def test_a_non_member(ladder, alice, dave):
     refused(
         "players",
-        "Dave Dunn is not a member of Club Singles.",
+        "No member of Club Singles is called 'dave'.",
         ladder=ladder,
         reporter=alice,
         side_a=[alice],

@@ -1,0 +1,85 @@
+"""What every API endpoint shares: how it parses a body, pages a list, handles errors and
+documents them (REST_FRAMEWORK in settings.py names these classes).
+
+The rule for bad input is one for the whole API: a 4xx with a JSON body that says what is
+wrong, never a 500 and never an HTML page, and every status a client can meet is in the
+schema (ladder/api_schema.py; tests/ladder/test_api_fuzz.py checks both with schemathesis).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from rest_framework import exceptions, parsers
+from rest_framework.exceptions import ErrorDetail
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+
+class JSONParser(parsers.JSONParser):
+    """JSON bodies; a body nested too deep to read is bad input, not a server error."""
+
+    def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise exceptions.ParseError(
+                "JSON parse error - the body is nested too deeply."
+            ) from None
+
+
+class Pagination(PageNumberPagination):
+    """`page` is a whole number from 1; anything else is a 400 that says so (DRF's own
+    paginator answers 404 for `page=abc` and reads `page=` as page 1)."""
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
+        raw = request.query_params.get(self.page_query_param)
+        if raw is not None and not (raw.isascii() and raw.isdigit() and 0 < int(raw) < 10**9):
+            raise exceptions.ValidationError(
+                {self.page_query_param: ["A page is a whole number from 1."]}
+            )
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        result = super().get_paginated_response_schema(schema)
+        result["required"] = ["count", "next", "previous", "results"]
+        return result
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_query_param:
+                parameter["schema"] = {"type": "integer", "minimum": 1, "maximum": 10**9 - 1}
+        return parameters
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's handler, plus Django's bad-request errors (a body over the size limit, a
+    malformed multipart) as a 400 with a message instead of a 500."""
+    # Not at the top: REST_FRAMEWORK names this module's parser, which rest_framework.views
+    # imports while it is itself being imported.
+    from rest_framework.views import exception_handler as drf_exception_handler
+
+    if isinstance(exc, RequestDataTooBig):
+        exc = exceptions.ParseError("The request body is too large.")
+    elif isinstance(exc, SuspiciousOperation):
+        exc = exceptions.ParseError("The request could not be read.")
+    response = drf_exception_handler(exc, context)
+    if response is not None:
+        response.data = _bounded(response.data)
+    return response
+
+
+MAX_ECHO = 300  # characters of any one message: an error never sends a client's megabytes back
+
+
+def _bounded(data: Any) -> Any:
+    if isinstance(data, str) and len(data) > MAX_ECHO:
+        return ErrorDetail(data[: MAX_ECHO - 1] + "…", code=getattr(data, "code", None))
+    if isinstance(data, dict):
+        return {_bounded(k): _bounded(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_bounded(v) for v in data]
+    return data
