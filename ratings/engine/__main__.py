@@ -30,7 +30,7 @@ from ratings.engine import evaluate
 from ratings.engine import simulate as simulate_
 from ratings.engine import tune as tune_
 from ratings.engine.formats import FORMAT_NAMES, ScoringFormat, get_format
-from ratings.engine.importfmt import parse_matches, write_matches
+from ratings.engine.importfmt import parse_matches, spreadsheet_safe, write_matches
 from ratings.engine.replay import Replayer, validate_params
 from ratings.engine.types import TEAM_METHODS, EngineError, Match, Params
 
@@ -240,7 +240,9 @@ def run_rate(args: argparse.Namespace) -> int:
     states = replayer.states
     for player in sorted(states):
         s = states[player]
-        writer.writerow((player, repr(s.rating), repr(s.rd), repr(s.volatility), s.matches))
+        writer.writerow(
+            (spreadsheet_safe(player), repr(s.rating), repr(s.rd), repr(s.volatility), s.matches)
+        )
     return 0
 
 

@@ -196,3 +196,18 @@ def test_stat_weight_option_gives_performance_weighted_its_weights(capsys):
     assert "--stat-weight NAME=WEIGHT" in capsys.readouterr().err
     assert main([*common, "--stat-weight", "headshots=1"]) == 1
     assert "headshots: no match has such a stat" in capsys.readouterr().err
+
+
+def test_rate_writes_names_a_spreadsheet_cannot_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A player called "=HYPERLINK(…)" comes out as text ('=…), as the site's exports do."""
+    history = tmp_path / "formula.csv"
+    history.write_text(
+        "played_on,side_a,side_b,score,stats\n"
+        '2024-01-01,"=HYPERLINK(""http://x"")",@Bob,21-15 21-17,\n',
+        encoding="utf-8",
+    )
+    assert main(["rate", str(history)]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert [r[0] for r in rows[1:]] == ["'=HYPERLINK(\"http://x\")", "'@Bob"]
