@@ -18,7 +18,6 @@ from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
     extend_schema_view,
-    inline_serializer,
 )
 from rest_framework import exceptions, mixins, permissions, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication

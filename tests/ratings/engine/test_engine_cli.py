@@ -210,4 +210,4 @@ def test_rate_writes_names_a_spreadsheet_cannot_run(
     )
     assert main(["rate", str(history)]) == 0
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
-    assert [r[0] for r in rows[1:]] == ["'=HYPERLINK(\"http://x\")", "'@Bob"]
+    assert [r[0] for r in rows[1:]] == ['\'=HYPERLINK("http://x")', "'@Bob"]
