@@ -32,8 +32,8 @@ class Person:
 
     username: str
     name: str
-    rating: float
-    rd: float  # grown for inactivity up to today
+    rating: float | None  # None: not shown (a hidden member, or one who has left)
+    rd: float | None  # grown for inactivity up to today
     games: int
     status: str = clubnight.UNRATED  # RATINGS.md §8 (clubnight.standing)
 
@@ -153,10 +153,10 @@ def _shown_rounds(
         if username in hidden:
             # The players of one match see each other (the rule of ladder.models).
             if viewer_name in among:
-                return Person(username, hidden[username], 0.0, 0.0, 0)
-            return Person("", HIDDEN_PLAYER_NAME, 0.0, 0.0, 0)
+                return Person(username, hidden[username], None, None, 0)
+            return Person("", HIDDEN_PLAYER_NAME, None, None, 0)
         # Someone who has left the ladder since still shows, by username.
-        return people.get(username) or Person(username, username, 0.0, 0.0, 0)
+        return people.get(username) or Person(username, username, None, None, 0)
 
     shown = []
     for number, rnd in enumerate(night.rounds, start=1):

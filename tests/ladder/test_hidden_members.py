@@ -108,5 +108,6 @@ def test_club_night_rounds_name_her_only_to_herself_and_moderators(
     page = _page(client, erin, url)
     assert HIDDEN_PLAYER_NAME in page
     assert not any(text in page for text in HIDDEN)
+    assert "0.00" not in page  # no made-up rating beside "Hidden player"
     client.logout()
     assert "Alice Archer" in _page(client, mod, url)
