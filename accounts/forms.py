@@ -31,8 +31,11 @@ class UniqueEmailMixin:
         return email
 
 
-class SignUpForm(UniqueEmailMixin, auth_forms.UserCreationForm):
-    """Username, email and a password that passes Django's validators."""
+class SignUpForm(auth_forms.UserCreationForm):
+    """Username, email and a password that passes Django's validators.
+
+    A taken email address is not an error here (that would tell anyone whose address has
+    an account): accounts.signup.start_signup handles it by e-mail."""
 
     error_messages = {
         **auth_forms.UserCreationForm.error_messages,
@@ -47,7 +50,19 @@ class SignUpForm(UniqueEmailMixin, auth_forms.UserCreationForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["email"].required = True
-        self.fields["email"].help_text = "For password resets and match notifications."
+        self.fields[
+            "email"
+        ].help_text = (
+            "We send a link to confirm it; also for password resets and match notifications."
+        )
+
+    def clean_email(self) -> str:
+        return User.objects.normalize_email(self.cleaned_data.get("email") or "")
+
+    def _get_validation_exclusions(self) -> set[str]:
+        # The model's unique check on email would say "already exists": leave it to
+        # start_signup, which answers the same either way.
+        return {*super()._get_validation_exclusions(), "email"}  # type: ignore[misc]
 
 
 class LadderChoiceField(forms.ModelMultipleChoiceField):

@@ -15,6 +15,8 @@ from accounts.security import limit_password_reset
 
 account_patterns = [
     path("signup/", views.signup, name="signup"),
+    path("signup/sent/", views.signup_sent, name="signup_sent"),
+    path("signup/confirm/<str:token>/", views.signup_confirm, name="signup_confirm"),
     path("profile/", views.profile, name="profile"),
     path("tokens/", views.tokens, name="tokens"),
 ]

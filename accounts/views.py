@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
+from accounts import signup as signups
 from accounts.forms import ProfileForm, SignUpForm
 from accounts.models import ApiToken
 from accounts.tokens import issue_token, revoke_all
@@ -33,11 +34,36 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("ladder:list")
     form = SignUpForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        signups.start_signup(form, _next_url(request, ""))
+        request.session["signup_email"] = form.cleaned_data["email"]
+        return redirect("accounts:signup_sent")
+    return render(request, "accounts/signup.html", {"form": form, "next": _next_url(request, "")})
+
+
+@require_http_methods(["GET"])
+def signup_sent(request: HttpRequest) -> HttpResponse:
+    """The one answer to every well-formed sign-up, whether or not the address was taken."""
+    context = {"email": request.session.get("signup_email", ""), "debug": settings.DEBUG}
+    return render(request, "accounts/signup_sent.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def signup_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link of the e-mail: a button that activates the account (a GET changes nothing,
+    so a mail scanner that opens links cannot use them up) and signs the member in."""
+    try:
+        user, next_url = signups.account_for(token)
+    except signups.SignupLinkError as error:
+        return render(request, "accounts/signup_confirm.html", {"problem": str(error)}, status=400)
+    if request.method == "POST":
+        signups.confirm(user)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.name}! Join a ladder to start playing.")
-        return redirect(_next_url(request, reverse("ladder:list")))
-    return render(request, "accounts/signup.html", {"form": form, "next": _next_url(request, "")})
+        safe = next_url and url_has_allowed_host_and_scheme(
+            next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        )
+        return redirect(next_url if safe else reverse("ladder:list"))
+    return render(request, "accounts/signup_confirm.html", {"account": user})
 
 
 @login_required

@@ -1,9 +1,15 @@
-"""Sign-up: an account is created and signed in, or nothing is created and the error is clear."""
+"""Sign-up: an inactive account and a link that activates it once, or nothing is created and
+the error is clear; a taken e-mail address gets the same answer as a new one (issue 15)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+import time_machine
+from django.core import mail
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.models import User
 
@@ -23,32 +29,88 @@ def test_form_page(client):
     assert b"Create account" in response.content
 
 
+def _link() -> str:
+    (message,) = mail.outbox
+    return re.search(r"https?://\S+(/accounts/signup/confirm/\S+/)", message.body).group(1)
+
+
 @pytest.mark.django_db
-def test_signup_creates_the_account_and_signs_in(client):
+def test_signup_mails_a_link_that_activates_the_account_once(client):
     response = client.post(URL, GOOD)
 
     assert response.status_code == 302
-    assert response["Location"] == reverse("ladder:list")
+    assert response["Location"] == reverse("accounts:signup_sent")
     user = User.objects.get(username="dana")
     assert user.email == "dana@example.org"
     assert user.check_password(GOOD["password1"])
-    assert not user.is_staff
+    assert not user.is_active and not user.is_staff
+    assert "_auth_user_id" not in client.session
+    assert "dana@example.org" in client.get(response["Location"]).content.decode()
+    assert mail.outbox[0].to == ["dana@example.org"]
+    link = _link()
+
+    page = client.get(link)  # opening the link (or a mail scanner doing so) changes nothing
+    assert page.status_code == 200 and b"Confirm my account" in page.content
+    assert not User.objects.get(pk=user.pk).is_active
+
+    response = client.post(link)
+    assert response["Location"] == reverse("ladder:list")
+    assert User.objects.get(pk=user.pk).is_active
     assert client.session["_auth_user_id"] == str(user.pk)
     assert client.get(reverse("accounts:profile")).status_code == 200
+
+    client.logout()
+    again = client.post(link)
+    assert again.status_code == 400 and b"used already" in again.content
+    assert "_auth_user_id" not in client.session
+
+
+@pytest.mark.django_db
+def test_an_unconfirmed_account_cannot_log_in(client):
+    client.post(URL, GOOD)
+    response = client.post(reverse("login"), {"username": "dana", "password": GOOD["password1"]})
+    assert response.status_code == 200
+    assert "_auth_user_id" not in client.session
+
+
+@pytest.mark.django_db
+def test_a_link_expires_and_a_broken_one_is_refused(client):
+    client.post(URL, GOOD)
+    link = _link()
+    with time_machine.travel(timezone.now() + timezone.timedelta(days=3, minutes=1)):
+        expired = client.post(link)
+    assert expired.status_code == 400 and b"expired" in expired.content
+    broken = client.post(link[:-5] + "xxxx/")
+    assert broken.status_code == 400 and b"not valid" in broken.content
+    assert not User.objects.get(username="dana").is_active
+
+
+@pytest.mark.django_db
+def test_a_switched_off_account_cannot_be_switched_on_by_an_old_link(client):
+    client.post(URL, GOOD)
+    link = _link()
+    client.post(link)
+    user = User.objects.get(username="dana")
+    user.is_active = False  # a moderator switched the account off
+    user.save()
+    client.logout()
+    assert client.post(link).status_code == 400
+    assert not User.objects.get(pk=user.pk).is_active
 
 
 @pytest.mark.django_db
 def test_signup_follows_a_safe_next_only(client):
     join = reverse("ladder:join", args=["singles"])
-    response = client.post(f"{URL}?next={join}", {**GOOD, "next": join})
-    assert response["Location"] == join
+    client.post(f"{URL}?next={join}", {**GOOD, "next": join})
+    assert client.post(_link())["Location"] == join
 
     client.logout()
-    response = client.post(
+    mail.outbox.clear()
+    client.post(
         URL,
         {**GOOD, "username": "eve", "email": "eve@example.org", "next": "https://evil.example/"},
     )
-    assert response["Location"] == reverse("ladder:list")
+    assert client.post(_link())["Location"] == reverse("ladder:list")
 
 
 def _assert_refused(client, data, field, message):
@@ -81,13 +143,32 @@ def test_username_differing_only_in_case_is_refused(client, alice):
     )
 
 
-def test_taken_email_in_another_case_is_refused(client, alice):
-    _assert_refused(
-        client,
-        {**GOOD, "email": "ALICE@Example.ORG"},
-        "email",
-        "An account with this email address already exists.",
-    )
+def test_a_taken_address_gets_the_same_answer_and_its_owner_a_note(client, alice):
+    """Whether an address has an account is never shown: the same redirect and page; no
+    second account; the owner is told by e-mail."""
+    new = client.post(URL, GOOD)
+    client.session.flush()
+    mail.outbox.clear()
+    before = User.objects.count()
+    taken = client.post(URL, {**GOOD, "username": "dana2", "email": "ALICE@Example.ORG"})
+    assert taken.status_code == new.status_code == 302
+    assert taken["Location"] == new["Location"]
+    assert User.objects.count() == before
+    assert "_auth_user_id" not in client.session
+    (note,) = mail.outbox
+    assert note.to == [alice.email]
+    assert "already belongs to your account" in note.body and "/accounts/signup/" not in note.body
+
+
+def test_signing_up_again_before_confirming_mails_a_fresh_link(client, db):
+    client.post(URL, GOOD)
+    mail.outbox.clear()
+    client.post(URL, {**GOOD, "username": "dana2"})
+    assert User.objects.filter(email="dana@example.org").count() == 1
+    assert "still waiting" in mail.outbox[0].body
+    client.post(_link())
+    assert User.objects.get(username="dana").is_active
+    assert not User.objects.filter(username="dana2").exists()
 
 
 @pytest.mark.django_db
