@@ -7,12 +7,17 @@
   lockout page; a DRF view (the token endpoint) gets a 429 in JSON instead.
 - `limit_password_reset`: the reset form takes an e-mail address, not a password, so it is
   rate-limited (DRF's throttle on the shared cache) rather than locked.
+- The throttles here (`AnonRateThrottle`, `UserRateThrottle`, `ScopedRateThrottle`, the
+  reset limit) let a request through when their cache (Redis) cannot be reached: an outage
+  of the cache must not take the API or the reset form down. The login lockout keeps its
+  count in the database, so it holds regardless.
 """
 
 from __future__ import annotations
 
 import hashlib
 import ipaddress
+import logging
 import math
 from collections.abc import Callable
 from functools import wraps
@@ -21,9 +26,13 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
+from redis.exceptions import RedisError
+from rest_framework import throttling
 from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+
+log = logging.getLogger(__name__)
 
 LOCKED_OUT_MESSAGE = (
     "Too many failed log-in attempts. Logging in is paused here for {minutes} minutes: "
@@ -67,7 +76,30 @@ def refuse_locked_out_api_login(sender: object, request: object = None, **kwargs
         raise Throttled(wait=seconds, detail=LOCKED_OUT_MESSAGE.format(minutes=lockout_minutes()))
 
 
-class PasswordResetThrottle(SimpleRateThrottle):
+class CacheDownAllows:
+    """A throttle that lets the request through when its cache cannot be reached."""
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        try:
+            return bool(super().allow_request(request, view))  # type: ignore[misc]
+        except (RedisError, OSError) as error:
+            log.warning("throttle cache unreachable, request let through: %s", error)
+            return True
+
+
+class AnonRateThrottle(CacheDownAllows, throttling.AnonRateThrottle):
+    pass
+
+
+class UserRateThrottle(CacheDownAllows, throttling.UserRateThrottle):
+    pass
+
+
+class ScopedRateThrottle(CacheDownAllows, throttling.ScopedRateThrottle):
+    pass
+
+
+class PasswordResetThrottle(CacheDownAllows, SimpleRateThrottle):
     """Counts reset requests by client address and by the e-mail address asked for."""
 
     scope = "password_reset"

@@ -25,10 +25,10 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from accounts.models import User, name_contains
+from accounts.security import ScopedRateThrottle
 from accounts.tokens import TokenAuthentication
 from ladder import matches
 from ladder.api_schema import ERROR, FIELD_ERRORS
