@@ -78,8 +78,11 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     error = ""
     status = 200
 
+    # Members present tonight whom this viewer may not see (hidden members): not on the
+    # viewer's list, so nobody else can untick them; a round another member proposes keeps them.
+    unseen = [u for u in (night.present if night else []) if u not in people]
     if request.method == "POST":
-        ticked = request.POST.getlist("present")
+        ticked = request.POST.getlist("present") + unseen
         if request.POST.get("action") == "start_over":
             clubnight.start_over(ladder, today)
         else:
@@ -101,7 +104,8 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     context: dict[str, Any] = {
         "ladder": ladder,
         "people": people,
-        "ticked": set(ticked),
+        "ticked": set(ticked) - set(unseen),
+        "unseen": len(unseen),
         "night": night,
         "rounds": _shown_rounds(ladder, night, people, request.user),
         "error": error,

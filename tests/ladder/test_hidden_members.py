@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
+from django.utils import timezone
 
 from ladder import matches
 from ladder.models import HIDDEN_PLAYER_NAME
@@ -111,3 +112,24 @@ def test_club_night_rounds_name_her_only_to_herself_and_moderators(
     assert "0.00" not in page  # no made-up rating beside "Hidden player"
     client.logout()
     assert "Alice Archer" in _page(client, mod, url)
+
+
+def test_a_round_another_member_proposes_keeps_a_present_hidden_member(
+    ladder, alice, bob, charlie, client
+):
+    from ladder.clubnight import tonight
+    from tests.factories import MembershipFactory, UserFactory
+
+    dave = UserFactory(username="dave")
+    MembershipFactory(ladder=ladder, user=dave)
+    hide(user=alice, ladder=ladder)
+    url = reverse("ladder:club_night", args=[ladder.slug])
+    login(client, alice)  # she ticks herself and Bob
+    assert client.post(url, {"present": ["alice", "bob"]}).status_code == 302
+    client.logout()
+    login(client, charlie)  # Charlie cannot see her, and ticks who he sees
+    page = _page(client, charlie, url)
+    assert "1 more present who chose not to be listed" in page and "Alice Archer" not in page
+    assert client.post(url, {"present": ["bob", "charlie", "dave"]}).status_code == 302
+    night = tonight(ladder, timezone.localdate())
+    assert set(night.present) == {"alice", "bob", "charlie", "dave"}
