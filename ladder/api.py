@@ -346,7 +346,7 @@ class InboxView(DomainErrorsMixin, APIView):
         description=f"Up to {MAX_PLAYER_RESULTS} players whose username or display name "
         "contains `search`, among the members of `ladder` (or of every ladder you may see). "
         "Members who chose not to be listed publicly appear only to moderators and themselves, "
-        "or when `search` is their exact username.",
+        "or, to a signed-in member, when `search` is their exact username.",
         parameters=[
             OpenApiParameter("search", str, description="Part of a username or display name."),
             OpenApiParameter("ladder", str, description="Only members of this ladder (slug)."),
@@ -382,9 +382,12 @@ class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
         if self.action != "list":
             return users.filter(pk__in=listed.values("user_id"))
         if search:
-            found = name_contains(search)
-            exact = Q(username__iexact=search, pk__in=memberships.values("user_id"))
-            users = users.filter((found & Q(pk__in=listed.values("user_id"))) | exact)
+            found = Q(pk__in=listed.values("user_id")) & name_contains(search)
+            if self.request.user.is_authenticated:
+                # A member reporting a match against a hidden member names them exactly;
+                # a visitor never finds a hidden member (issue 15: no public answer).
+                found |= Q(username__iexact=search, pk__in=memberships.values("user_id"))
+            users = users.filter(found)
         else:
             users = users.filter(pk__in=listed.values("user_id"))
         return users.order_by("username")

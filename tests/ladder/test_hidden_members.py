@@ -133,3 +133,14 @@ def test_a_round_another_member_proposes_keeps_a_present_hidden_member(
     assert client.post(url, {"present": ["bob", "charlie", "dave"]}).status_code == 302
     night = tonight(ladder, timezone.localdate())
     assert set(night.present) == {"alice", "bob", "charlie", "dave"}
+
+
+def test_the_player_search_finds_her_exact_username_for_members_only(
+    ladder, alice, charlie, client
+):
+    hide(user=alice, ladder=ladder)
+    url = f"/api/v1/players/?ladder={ladder.slug}&search=alice"
+    assert client.get(url).json() == []  # a visitor
+    login(client, charlie)  # a member reporting a match against her names her exactly
+    assert [p["username"] for p in client.get(url).json()] == ["alice"]
+    assert client.get(f"/api/v1/players/?ladder={ladder.slug}&search=alic").json() == []
