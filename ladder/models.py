@@ -251,7 +251,7 @@ class Ladder(models.Model):
     slug = models.SlugField(
         max_length=80, unique=True, help_text="Used in the address: /ladders/<slug>/."
     )
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, max_length=2000)
     is_public = models.BooleanField(
         "public",
         default=True,

@@ -248,3 +248,16 @@ def test_the_report_page_answers_alike_for_unknown_and_non_member_names(
     assert f"No member of Club Singles is called &#x27;{outsider.username}&#x27;." in pages[1]
     assert outsider.name not in pages[1]
     assert not Match.objects.exists()
+
+
+def test_a_ladder_description_has_a_limit():
+    """The admin's ladder form refuses a description over 2,000 characters."""
+    from django.forms import modelform_factory
+
+    from ladder.models import Ladder
+
+    form = modelform_factory(Ladder, fields=["description"])
+    assert form({"description": "x" * 2000}).is_valid()
+    too_long = form({"description": "x" * 2001})
+    assert not too_long.is_valid()
+    assert "at most 2000 characters" in str(too_long.errors["description"])
