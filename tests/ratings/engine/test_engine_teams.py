@@ -19,6 +19,7 @@ from ratings.engine.outcome import Outcome
 from ratings.engine.replay import Replayer
 from ratings.engine.teams import Contestant, composite_phi, performance_weights, rate_sides
 from ratings.engine.types import TEAM_METHODS, EngineError, Match, Params, PlayerState
+from tests.ratings.engine import reference
 
 # RATINGS.md's worked examples (§3, §5) assume §2's scale_factor 400 and margin_clamp 0.25;
 # the engine's defaults are measured (docs/RATINGS_EVALUATION.md "Defaults").
@@ -51,35 +52,8 @@ def ref_e(mu: float, mu_j: float, phi_j: float) -> float:
 
 
 def ref_sigma(delta: float, phi: float, v: float, sigma: float) -> float:
-    """Glickman (2012) step 5, line by line."""
-    a = math.log(sigma**2)
-
-    def f(x: float) -> float:
-        return (
-            math.exp(x)
-            * (delta**2 - phi**2 - v - math.exp(x))
-            / (2 * (phi**2 + v + math.exp(x)) ** 2)
-            - (x - a) / TAU**2
-        )
-
-    big_a = a
-    if delta**2 > phi**2 + v:
-        big_b = math.log(delta**2 - phi**2 - v)
-    else:
-        k = 1
-        while f(a - k * TAU) < 0:
-            k += 1
-        big_b = a - k * TAU
-    f_a, f_b = f(big_a), f(big_b)
-    while abs(big_b - big_a) > 1e-6:
-        big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
-        f_c = f(big_c)
-        if f_c * f_b <= 0:
-            big_a, f_a = big_b, f_b
-        else:
-            f_a = f_a / 2
-        big_b, f_b = big_c, f_c
-    return math.exp(big_a / 2)
+    """Glickman (2012) step 5, line by line (the plain model's)."""
+    return reference.new_sigma(delta, phi, v, sigma, TAU)
 
 
 def ref_finish(mu: float, phi: float, sigma: float, v: float, delta: float, gate: bool = True):
