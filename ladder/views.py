@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.middleware import HtmxDetails
 
+from ladder.caching import cacheable_for_visitors, public_ladder_rows
 from ladder.forms import JoinForm
 from ladder.matches import inbox_for
 from ladder.models import Ladder, LadderQuerySet, Membership
@@ -42,7 +43,16 @@ def get_ladder_for_user(request: HttpRequest, slug: str) -> Ladder:
         raise Http404("No such ladder.") from None
 
 
+def public_ladders(request: HttpRequest) -> object:
+    return public_ladder_rows()
+
+
+def public_ladder(request: HttpRequest, slug: str) -> object:
+    return public_ladder_rows(slug=slug) or None
+
+
 @require_GET
+@cacheable_for_visitors(public_ladders)
 def home(request: HttpRequest) -> HttpResponse:
     memberships = []
     inbox = None
@@ -61,11 +71,13 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+@cacheable_for_visitors(public_ladders)
 def ladder_list(request: HttpRequest) -> HttpResponse:
     return render(request, "ladder/list.html", {"ladders": ladders_for(request)})
 
 
 @require_GET
+@cacheable_for_visitors(public_ladder)
 def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The ladder page: its leaderboard (ratings.views), with the details and joining beside it."""
     from ratings.views import leaderboard  # ratings.views builds on this module's helpers

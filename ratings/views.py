@@ -19,9 +19,10 @@ from django.utils.cache import patch_vary_headers
 from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET
 
-from accounts.models import name_contains
+from accounts.models import User, name_contains
+from ladder.caching import cacheable_for_visitors, public_ladder_rows
 from ladder.models import Ladder, Membership
-from ladder.views import HtmxHttpRequest, get_ladder_for_user
+from ladder.views import HtmxHttpRequest, get_ladder_for_user, public_ladder
 from ratings import queries
 from ratings.chart import rating_chart
 from ratings.forms import LeaderboardFilterForm
@@ -97,7 +98,15 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
 # ---- player page -------------------------------------------------------------------------
 
 
+def public_player(request: HtmxHttpRequest, username: str) -> object:
+    """What a visitor's player page is built from: the name and the public ladders played on
+    (their board versions change with every rating, membership and name change)."""
+    person = User.objects.filter(username=username).values("pk", "display_name", "is_active")
+    return [*person, *public_ladder_rows(memberships__user__username=username)] or None
+
+
 @require_GET
+@cacheable_for_visitors(public_player)
 def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
     """A player's ratings per ladder; on one ladder, the chart, matches, head-to-head, partners."""
     person, memberships = queries.player_memberships(username, request.user)
@@ -170,6 +179,7 @@ H2H_SUGGESTIONS = 20  # members suggested for what is typed
 
 
 @require_GET
+@cacheable_for_visitors(public_ladder)
 def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Two players (or two sides) on a ladder: their record and the predicted win probability.
 
