@@ -15,6 +15,7 @@ from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from knox.auth import TokenAuthentication as KnoxTokenAuthentication
 from knox.settings import knox_settings
+from rest_framework.authentication import SessionAuthentication
 
 from accounts.models import ApiToken, User
 
@@ -66,3 +67,8 @@ class TokenScheme(OpenApiAuthenticationExtension):
             "POST /api/v1/auth/token/ or on your account's API tokens page; it expires after "
             f"{settings.API_TOKEN_DAYS} days and when your password changes.",
         }
+
+
+# The authentication of every API view. Token first: an anonymous request that needs a user gets 401 with
+# "WWW-Authenticate: Token" (session-first would answer 403). Both work either way.
+API_AUTHENTICATION = [TokenAuthentication, SessionAuthentication]

@@ -2,7 +2,7 @@
 
 Django's auth views keep their default names ('login', 'logout', 'password_reset', …)
 so LOGIN_URL and the contrib templates find them; our own views are in the
-"accounts" namespace ('accounts:signup', 'accounts:profile').
+"accounts" namespace ('accounts:signup'; the profile, which lists a member's ladders, is the clubs app's: 'profile').
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ account_patterns = [
     path("signup/", views.signup, name="signup"),
     path("signup/sent/", views.signup_sent, name="signup_sent"),
     path("signup/confirm/<str:token>/", views.signup_confirm, name="signup_confirm"),
-    path("profile/", views.profile, name="profile"),
     path("tokens/", views.tokens, name="tokens"),
 ]
 

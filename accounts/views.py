@@ -13,7 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from accounts import signup as signups
-from accounts.forms import ProfileForm, SignUpForm
+from accounts.forms import SignUpForm
 from accounts.models import ApiToken
 from accounts.tokens import issue_token, revoke_all
 
@@ -64,19 +64,6 @@ def signup_confirm(request: HttpRequest, token: str) -> HttpResponse:
         )
         return redirect(next_url if safe else reverse("ladder:list"))
     return render(request, "accounts/signup_confirm.html", {"account": user})
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def profile(request: HttpRequest) -> HttpResponse:
-    """Your own profile: there is deliberately no address for anyone else's."""
-    form = ProfileForm(request.POST if request.method == "POST" else None, instance=request.user)
-    if request.method == "POST" and form.is_valid():
-        form.save()
-        messages.success(request, "Your profile is saved.")
-        return redirect("accounts:profile")
-    context = {"form": form, "memberships": form.memberships}
-    return render(request, "accounts/profile.html", context)
 
 
 @login_required

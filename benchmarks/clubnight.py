@@ -31,7 +31,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from ladder.clubnight import History, Pairing, Present, propose  # noqa: E402
+from ladder.clubnight.matchmaking import History, Pairing, Present, propose  # noqa: E402
 from ratings.engine.predict import match_quality  # noqa: E402
 from ratings.engine.types import Params, PlayerState  # noqa: E402
 

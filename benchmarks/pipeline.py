@@ -116,8 +116,8 @@ def confirmation_latency(database_url: str, samples: int, slug: str) -> list[flo
     from django.db import connection
 
     from ladder.celery import app
-    from ladder.matches import confirm_match, report_match
-    from ladder.models import Ladder, Membership
+    from ladder.clubs.models import Ladder, Membership
+    from ladder.matches.operations import confirm_match, report_match
     from ratings.models import RatingChange
     from tests.conftest import _reset_broker_pool
 
@@ -208,8 +208,8 @@ def first_views_after_changes(samples: int) -> list[float]:
     page in the shared cache serves."""
     from django.test import Client
 
-    from ladder.matches import confirm_match, report_match
-    from ladder.models import Ladder, Membership
+    from ladder.clubs.models import Ladder, Membership
+    from ladder.matches.operations import confirm_match, report_match
 
     ladder = Ladder.objects.get(slug="big")
     ladder.max_pending_reports = ladder.reports_per_hour = 10_000

@@ -6,15 +6,10 @@ from django.urls import path
 from rest_framework.routers import DefaultRouter
 
 from accounts.api import TokenView
-from ladder.api import (
-    InboxView,
-    LadderViewSet,
-    MatchViewSet,
-    PlayerViewSet,
-    PredictView,
-)
-from ladder.api_clubnight import ClubNightView
-from ratings.api import HistoryView, LeaderboardView
+from ladder.clubnight.api import ClubNightView
+from ladder.clubs.api import LadderViewSet, PlayerViewSet
+from ladder.matches.api import InboxView, MatchViewSet
+from ratings.api import HistoryView, LeaderboardView, PredictView
 
 app_name = "api"
 

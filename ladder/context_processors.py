@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
-from ladder.models import PENDING, MatchPlayer
+from ladder.matches.models import PENDING, MatchPlayer
 
 
 def to_confirm_count(user: Any) -> int:

@@ -28,19 +28,18 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.roles import make_moderator
-from ladder.models import (
+from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import join_ladder
+from ladder.matches.models import (
     CONFIRMED,
     DISPUTED,
     PENDING,
     AuditEntry,
     Dispute,
     Game,
-    Ladder,
     Match,
     MatchPlayer,
-    Membership,
 )
-from ladder.services import join_ladder
 from ratings.engine import simulate
 from ratings.engine.scales import DISPLAY_DIVISOR
 from ratings.engine.types import Match as EngineMatch

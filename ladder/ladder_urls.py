@@ -1,19 +1,22 @@
-"""Ladder pages under /ladders/."""
+"""Ladder pages under /ladders/, from each app that has one (the project composes them)."""
 
 from __future__ import annotations
 
 from django.urls import path
 
-from ladder import views, views_clubnight, views_matches
+from ladder.clubnight import views as clubnight_views
+from ladder.clubs import views as club_views
+from ladder.matches import views as match_views
+from ratings import views as rating_views
 
 app_name = "ladder"
 
 urlpatterns = [
-    path("", views.ladder_list, name="list"),
-    path("<slug:slug>/", views.ladder_detail, name="detail"),
-    path("<slug:slug>/join/", views.join, name="join"),
-    path("<slug:slug>/report/", views_matches.report, name="report"),
-    path("<slug:slug>/report/validate/", views_matches.report_validate, name="report_validate"),
-    path("<slug:slug>/players/", views_matches.player_search, name="player_search"),
-    path("<slug:slug>/club-night/", views_clubnight.club_night, name="club_night"),
+    path("", club_views.ladder_list, name="list"),
+    path("<slug:slug>/", rating_views.ladder_detail, name="detail"),
+    path("<slug:slug>/join/", club_views.join, name="join"),
+    path("<slug:slug>/report/", match_views.report, name="report"),
+    path("<slug:slug>/report/validate/", match_views.report_validate, name="report_validate"),
+    path("<slug:slug>/players/", match_views.player_search, name="player_search"),
+    path("<slug:slug>/club-night/", clubnight_views.club_night, name="club_night"),
 ]

@@ -46,8 +46,11 @@ INSTALLED_APPS = [
     "axes",
     "csp",
     "accounts",
-    "ladder",
+    "ladder",  # the project: settings, URLs, the Celery app, the pages that compose the apps
+    "ladder.clubs",
+    "ladder.matches",
     "ratings",
+    "ladder.clubnight",
 ]
 
 MIDDLEWARE = [
@@ -175,7 +178,7 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     # Writes down expiries; a report past its window is refused before this runs anyway.
     "expire-pending-matches": {
-        "task": "ladder.tasks.expire_pending_matches",
+        "task": "ladder.matches.tasks.expire_pending_matches",
         "schedule": 600.0,
     },
     # Rates confirmed matches whose message was lost (broker down, worker killed).
@@ -265,7 +268,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # A match's state appears as state, from_state and to_state: one named enum.
-    "ENUM_NAME_OVERRIDES": {"MatchStateEnum": "ladder.models.MATCH_STATES"},
+    "ENUM_NAME_OVERRIDES": {"MatchStateEnum": "ladder.matches.models.MATCH_STATES"},
 }
 
 CACHES = {

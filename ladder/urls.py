@@ -14,7 +14,9 @@ from drf_spectacular.views import (
     SpectacularSwaggerSplitView,
 )
 
-from ladder import views, views_matches
+from ladder import views
+from ladder.clubs import views as club_views
+from ladder.matches import views as match_views
 
 # The API docs pages run third-party bundles (drf-spectacular-sidecar): Swagger UI's set-up
 # script is served as a file (the split view), but both it and Redoc write inline styles,
@@ -23,19 +25,20 @@ api_docs_csp = csp_update({"style-src": [UNSAFE_INLINE], "worker-src": [SELF, "b
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("accounts/profile/", club_views.profile, name="profile"),
     path("accounts/", include("accounts.urls")),
     path("ladders/", include("ladder.ladder_urls")),
     path("", include("ratings.urls")),  # /players/<username>/, /ladders/<slug>/head-to-head/
-    path("matches/<int:pk>/", views_matches.match_detail, name="match_detail"),
-    path("matches/<int:pk>/confirm/", views_matches.confirm, name="match_confirm"),
-    path("matches/<int:pk>/dispute/", views_matches.dispute, name="match_dispute"),
-    path("matches/<int:pk>/cancel/", views_matches.cancel, name="match_cancel"),
-    path("matches/<int:pk>/resolve/", views_matches.resolve, name="match_resolve"),
-    path("matches/<int:pk>/correct/", views_matches.correct, name="match_correct"),
-    path("matches/<int:pk>/void/", views_matches.void, name="match_void"),
-    path("inbox/", views_matches.inbox, name="inbox"),
-    path("inbox/badge/", views_matches.inbox_badge, name="inbox_badge"),
-    path("moderation/", views_matches.moderation, name="moderation"),
+    path("matches/<int:pk>/", match_views.match_detail, name="match_detail"),
+    path("matches/<int:pk>/confirm/", match_views.confirm, name="match_confirm"),
+    path("matches/<int:pk>/dispute/", match_views.dispute, name="match_dispute"),
+    path("matches/<int:pk>/cancel/", match_views.cancel, name="match_cancel"),
+    path("matches/<int:pk>/resolve/", match_views.resolve, name="match_resolve"),
+    path("matches/<int:pk>/correct/", match_views.correct, name="match_correct"),
+    path("matches/<int:pk>/void/", match_views.void, name="match_void"),
+    path("inbox/", match_views.inbox, name="inbox"),
+    path("inbox/badge/", match_views.inbox_badge, name="inbox_badge"),
+    path("moderation/", match_views.moderation, name="moderation"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("ladder.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

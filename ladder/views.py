@@ -1,54 +1,15 @@
-"""Ladder pages: home, the list, a ladder, and joining one.
-
-Every page works without JavaScript; with HTMX, joining from a ladder card happens in
-place (the view renders the fragment when ``request.htmx``).
-"""
+"""The home page: it composes the apps (a member's ladders, what waits in their inbox)."""
 
 from __future__ import annotations
 
-from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
-from django_htmx.middleware import HtmxDetails
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
-from ladder.caching import cacheable_for_visitors, public_ladder_rows
-from ladder.forms import JoinForm
-from ladder.matches import inbox_for
-from ladder.models import Ladder, LadderQuerySet, Membership
-from ladder.services import LadderError, can_join, join_ladder
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-
-
-def ladders_for(request: HttpRequest) -> LadderQuerySet:
-    """The ladders this visitor may see, with member counts and whether they belong."""
-    return (
-        Ladder.objects.visible_to(request.user)
-        .with_member_count()
-        .with_is_member(request.user)
-        .order_by("name")
-    )
-
-
-def get_ladder_for_user(request: HttpRequest, slug: str) -> Ladder:
-    """The ladder called ``slug`` if this visitor may see it; 404 otherwise (even if private)."""
-    try:
-        # No member count: the ladder pages do not show it, and counting is a scan of them.
-        return Ladder.objects.visible_to(request.user).with_is_member(request.user).get(slug=slug)
-    except Ladder.DoesNotExist:
-        raise Http404("No such ladder.") from None
-
-
-def public_ladders(request: HttpRequest) -> object:
-    return public_ladder_rows()
-
-
-def public_ladder(request: HttpRequest, slug: str) -> object:
-    return public_ladder_rows(slug=slug) or None
+from ladder.clubs.caching import cacheable_for_visitors
+from ladder.clubs.models import Membership
+from ladder.clubs.views import ladders_for, public_ladders
+from ladder.matches.operations import inbox_for
 
 
 @require_GET
@@ -68,88 +29,3 @@ def home(request: HttpRequest) -> HttpResponse:
         "ladder/home.html",
         {"ladders": ladders_for(request), "memberships": memberships, "inbox": inbox},
     )
-
-
-@require_GET
-@cacheable_for_visitors(public_ladders)
-def ladder_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "ladder/list.html", {"ladders": ladders_for(request)})
-
-
-@require_GET
-@cacheable_for_visitors(public_ladder)
-def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """The ladder page: its leaderboard (ratings.views), with the details and joining beside it."""
-    from ratings.views import leaderboard  # ratings.views builds on this module's helpers
-
-    own = None
-    if request.user.is_authenticated:
-        # A member may see their ladder: their membership brings it along, in one query.
-        own = (
-            Membership.objects.select_related("ladder")
-            .filter(ladder__slug=slug, user=request.user)
-            .order_by()  # the default order joins the users
-            .first()
-        )
-    ladder = own.ladder if own is not None else get_ladder_for_user(request, slug)
-    joinable = own is None and can_join(request.user, ladder)
-    context = {
-        "membership": own,
-        "can_join": joinable,
-        "form": JoinForm(ladder=ladder) if joinable else None,
-    }
-    return leaderboard(request, ladder, context)
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def join(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """Ask the optional self-assessment (GET), then join the ladder (POST)."""
-    ladder = get_ladder_for_user(request, slug)
-    if ladder.is_member:  # type: ignore[attr-defined]
-        return _joined(request, ladder, None)
-    if not can_join(request.user, ladder):
-        return _refused(request, ladder, f"{ladder.name} is private: a moderator adds its members.")
-    form = JoinForm(request.POST if request.method == "POST" else None, ladder=ladder)
-    if request.method == "POST" and form.is_valid():
-        try:
-            membership = join_ladder(
-                request.user, ladder, form.cleaned_data["level"], form.cleaned_data["certainty"]
-            )
-        except LadderError as exc:
-            form.add_error(None, str(exc))
-        else:
-            return _joined(request, ladder, membership)
-    if request.htmx:
-        # Inside a ladder card: the form in place of the Join button (or the button again).
-        slot_form = None if request.GET.get("cancel") else form
-        return render(request, "ladder/_join_slot.html", {"ladder": ladder, "form": slot_form})
-    return render(request, "ladder/join.html", {"ladder": ladder, "form": form})
-
-
-def _joined(
-    request: HtmxHttpRequest, ladder: Ladder, membership: Membership | None
-) -> HttpResponse:
-    if request.htmx:
-        ladder.is_member = True  # type: ignore[attr-defined]
-        context: dict[str, object] = {"ladder": ladder, "joined": membership}
-        if membership is not None:
-            # The card's member count changes too: swapped out of band.
-            context["member_count"] = ladder.memberships.count()
-        return render(request, "ladder/_join_slot.html", context)
-    if membership is None:
-        messages.info(request, f"You are already a member of {ladder.name}.")
-    else:
-        messages.success(
-            request,
-            f"Welcome to {ladder.name}! You start at {membership.initial_rating_display} "
-            f"± {membership.initial_rd_display}.",
-        )
-    return redirect(ladder)
-
-
-def _refused(request: HtmxHttpRequest, ladder: Ladder, message: str) -> HttpResponse:
-    if request.htmx:
-        return render(request, "ladder/_join_slot.html", {"ladder": ladder, "error": message})
-    messages.error(request, message)
-    return redirect(ladder)

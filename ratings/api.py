@@ -1,7 +1,7 @@
 """The ratings API: a ladder's leaderboard and a player's rating history.
 
 The same data, filters and visibility as the pages (both read through ``ratings.queries``):
-an invisible ladder or player is 404. Predictions are /api/v1/predict/ (ladder.api).
+an invisible ladder or player is 404. Predictions are /api/v1/predict/ (PredictView, below).
 """
 
 from __future__ import annotations
@@ -10,19 +10,28 @@ from typing import Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+)
 from rest_framework import generics, permissions
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
+from accounts.tokens import API_AUTHENTICATION
+from ladder.api_schema import FIELD_ERRORS
 from ladder.api_support import Pagination
-from ladder.models import Ladder
+from ladder.clubs.models import Ladder
 from ratings import queries
 from ratings.models import RatingChange
 from ratings.serializers import (
     LeaderboardQuerySerializer,
     LeaderboardRowSerializer,
+    PredictInputSerializer,
+    PredictionSerializer,
     RatingChangeSerializer,
 )
 
@@ -105,3 +114,63 @@ class HistoryView(generics.ListAPIView):
         hidden = queries.hidden_members(request.user, self.ladders)
         entries = queries.history_entries(page, self.ladders, hidden)
         return self.get_paginated_response(self.get_serializer(entries, many=True).data)
+
+
+class PredictView(APIView):
+    """RATINGS.md §6: the probability that side A beats side B on a ladder, from current ratings."""
+
+    authentication_classes = API_AUTHENTICATION
+    permission_classes = [permissions.AllowAny]
+
+    def _predict(self, request: Request, data: Any) -> Response:
+        serializer = PredictInputSerializer(data=data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        values = serializer.validated_data
+        if not values["complete"]:
+            return Response({"probability": None, "quality": None})
+        prediction = queries.predict_sides(
+            values["ladder"],
+            values["side_a"],
+            values["side_b"],
+            values.get("on") or timezone.localdate(),
+        )
+        if prediction is None:
+            return Response({"probability": None, "quality": None})
+        return Response({"probability": prediction.probability, "quality": prediction.quality})
+
+    @extend_schema(
+        summary="Predicted win probability (query parameters)",
+        parameters=[
+            OpenApiParameter("ladder", str, required=True, description="The ladder's slug."),
+            OpenApiParameter(
+                "side_a", str, many=True, description="Usernames, repeated or comma-separated."
+            ),
+            OpenApiParameter(
+                "side_b", str, many=True, description="Usernames, repeated or comma-separated."
+            ),
+            OpenApiParameter("on", OpenApiTypes.DATE, description="Default: today."),
+        ],
+        responses={200: PredictionSerializer, 400: FIELD_ERRORS},
+    )
+    def get(self, request: Request) -> Response:
+        params = request.query_params
+
+        def names(key: str) -> list[str]:
+            return [n.strip() for v in params.getlist(key) for n in v.split(",") if n.strip()]
+
+        data = {
+            "ladder": params.get("ladder", ""),
+            "side_a": names("side_a"),
+            "side_b": names("side_b"),
+        }
+        if params.get("on"):
+            data["on"] = params["on"]
+        return self._predict(request, data)
+
+    @extend_schema(
+        summary="Predicted win probability",
+        request=PredictInputSerializer,
+        responses={200: PredictionSerializer, 400: FIELD_ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        return self._predict(request, request.data)

@@ -18,8 +18,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from accounts.models import User
-from ladder.matches import MAX_POINTS
-from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
+from ladder.clubs.models import Ladder, Membership
+from ladder.matches.models import Game, Match, MatchPlayer
+from ladder.matches.operations import MAX_POINTS
 from ratings.bulk import insert_rows, reserve_ids
 from ratings.engine import Match as EngineMatch
 from ratings.engine import parse_matches, write_matches

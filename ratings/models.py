@@ -30,7 +30,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Lag
 
 from accounts.models import name_contains
-from ladder.models import Ladder, Membership, listed_q
+from ladder.clubs.models import Ladder, Membership, listed_q
 from ratings.engine.predict import inflated_rd
 from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
 from ratings.engine.types import Params, PlayerState
@@ -264,7 +264,7 @@ class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
 class PlayerRating(models.Model):
     """A player's state on a ladder right after their last rated match (not inflated to today)."""
 
-    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="ratings")
+    ladder = models.ForeignKey("clubs.Ladder", on_delete=models.CASCADE, related_name="ratings")
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
     )
@@ -327,13 +327,13 @@ class RatingChange(models.Model):
     """What one rated match did to one player, with everything needed to explain it."""
 
     match = models.ForeignKey(
-        "ladder.Match", on_delete=models.CASCADE, related_name="rating_changes"
+        "matches.Match", on_delete=models.CASCADE, related_name="rating_changes"
     )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
     )
     # Copied from the match so histories sort and filter without a join.
-    ladder = models.ForeignKey("ladder.Ladder", on_delete=models.CASCADE, related_name="+")
+    ladder = models.ForeignKey("clubs.Ladder", on_delete=models.CASCADE, related_name="+")
     played_on = models.DateField()
     side = models.CharField(max_length=1, choices=[("a", "A"), ("b", "B")])
     rating_before = models.FloatField()

@@ -26,7 +26,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
+from ladder.clubs.models import Ladder, Membership
+from ladder.matches.models import Game, Match, MatchPlayer
 from ratings.bulk import insert_rows
 from ratings.engine import Match as EngineMatch
 from ratings.engine import PlayerState, Replayer, ReplaySnapshot

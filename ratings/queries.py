@@ -28,17 +28,10 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts.models import User, name_contains
-from ladder.models import (
-    RATED_STATES,
-    Game,
-    Ladder,
-    Match,
-    MatchPlayer,
-    Membership,
-    MembershipQuerySet,
-)
+from ladder.clubs.models import Ladder, Membership, MembershipQuerySet
+from ladder.matches.models import RATED_STATES, Game, Match, MatchPlayer
 from ratings.engine.predict import match_quality, win_probability
-from ratings.engine.types import PlayerState
+from ratings.engine.types import EngineError, PlayerState
 from ratings.explain import HIDDEN_PLAYER, context_for, explain, score_from
 from ratings.models import (
     INACTIVE,
@@ -723,3 +716,31 @@ def history_entries(
             )
         )
     return entries
+
+
+# ---- predictions for a lineup ------------------------------------------------------------------------
+
+
+def predict_for_report(
+    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
+) -> float | None:
+    """RATINGS.md §6: the probability that side A wins, from the players' current ratings."""
+    prediction = predict_sides(ladder, side_a, side_b, on)
+    return None if prediction is None else prediction.probability
+
+
+def predict_sides(
+    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
+) -> Any:
+    """The §6 prediction (probability and match quality) of a lineup, or None when it cannot
+    be made honestly: a side empty, a player named twice or not a member. Never a made-up
+    number."""
+    players = [*side_a, *side_b]
+    if not side_a or not side_b or len({u.pk for u in players}) != len(players):
+        return None
+    if Membership.objects.filter(ladder=ladder, user__in=players).count() != len(players):
+        return None
+    try:
+        return predict(ladder, side_a, side_b, on)
+    except EngineError:
+        return None

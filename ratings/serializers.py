@@ -7,7 +7,8 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from ladder.models import format_rd
+from ladder.clubs.models import Ladder, format_rd
+from ladder.matches.serializers import UsernamesField, resolve_members, visible_ladder
 from ratings.engine.scales import display
 from ratings.models import STATUSES
 from ratings.queries import ALL, STATUS_FILTERS
@@ -144,3 +145,37 @@ def signed_display(points: float) -> str:
     if text == "0.00":
         return text
     return f"+{text}" if points > 0 else f"-{text}"
+
+
+class PredictInputSerializer(serializers.Serializer):
+    """A lineup to predict; a name that is no member of the ladder (whether or not such an
+    account exists) makes no prediction, like an incomplete side."""
+
+    ladder = serializers.SlugField(max_length=80)
+    side_a = UsernamesField(allow_empty=True)
+    side_b = UsernamesField(allow_empty=True)
+    on = serializers.DateField(
+        required=False, allow_null=True, help_text="The day of the match (default: today)."
+    )
+
+    def validate_ladder(self, slug: str) -> Ladder:
+        return visible_ladder(self.context["request"], slug)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        members, strangers = resolve_members(attrs["ladder"], [*attrs["side_a"], *attrs["side_b"]])
+        attrs["complete"] = not strangers
+        attrs["side_a"] = [members[n] for n in attrs["side_a"] if n in members]
+        attrs["side_b"] = [members[n] for n in attrs["side_b"] if n in members]
+        return attrs
+
+
+class PredictionSerializer(serializers.Serializer):
+    probability = serializers.FloatField(
+        allow_null=True,
+        help_text="RATINGS.md §6: the chance side A wins; null when there is no honest "
+        "prediction (a side incomplete, a player twice or not a member).",
+    )
+    quality = serializers.FloatField(
+        allow_null=True,
+        help_text="RATINGS.md §6: match quality Q in (0, 1], 1 is an ideal match; null as above.",
+    )

@@ -13,7 +13,13 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
-from ladder.models import Ladder, Membership
+from ladder.clubs.models import Ladder, Membership
+from ladder.matches.signals import lineup_wanted, ratings_due
+from ratings.models import PlayerRating, RatingChange
+from ratings.pipeline import bump_board, ladders_needing_rating, rate_ladder
+from ratings.queries import predict_sides
+from ratings.services import replay_later, restand
+from ratings.tasks import enqueue_rating
 
 
 @receiver(pre_save, sender=Ladder)
@@ -36,13 +42,9 @@ def replay_on_new_settings(
         return
     after = _settings(instance)
     if before[:2] != after[:2]:
-        from ratings.services import replay_later
-
         replay_later(instance)
     if before[2:] != after[2:]:
         # Who is ranked changes at once; the ratings themselves do not.
-        from ratings.services import restand
-
         restand(instance)
 
 
@@ -61,8 +63,6 @@ def remember_start(sender: type[Membership], instance: Membership, **kwargs: Any
 def membership_changed(
     sender: type[Membership], instance: Membership, signal: Any, **kwargs: Any
 ) -> None:
-    from ratings.models import PlayerRating
-    from ratings.pipeline import bump_board
 
     ratings = PlayerRating.objects.filter(ladder_id=instance.ladder_id, user_id=instance.user_id)
     with transaction.atomic():
@@ -72,15 +72,15 @@ def membership_changed(
         bump_board(instance.ladder_id)
         ratings.relist(None if signal is post_delete else instance)
     before = getattr(instance, "_start_before", None)
-    if before is not None and before != (instance.initial_rating, instance.initial_rd):
-        # A new starting rating changes everything the player's matches did (RATINGS.md §4).
-        from ratings.models import RatingChange
-        from ratings.services import replay_later
-
-        if RatingChange.objects.filter(
+    # A new starting rating changes everything the player's matches did (RATINGS.md §4).
+    started_anew = before is not None and before != (instance.initial_rating, instance.initial_rd)
+    if (
+        started_anew
+        and RatingChange.objects.filter(
             ladder_id=instance.ladder_id, user_id=instance.user_id
-        ).exists():
-            replay_later(instance.ladder)
+        ).exists()
+    ):
+        replay_later(instance.ladder)
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)
@@ -88,7 +88,6 @@ def user_renamed(sender: Any, instance: Any, created: bool, **kwargs: Any) -> No
     fields = kwargs.get("update_fields")
     if created or (fields is not None and not SHOWN_USER_FIELDS & set(fields)):
         return  # e.g. a login touching last_login
-    from ratings.pipeline import bump_board
 
     ladders = Membership.objects.filter(user=instance).values_list("ladder_id", flat=True)
     bump_board(*ladders)
@@ -105,7 +104,22 @@ def replay_after_migrate(plan: Any = None, **kwargs: Any) -> None:
         for migration, backwards in plan
     ):
         return
-    from ratings.pipeline import ladders_needing_rating, rate_ladder
 
     for ladder_id in ladders_needing_rating():
         rate_ladder(ladder_id)
+
+
+@receiver(ratings_due)
+def rate_when_due(sender: Any, ladder_id: int, **kwargs: Any) -> None:
+    """A match changed what counts on a ladder: rate it (ladder/matches/signals.py)."""
+
+    enqueue_rating(ladder_id)
+
+
+@receiver(lineup_wanted)
+def predict_lineup(
+    sender: Any, ladder: Ladder, side_a: Any, side_b: Any, on: Any, **kwargs: Any
+) -> Any:
+    """The §6 prediction of a lineup for the report form (ladder/matches/signals.py)."""
+
+    return predict_sides(ladder, side_a, side_b, on)

@@ -1,6 +1,6 @@
 """Rating pages: /players/<username>/ and /ladders/<slug>/head-to-head/.
 
-The leaderboard itself is the ladder page, /ladders/<slug>/ (ladder.views.ladder_detail).
+The leaderboard itself is the ladder page, /ladders/<slug>/ (ratings.views.ladder_detail, listed in ladder/ladder_urls.py).
 """
 
 from __future__ import annotations

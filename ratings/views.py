@@ -20,9 +20,11 @@ from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET
 
 from accounts.models import User, name_contains
-from ladder.caching import cacheable_for_visitors, public_ladder_rows
-from ladder.models import Ladder, Membership
-from ladder.views import HtmxHttpRequest, get_ladder_for_user, public_ladder
+from ladder.clubs.caching import cacheable_for_visitors, public_ladder_rows
+from ladder.clubs.forms import JoinForm
+from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import can_join
+from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user, public_ladder
 from ratings import queries
 from ratings.chart import rating_chart
 from ratings.forms import LeaderboardFilterForm
@@ -93,6 +95,29 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
     return _respond(
         request, "ladder/detail.html", "ratings/_leaderboard.html", "leaderboard", context
     )
+
+
+@require_GET
+@cacheable_for_visitors(public_ladder)
+def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """The ladder page: its leaderboard, with the details and joining beside it."""
+    own = None
+    if request.user.is_authenticated:
+        # A member may see their ladder: their membership brings it along, in one query.
+        own = (
+            Membership.objects.select_related("ladder")
+            .filter(ladder__slug=slug, user=request.user)
+            .order_by()  # the default order joins the users
+            .first()
+        )
+    ladder = own.ladder if own is not None else get_ladder_for_user(request, slug)
+    joinable = own is None and can_join(request.user, ladder)
+    context = {
+        "membership": own,
+        "can_join": joinable,
+        "form": JoinForm(ladder=ladder) if joinable else None,
+    }
+    return leaderboard(request, ladder, context)
 
 
 # ---- player page -------------------------------------------------------------------------

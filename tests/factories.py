@@ -22,7 +22,7 @@ from django.test import Client
 
 from accounts.models import User
 from accounts.roles import make_moderator
-from ladder.models import Ladder, Membership
+from ladder.clubs.models import Ladder, Membership
 
 PASSWORD = "correct-horse-battery-9"
 
@@ -175,7 +175,7 @@ def reported_match(
     otherwise."""
     from django.utils import timezone
 
-    from ladder.matches import report_match
+    from ladder.matches.operations import report_match
 
     kwargs.setdefault("played_on", timezone.localdate(kwargs.get("now")))  # type: ignore[arg-type]
     return report_match(

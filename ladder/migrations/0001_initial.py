@@ -3,7 +3,7 @@
 import django.core.validators
 import django.db.models.deletion
 import django.utils.timezone
-import ladder.models
+import ladder.clubs.models
 from django.conf import settings
 from django.db import migrations, models
 
@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
                 ('is_public', models.BooleanField(default=True, help_text='Public ladders are listed for everyone and anyone signed in may join. Private ones are seen only by their members and moderators; a moderator adds members.', verbose_name='public')),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
                 ('team_size', models.PositiveSmallIntegerField(default=1, help_text='Players per side: 1 singles, 2 doubles, up to 5.', validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(5)])),
-                ('scoring_format', models.CharField(choices=ladder.models.scoring_format_choices, default='badminton_21', max_length=20)),
+                ('scoring_format', models.CharField(choices=ladder.clubs.models.scoring_format_choices, default='badminton_21', max_length=20)),
                 ('best_of', models.PositiveSmallIntegerField(blank=True, help_text='Generic format only: games in a match, odd, 1–7. Badminton formats set it themselves.', null=True)),
                 ('points_per_game', models.PositiveSmallIntegerField(blank=True, help_text='Generic format only: the usual points to win a game, used to weigh the margin. Badminton formats set it themselves.', null=True, validators=[django.core.validators.MinValueValidator(1)])),
                 ('team_method', models.CharField(choices=[('composite_opponent', 'Composite opponent'), ('individual', 'Each opponent counted'), ('composite_team', 'Composite teams'), ('performance_weighted', 'Performance weighted'), ('glicko1_team', 'Glicko-1 teams')], default='composite_opponent', max_length=24)),
@@ -64,8 +64,8 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('joined_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('is_public', models.BooleanField(default=True, help_text='Appear on this ladder for everyone. Off: only you and moderators see you.', verbose_name='listed publicly')),
-                ('self_level', models.DecimalField(blank=True, choices=ladder.models.level_choices, decimal_places=1, max_digits=2, null=True, verbose_name='self-assessed level')),
-                ('self_certainty', models.CharField(blank=True, choices=ladder.models.certainty_choices, max_length=10, verbose_name='how sure')),
+                ('self_level', models.DecimalField(blank=True, choices=ladder.clubs.models.level_choices, decimal_places=1, max_digits=2, null=True, verbose_name='self-assessed level')),
+                ('self_certainty', models.CharField(blank=True, choices=ladder.clubs.models.certainty_choices, max_length=10, verbose_name='how sure')),
                 ('initial_rating', models.FloatField(help_text='Starting rating from the self-assessment.')),
                 ('initial_rd', models.FloatField(help_text='Starting RD from the self-assessment.', verbose_name='initial RD')),
                 ('ladder', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='ladder.ladder')),

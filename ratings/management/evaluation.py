@@ -36,7 +36,7 @@ def check_source(options: dict[str, Any]) -> None:
 def _use_ladder(options: dict[str, Any]) -> None:
     import tempfile
 
-    from ladder.models import Ladder
+    from ladder.clubs.models import Ladder
     from ratings.imports import export_matches
 
     ladder = Ladder.objects.filter(slug=options["ladder"]).first()

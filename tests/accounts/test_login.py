@@ -14,7 +14,7 @@ def test_urls_keep_djangos_names():
     assert LOGIN == "/accounts/login/"
     assert LOGOUT == "/accounts/logout/"
     assert reverse("accounts:signup") == "/accounts/signup/"
-    assert reverse("accounts:profile") == "/accounts/profile/"
+    assert reverse("profile") == "/accounts/profile/"
     assert reverse("password_reset") == "/accounts/password/reset/"
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from ladder.models import Membership
+from ladder.clubs.models import Membership
 
-URL = reverse("accounts:profile")
+URL = reverse("profile")
 
 
 def _membership(user, ladder):
@@ -98,7 +98,7 @@ def test_there_is_no_address_for_another_users_profile():
     from django.urls import NoReverseMatch
 
     with pytest.raises(NoReverseMatch):
-        reverse("accounts:profile", args=["bob"])
+        reverse("profile", args=["bob"])
 
 
 @pytest.mark.parametrize("method", ["put", "patch", "delete"])

@@ -57,7 +57,7 @@ def test_signup_mails_a_link_that_activates_the_account_once(client):
     assert response["Location"] == reverse("ladder:list")
     assert User.objects.get(pk=user.pk).is_active
     assert client.session["_auth_user_id"] == str(user.pk)
-    assert client.get(reverse("accounts:profile")).status_code == 200
+    assert client.get(reverse("profile")).status_code == 200
 
     client.logout()
     again = client.post(link)

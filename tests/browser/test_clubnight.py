@@ -13,7 +13,8 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from ladder.models import ClubNight, Match
+from ladder.clubnight.models import ClubNight
+from ladder.matches.models import Match
 from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.browser

@@ -12,7 +12,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from accounts.roles import make_moderator
-from ladder.models import AuditEntry, Dispute, Match
+from ladder.matches.models import AuditEntry, Dispute, Match
 from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory, reported_match
 
 pytestmark = pytest.mark.browser

@@ -17,7 +17,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from ladder.models import Ladder
+from ladder.clubs.models import Ladder
 from ratings.models import PlayerRating
 
 pytestmark = pytest.mark.browser

@@ -9,7 +9,7 @@ from django.core import mail
 from playwright.sync_api import expect
 
 from accounts.models import User
-from ladder.models import Membership
+from ladder.clubs.models import Membership
 from tests.factories import LadderFactory
 
 PASSWORD = "a-long-and-unusual-pass-42"

@@ -12,8 +12,9 @@ from django.db import DEFAULT_DB_ALIAS
 from django.test import TestCase
 from django.utils import timezone
 
-from ladder import matches
-from ladder.models import AuditEntry, Dispute, Game, Ladder, Match, MatchPlayer
+from ladder.clubs.models import Ladder
+from ladder.matches import operations as matches
+from ladder.matches.models import AuditEntry, Dispute, Game, Match, MatchPlayer
 from tests.factories import reported_match
 
 COUNTED = (Match, Game, MatchPlayer, AuditEntry, Dispute)

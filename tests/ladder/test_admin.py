@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from ladder.models import Ladder, Membership
+from ladder.clubs.models import Ladder, Membership
 
-CHANGELIST = reverse("admin:ladder_ladder_changelist")
-ADD = reverse("admin:ladder_ladder_add")
+CHANGELIST = reverse("admin:clubs_ladder_changelist")
+ADD = reverse("admin:clubs_ladder_add")
 
 INLINE_EMPTY = {
     "memberships-TOTAL_FORMS": "0",
@@ -67,7 +67,7 @@ def test_moderator_opens_the_changelist_and_a_ladder(client, mod, ladder):
     response = client.get(CHANGELIST)
     assert response.status_code == 200
     assert "Club Singles" in response.content.decode()
-    page = client.get(reverse("admin:ladder_ladder_change", args=[ladder.pk])).content.decode()
+    page = client.get(reverse("admin:clubs_ladder_change", args=[ladder.pk])).content.decode()
     for heading in ("Basics", "Scoring", "Rating method and parameters", "Ranking", "Match policy"):
         assert heading in page
     for field in ("outcome_model", "margin_boost", "ranked_min_matches", "ranked_rd"):
@@ -103,7 +103,7 @@ def test_moderator_sets_the_outcome_model_and_ranking(client, mod):
 
 def test_moderator_adds_a_member_inline_with_a_self_assessment(client, mod, ladder, outsider):
     client.force_login(mod)
-    url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
+    url = reverse("admin:clubs_ladder_change", args=[ladder.pk])
     data = ladder_form(name="Club Singles", slug="singles", team_size="1")
     data.update(
         {
@@ -152,7 +152,7 @@ def test_invalid_parameters_are_refused(client, mod, overrides, field):
 
 def test_bad_settings_on_an_existing_ladder_change_nothing(client, mod, ladder):
     client.force_login(mod)
-    url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
+    url = reverse("admin:clubs_ladder_change", args=[ladder.pk])
     before = Ladder.objects.filter(pk=ladder.pk).values().get()
     form = ladder_form(
         name="Club Singles", slug="singles", team_size="1", team_method="performance_weighted"
@@ -222,12 +222,12 @@ def test_a_big_ladder_links_to_its_members_and_its_settings_still_save(
 
     for i in range(3):
         MembershipFactory(ladder=ladder, user=UserFactory(username=f"m{i}"))
-    url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
-    members = f"/admin/ladder/membership/?ladder__id__exact={ladder.pk}"
+    url = reverse("admin:clubs_ladder_change", args=[ladder.pk])
+    members = f"/admin/clubs/membership/?ladder__id__exact={ladder.pk}"
     client.force_login(mod)
     page = client.get(url).content.decode()
     assert "memberships-TOTAL_FORMS" in page and f'3 (below, or <a href="{members}">' in page
-    monkeypatch.setattr("ladder.admin.MEMBER_INLINE_LIMIT", 2)
+    monkeypatch.setattr("ladder.clubs.admin.MEMBER_INLINE_LIMIT", 2)
     page = client.get(url).content.decode()
     assert "memberships-TOTAL_FORMS" not in page
     assert f'3 — <a href="{members}">see and edit them</a>' in page
@@ -250,7 +250,7 @@ def test_a_ladder_with_more_members_than_form_fields_allow_saves(client, mod, la
     for i in range(200):
         MembershipFactory(ladder=ladder, user=UserFactory(username=f"many{i:03d}"))
     client.force_login(mod)
-    url = reverse("admin:ladder_ladder_change", args=[ladder.pk])
+    url = reverse("admin:clubs_ladder_change", args=[ladder.pk])
     assert "memberships-TOTAL_FORMS" not in client.get(url).content.decode()
     data = ladder_form(name="Big Club", slug="singles", team_size="1")
     for key in INLINE_EMPTY:
@@ -269,7 +269,7 @@ def test_the_match_list_searches_players_without_repeating_a_match(client, mod, 
 
     match = reported_match(ladder, alice, [alice], [bob])
     client.force_login(mod)
-    url = reverse("admin:ladder_match_changelist")
+    url = reverse("admin:matches_match_changelist")
     found = client.get(url, {"q": "a"})  # in "Alice Archer" and "Bob Baker"
     assert [m.pk for m in found.context["cl"].result_list] == [match.pk]
     with CaptureQueriesContext(connection) as queries:

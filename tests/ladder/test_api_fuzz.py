@@ -30,7 +30,7 @@ from schemathesis import GenerationMode
 from schemathesis.config import SchemathesisConfig
 
 from accounts.tokens import issue_token
-from ladder import matches
+from ladder.matches import operations as matches
 from ladder.wsgi import application
 
 # A schema-valid request may still break a rule of the domain (an unknown username, a score

@@ -13,8 +13,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
-from ladder import matches
-from ladder.models import AuditEntry, Match
+from ladder.matches import operations as matches
+from ladder.matches.models import AuditEntry, Match
+from ratings import queries as rating_queries
 from tests.factories import PASSWORD, MembershipFactory, hide, reported_match
 from tests.ladder.matches_support import API, api_client, report_payload, unchanged
 
@@ -571,8 +572,8 @@ def test_unlisted_members_only_by_exact_username(ladder, alice, bob, mod):
 
 
 def test_predict(ladder, alice, bob, dave):
-    expected = matches.predict_for_report(ladder, [alice], [bob], TODAY())
-    quality = matches.predict_sides(ladder, [alice], [bob], TODAY()).quality
+    expected = rating_queries.predict_for_report(ladder, [alice], [bob], TODAY())
+    quality = rating_queries.predict_sides(ladder, [alice], [bob], TODAY()).quality
     assert 0 < quality <= 1
     got = APIClient().get(
         "/api/v1/predict/", {"ladder": "singles", "side_a": "alice", "side_b": "bob"}

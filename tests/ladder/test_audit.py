@@ -11,8 +11,8 @@ from django.db.models import ProtectedError
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder import matches
-from ladder.models import AuditEntry, AuditEntryImmutable, Match
+from ladder.matches import operations as matches
+from ladder.matches.models import AuditEntry, AuditEntryImmutable, Match
 from tests.factories import reported_match
 from tests.ladder.matches_support import doubles_match
 
@@ -268,7 +268,7 @@ def test_the_admin_shows_matches_read_only(client, entry, mod, alice):
         match, match.side_b_players[0], "Wrong score", [[21, 15], [19, 21], [21, 8]]
     )
     client.force_login(mod)
-    change = reverse("admin:ladder_match_change", args=[match.pk])
+    change = reverse("admin:matches_match_change", args=[match.pk])
     page = client.get(change)
     assert page.status_code == 200
     html = page.content.decode()
@@ -276,9 +276,9 @@ def test_the_admin_shows_matches_read_only(client, entry, mod, alice):
         assert text in html
     assert 'name="_save"' not in html  # no save button: view only
     assert client.post(change, {"state": "confirmed"}).status_code == 403
-    assert client.get(reverse("admin:ladder_match_changelist")).status_code == 200
-    assert client.get(reverse("admin:ladder_match_changelist"), {"q": "alice"}).status_code == 200
-    assert client.get(reverse("admin:ladder_dispute_changelist")).status_code == 200
+    assert client.get(reverse("admin:matches_match_changelist")).status_code == 200
+    assert client.get(reverse("admin:matches_match_changelist"), {"q": "alice"}).status_code == 200
+    assert client.get(reverse("admin:matches_dispute_changelist")).status_code == 200
     assert Match.objects.get(pk=match.pk).state == "disputed"
 
 
@@ -288,29 +288,31 @@ def test_nobody_changes_or_deletes_audit_entries_in_the_admin(client, entry, mod
 
     user = mod if who == "mod" else UserFactory(username="root", is_staff=True, is_superuser=True)
     client.force_login(user)
-    listing = client.get(reverse("admin:ladder_auditentry_changelist"))
+    listing = client.get(reverse("admin:matches_auditentry_changelist"))
     assert listing.status_code == 200
     assert b"action-select" not in listing.content  # no bulk actions, so no "delete selected"
-    view = reverse("admin:ladder_auditentry_change", args=[entry.pk])
+    view = reverse("admin:matches_auditentry_change", args=[entry.pk])
     assert client.get(view).status_code == 200
     assert client.post(view, {"reason": "rewritten"}).status_code == 403
-    assert client.get(reverse("admin:ladder_auditentry_delete", args=[entry.pk])).status_code == 403
+    assert (
+        client.get(reverse("admin:matches_auditentry_delete", args=[entry.pk])).status_code == 403
+    )
     assert (
         client.post(
-            reverse("admin:ladder_auditentry_delete", args=[entry.pk]), {"post": "yes"}
+            reverse("admin:matches_auditentry_delete", args=[entry.pk]), {"post": "yes"}
         ).status_code
         == 403
     )
-    assert client.get(reverse("admin:ladder_auditentry_add")).status_code == 403
+    assert client.get(reverse("admin:matches_auditentry_add")).status_code == 403
     assert (
-        client.get(reverse("admin:ladder_match_delete", args=[entry.match_id])).status_code == 403
+        client.get(reverse("admin:matches_match_delete", args=[entry.match_id])).status_code == 403
     )
     unchanged_entry(entry)
 
 
 def test_members_do_not_get_into_the_admin(client, entry, alice):
     client.force_login(alice)
-    response = client.get(reverse("admin:ladder_match_changelist"))
+    response = client.get(reverse("admin:matches_match_changelist"))
     assert response.status_code == 302
 
 

@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from ladder import matches
-from ladder.models import AuditEntry, Dispute, Match
+from ladder.matches import operations as matches
+from ladder.matches.models import AuditEntry, Dispute, Match
 
 pytestmark = pytest.mark.django_db
 
@@ -254,7 +254,7 @@ def test_a_ladder_description_has_a_limit():
     """The admin's ladder form refuses a description over 2,000 characters."""
     from django.forms import modelform_factory
 
-    from ladder.models import Ladder
+    from ladder.clubs.models import Ladder
 
     form = modelform_factory(Ladder, fields=["description"])
     assert form({"description": "x" * 2000}).is_valid()

@@ -10,8 +10,8 @@ from itertools import combinations
 
 import pytest
 
-from ladder import clubnight
-from ladder.clubnight import ClubNightError, History, Present, propose
+from ladder.clubnight import matchmaking as clubnight
+from ladder.clubnight.matchmaking import ClubNightError, History, Present, propose
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import Params, PlayerState
 

@@ -15,8 +15,10 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from ladder import clubnight
-from ladder.models import ClubNight, Ladder, Match
+from ladder.clubnight import matchmaking as clubnight
+from ladder.clubnight.models import ClubNight
+from ladder.clubs.models import Ladder
+from ladder.matches.models import Match
 from ratings.models import PlayerRating
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
 

@@ -14,9 +14,9 @@ import pytest
 from django.db import transaction
 from kombu.exceptions import OperationalError
 
-from ladder import matches
 from ladder.celery import app
-from ladder.models import Match
+from ladder.matches import operations as matches
+from ladder.matches.models import Match
 from ratings import tasks
 from tests.factories import reported_match
 from tests.support import services

@@ -10,8 +10,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder import matches
-from ladder.models import HIDDEN_PLAYER_NAME
+from ladder.clubs.models import HIDDEN_PLAYER_NAME
+from ladder.matches import operations as matches
 from tests.factories import hide, login, reported_match
 from tests.ladder.matches_support import API, api_client
 
@@ -93,7 +93,7 @@ def test_club_night_lists_her_only_to_herself_and_moderators(
 def test_club_night_rounds_name_her_only_to_herself_and_moderators(
     ladder, alice, bob, charlie, mod, client
 ):
-    from ladder.models import Membership
+    from ladder.clubs.models import Membership
     from tests.factories import MembershipFactory, UserFactory
 
     for name in ("dave", "erin"):
@@ -117,7 +117,7 @@ def test_club_night_rounds_name_her_only_to_herself_and_moderators(
 def test_a_round_another_member_proposes_keeps_a_present_hidden_member(
     ladder, alice, bob, charlie, client
 ):
-    from ladder.clubnight import tonight
+    from ladder.clubnight.matchmaking import tonight
     from tests.factories import MembershipFactory, UserFactory
 
     dave = UserFactory(username="dave")

@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from ladder.models import Membership
-from ladder.services import LadderError, join_ladder
+from ladder.clubs.models import Membership
+from ladder.clubs.services import LadderError, join_ladder
 from tests.factories import LadderFactory, UserFactory
 
 

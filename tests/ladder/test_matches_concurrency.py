@@ -9,8 +9,8 @@ import pytest
 from django.db import connection, connections
 from django.utils import timezone
 
-from ladder import matches
-from ladder.models import AuditEntry, Match
+from ladder.matches import operations as matches
+from ladder.matches.models import AuditEntry, Match
 from tests.factories import reported_match
 
 pytestmark = [

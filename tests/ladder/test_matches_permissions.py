@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from ladder import matches
-from ladder.models import AuditEntry
+from ladder.matches import operations as matches
+from ladder.matches.models import AuditEntry
 from tests.ladder.matches_support import ROLES, cast_roles, doubles_match, in_state, unchanged
 
 PROPOSED = [[21, 15], [19, 21], [21, 10]]

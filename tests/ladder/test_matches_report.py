@@ -9,8 +9,8 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from ladder import matches
-from ladder.models import AuditEntry, Game, Match, MatchPlayer
+from ladder.matches import operations as matches
+from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
 from tests.ladder.matches_support import unchanged
 

@@ -13,9 +13,10 @@ from django.core.management import call_command
 from django.test import TestCase, override_settings
 from django.utils import timezone
 
-from ladder import matches
+from ladder.clubs.models import Ladder, Membership
 from ladder.demo import BADMINTON_LEVELS, SEASON_WEEKS
-from ladder.models import AuditEntry, Dispute, Ladder, Match, Membership
+from ladder.matches import operations as matches
+from ladder.matches.models import AuditEntry, Dispute, Match
 from tests.support.fairness import check_ladder
 
 

@@ -9,9 +9,10 @@ import pytest
 from django.http import Http404
 from django.utils import timezone
 
-from ladder import matches
-from ladder.models import AuditEntry, Dispute, Match
-from ladder.tasks import expire_pending_matches
+from ladder.matches import operations as matches
+from ladder.matches.models import AuditEntry, Dispute, Match
+from ladder.matches.tasks import expire_pending_matches
+from ratings import queries as rating_queries
 from tests.factories import reported_match
 from tests.ladder.matches_support import doubles_match, in_state, unchanged
 
@@ -163,7 +164,7 @@ def test_the_periodic_task_expires(ladder, alice, bob, settings):
     assert expire_pending_matches.delay().get() == 1
     match.refresh_from_db()
     assert match.state == "expired"
-    assert "ladder.tasks.expire_pending_matches" in {
+    assert "ladder.matches.tasks.expire_pending_matches" in {
         entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()
     }
 
@@ -380,10 +381,10 @@ def test_get_match_for_user(private_ladder, ladder, alice, bob, outsider, mod):
 
 def test_predict_uses_the_starting_ratings(ladder, alice, bob, charlie):
     # alice starts at level 5.0, bob at the default 4.5, charlie at 4.0 (tests/factories.py)
-    p = matches.predict_for_report(ladder, [alice], [bob], timezone.localdate())
+    p = rating_queries.predict_for_report(ladder, [alice], [bob], timezone.localdate())
     assert 0.5 < p < 1
-    assert matches.predict_for_report(ladder, [bob], [alice]) == pytest.approx(1 - p)
-    assert matches.predict_for_report(ladder, [bob], [charlie]) > 0.5
+    assert rating_queries.predict_for_report(ladder, [bob], [alice]) == pytest.approx(1 - p)
+    assert rating_queries.predict_for_report(ladder, [bob], [charlie]) > 0.5
 
 
 @pytest.mark.parametrize("case", ["empty side", "twice", "non-member"])
@@ -393,4 +394,4 @@ def test_predict_gives_none_rather_than_a_guess(ladder, alice, bob, dave, case):
         "twice": ([alice], [alice]),
         "non-member": ([alice], [dave]),
     }
-    assert matches.predict_for_report(ladder, *sides[case]) is None
+    assert rating_queries.predict_for_report(ladder, *sides[case]) is None

@@ -7,7 +7,7 @@ from dataclasses import fields
 import pytest
 from django.core.exceptions import ValidationError
 
-from ladder.models import PARAM_FIELDS, Ladder, format_rating, format_rd
+from ladder.clubs.models import PARAM_FIELDS, Ladder, format_rating, format_rd
 from ratings.engine.formats import get_format
 from ratings.engine.types import Params
 
@@ -245,7 +245,7 @@ def test_an_unknown_outcome_model_is_refused():
 
 def test_the_engine_is_the_one_place_parameters_are_checked(monkeypatch):
     """Ladder.clean asks the engine's validate_params and maps its messages to fields."""
-    import ladder.models as models
+    import ladder.clubs.models as models
     from ratings.engine.types import EngineError
 
     def refuse(params):  # type: ignore[no-untyped-def]

@@ -39,8 +39,8 @@ HOST = "ladder.test"  # the site's name, in ALLOWED_HOSTS
 PASSWORD = "smoke-test-pass-4711"
 SETUP = f"""
 from accounts.models import User
-from ladder.models import Ladder
-from ladder.services import join_ladder
+from ladder.clubs.models import Ladder
+from ladder.clubs.services import join_ladder
 ladder = Ladder.objects.create(name="Smoke Singles", slug="smoke", is_public=True)
 for name in ("alice", "bob"):
     user = User.objects.create_user(name, name + "@example.org", {PASSWORD!r})

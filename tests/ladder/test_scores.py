@@ -8,8 +8,8 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from ladder import matches
-from ladder.models import Match
+from ladder.matches import operations as matches
+from ladder.matches.models import Match
 from tests.factories import LadderFactory, MembershipFactory
 from tests.ladder.matches_support import API, api_client, report_payload, unchanged
 

@@ -9,9 +9,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from accounts.models import User
+from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import join_ladder
 from ladder.demo import DEMO_PASSWORD, MEMBERS, seed_club
-from ladder.models import Ladder, Match, Membership
-from ladder.services import join_ladder
+from ladder.matches.models import Match
 from ratings.engine.types import Params
 
 

@@ -7,7 +7,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from ladder.models import Ladder
+from ladder.clubs.models import Ladder
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
 
 

@@ -8,7 +8,8 @@ from datetime import date
 import pytest
 
 from accounts.models import User
-from ladder.models import Game, Ladder, Match, MatchPlayer
+from ladder.clubs.models import Ladder
+from ladder.matches.models import Game, Match, MatchPlayer
 from tests.factories import *  # noqa: F403  (the cast fixtures)
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
 

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 
 from accounts.models import User
-from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
+from ladder.clubs.models import Ladder, Membership
+from ladder.matches.models import Game, Match, MatchPlayer
 from ratings.engine.types import PlayerState
 from ratings.models import PlayerRating, established_until, ladder_standing, listing_of
 from ratings.pipeline import rate_ladder

@@ -7,7 +7,7 @@ import pytest
 from django.core.cache import caches
 from django.db import transaction
 
-from ladder.models import Ladder, Membership
+from ladder.clubs.models import Ladder, Membership
 from ratings.pipeline import rate_ladder
 from tests.factories import LadderFactory
 from tests.ratings.pages_support import TODAY, member, play, season, text_of

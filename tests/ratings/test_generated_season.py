@@ -12,7 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from ladder.models import Ladder
+from ladder.clubs.models import Ladder
 from ratings.engine.evaluate import spearman
 from ratings.engine.formats import get_format
 from ratings.engine.importfmt import parse_matches

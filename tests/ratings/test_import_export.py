@@ -11,7 +11,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from accounts.models import User
-from ladder.models import Game, Ladder, Match, MatchPlayer
+from ladder.clubs.models import Ladder
+from ladder.matches.models import Game, Match, MatchPlayer
 from ratings.models import PlayerRating, RatingChange
 
 DATA = Path(__file__).resolve().parents[1] / "data"

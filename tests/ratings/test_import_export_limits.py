@@ -13,8 +13,9 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from accounts.models import User
-from ladder import matches
-from ladder.models import Game, Ladder, Match, MatchPlayer, Membership
+from ladder.clubs.models import Ladder, Membership
+from ladder.matches import operations as matches
+from ladder.matches.models import Game, Match, MatchPlayer
 from ratings.engine.importfmt import from_spreadsheet_safe, spreadsheet_safe
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
 

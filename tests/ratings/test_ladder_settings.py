@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 from django.core.management import call_command
 
-from ladder.models import Ladder
+from ladder.clubs.models import Ladder
 from ratings.models import RatingChange
 from ratings.pipeline import rate_ladder
 from tests.ratings.test_pipeline import assert_equals_replay, season
@@ -144,7 +144,7 @@ def test_apply_without_a_slug_needs_a_ladder(tmp_path) -> None:  # type: ignore[
 def test_a_new_starting_rating_replays_the_ladder(
     rated, django_capture_on_commit_callbacks
 ) -> None:  # type: ignore[no-untyped-def]
-    from ladder.models import Membership
+    from ladder.clubs.models import Membership
 
     membership = Membership.objects.filter(ladder=rated).first()
     membership.initial_rating, membership.initial_rd = 6000.0, 150.0
@@ -163,7 +163,7 @@ def test_a_new_starting_rating_replays_the_ladder(
 def test_a_new_starting_rating_of_an_unrated_member_replays_nothing(
     rated, django_capture_on_commit_callbacks
 ) -> None:  # type: ignore[no-untyped-def]
-    from ladder.models import Membership
+    from ladder.clubs.models import Membership
     from tests.factories import MembershipFactory, UserFactory
 
     newcomer = MembershipFactory(ladder=rated, user=UserFactory(username="newcomer"))

@@ -8,12 +8,12 @@ import time
 from datetime import date
 
 import pytest
-from django.apps import apps
 from django.contrib.auth.models import AnonymousUser
-from django.db import connections
+from django.db import connection, connections
+from django.db.migrations.executor import MigrationExecutor
 
-from accounts.forms import ProfileForm
-from ladder.models import Membership
+from ladder.clubs.forms import ProfileForm
+from ladder.clubs.models import Membership
 from ratings import pipeline
 from ratings.imports import import_matches
 from ratings.models import HIDDEN, LEFT, PUBLIC, PlayerRating, listing_of
@@ -111,7 +111,11 @@ def test_the_migration_copies_the_memberships(club, make_match) -> None:  # type
     hide(user=p1)
     Membership.objects.get(ladder=ladder, user=p2).delete()
     PlayerRating.objects.update(listing=PUBLIC)  # the column as AddField leaves it
-    copy_memberships(apps, None)
+    # The migration's own view of the models (Membership was the ladder app's then).
+    state = MigrationExecutor(connection).loader.project_state(
+        ("ratings", "0002_playerrating_listing")
+    )
+    copy_memberships(state.apps, None)
     assert listings(ladder) == {"p0": PUBLIC, "p1": HIDDEN, "p2": LEFT}
 
 

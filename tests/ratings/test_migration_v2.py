@@ -13,7 +13,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-from ladder.models import Ladder, Match
+from ladder.clubs.models import Ladder
+from ladder.matches.models import Match
 from ratings.models import PlayerRating, RatingChange
 from tests.ratings.test_pipeline import assert_equals_replay
 

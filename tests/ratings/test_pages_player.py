@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from ladder.models import Membership
+from ladder.clubs.models import Membership
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import PlayerState
 from ratings.models import PlayerRating, RatingChange, status_of

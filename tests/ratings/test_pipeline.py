@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ladder.models import Match
+from ladder.matches.models import Match
 from ratings.engine.replay import replay
 from ratings.engine.types import PlayerState
 from ratings.models import PlayerRating, RatingChange, established_until, ladder_standing

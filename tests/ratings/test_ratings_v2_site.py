@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ladder.models import Ladder
+from ladder.clubs.models import Ladder
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import PlayerState
 from ratings.models import (

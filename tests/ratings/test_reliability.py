@@ -12,8 +12,8 @@ from datetime import date, timedelta
 import pytest
 from django.db import connection, connections, transaction
 
-from ladder.matches import confirm_match
-from ladder.models import Match
+from ladder.matches.models import Match
+from ladder.matches.operations import confirm_match
 from ratings.engine import get_format, parse_matches
 from ratings.imports import _create_matches, player_lookup
 from ratings.models import RatingChange
@@ -112,7 +112,7 @@ def test_worker_killed_mid_rating_leaves_nothing_half_done(  # type: ignore[no-u
     monkeypatch.setenv("CELERY_RESTORE_INTERVAL", "1")
     worker = services.start_celery_worker(celery_broker, worker_database_url)
     try:
-        from ladder.models import Ladder
+        from ladder.clubs.models import Ladder
         from ratings.tasks import enqueue_rating
 
         # Hold the ladder's rating lock, so the worker is certainly mid-task (its transaction

@@ -13,8 +13,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from ladder.env import cache_from_url
-from ladder.matches import confirm_match
-from ladder.models import Match
+from ladder.matches.models import Match
+from ladder.matches.operations import confirm_match
 from ratings.pipeline import rate_ladder
 from tests.ratings.pages_support import text_of
 from tests.ratings.test_reliability import require_postgres, wait_until

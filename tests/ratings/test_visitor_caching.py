@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from ladder.models import Ladder, Membership
+from ladder.clubs.models import Ladder, Membership
 from ratings.pipeline import rate_ladder
 from tests.factories import LadderFactory
 from tests.ratings.pages_support import TODAY, member, play, season, text_of

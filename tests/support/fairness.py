@@ -7,7 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 
-from ladder.models import Ladder, Match
+from ladder.clubs.models import Ladder
+from ladder.matches.models import Match
 from ratings.models import RANKED, PlayerRating, RatingChange, active_since
 
 #: §8's target counts members with at least this many rated matches in the window.

@@ -7,8 +7,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from ladder.clubs.models import Ladder
 from ladder.demo import DEMO_PASSWORD, seed_club, seed_matches
-from ladder.models import Ladder
 
 
 class Command(BaseCommand):

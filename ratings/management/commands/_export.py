@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ladder.models import Ladder
+from ladder.clubs.models import Ladder
 
 
 class ExportCommand(BaseCommand):

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from tqdm import tqdm
 
-from ladder.models import Ladder
+from ladder.clubs.models import Ladder
 from ratings.engine import EngineError, parse_matches
 from ratings.engine.formats import FORMAT_NAMES
 from ratings.engine.importfmt import ImportFormatError

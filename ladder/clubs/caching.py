@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.views.decorators.http import condition
 
-from ladder.models import Ladder
+from ladder.clubs.models import Ladder
 
 # Changes when a new release starts (processes restart), so a page kept from an older
 # release (other markup, other static files) is not revalidated as current.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from ladder.models import format_rating, format_rd
+from ladder.clubs.models import format_rating, format_rd
 
 register = template.Library()
 

@@ -1,87 +1,19 @@
-"""API representations of ladders."""
+"""API representations of matches, their transitions and the inbox, and the fields that
+read games and usernames."""
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import User
-from ladder.matches import MAX_REASON_LENGTH, no_member_called
-from ladder.models import MATCH_STATES, AuditEntry, Dispute, Ladder, Match, format_rd
+from ladder.clubs.models import Ladder
+from ladder.clubs.serializers import PageLinkMixin
+from ladder.matches.models import MATCH_STATES, AuditEntry, Dispute, Match
+from ladder.matches.operations import MAX_REASON_LENGTH, no_member_called
 from ratings.engine.importfmt import MAX_TEAM_SIZE
-
-
-class PageLinkMixin:
-    """`page`: the object's web page, as an absolute address when there is a request."""
-
-    context: dict[str, Any]
-
-    def get_page(self, obj: Any) -> str:
-        request = self.context.get("request")
-        path = obj.get_absolute_url()
-        return request.build_absolute_uri(path) if request else path
-
-
-class LadderSerializer(PageLinkMixin, serializers.HyperlinkedModelSerializer):
-    url = serializers.HyperlinkedIdentityField(view_name="api:ladder-detail", lookup_field="slug")
-    page = serializers.SerializerMethodField(help_text="The ladder's page on the site.")
-    member_count = serializers.IntegerField(read_only=True)
-    is_member = serializers.BooleanField(read_only=True, help_text="Whether you are a member.")
-    params = serializers.SerializerMethodField(
-        help_text="Every rating parameter (RATINGS.md §2, §5) as the engine uses it; "
-        "wrong_way_floor is always true on a ladder."
-    )
-    ranked_rd_display = serializers.SerializerMethodField(
-        help_text='ranked_rd as the pages show it: 120 → "0.12".'
-    )
-
-    class Meta:
-        model = Ladder
-        fields = [
-            "url",
-            "page",
-            "slug",
-            "name",
-            "description",
-            "is_public",
-            "team_size",
-            "scoring_format",
-            "best_of",
-            "points_per_game",
-            "team_method",
-            "outcome_model",
-            "margin_boost",
-            "params",
-            "ranked_min_matches",
-            "ranked_rd",
-            "ranked_rd_display",
-            "max_report_age_days",
-            "confirm_within_hours",
-            "max_pending_reports",
-            "reports_per_hour",
-            "member_count",
-            "is_member",
-        ]
-        read_only_fields = fields
-
-    def get_ranked_rd_display(self, ladder: Ladder) -> str:
-        return format_rd(ladder.ranked_rd)
-
-    def get_params(self, ladder: Ladder) -> dict[str, Any]:
-        params = ladder.params()
-        values = {f.name: getattr(params, f.name) for f in fields(params)}
-        values["stat_weights"] = dict(values["stat_weights"])
-        return values
-
-
-# ---- matches --------------------------------------------------------------------------------
-#
-# Input serializers only parse (usernames, dates, whole numbers); every rule is the domain's
-# (ladder/matches.py), whose MatchError the views turn into the same 400/403/409 as the web.
-
 
 MAX_GAMES = 25  # more than any format plays; a bound on what a request can make us check
 
@@ -290,7 +222,7 @@ class MatchSerializer(PageLinkMixin, serializers.ModelSerializer):
         )
     )
     def get_allowed_actions(self, match: Match) -> list[str]:
-        from ladder.matches import allowed_actions
+        from ladder.matches.operations import allowed_actions
 
         request = self.context.get("request")
         user = getattr(request, "user", None)
@@ -398,46 +330,3 @@ class InboxSerializer(serializers.Serializer):
     to_confirm = MatchSerializer(many=True, help_text="Reported against you; confirm or dispute.")
     my_pending = MatchSerializer(many=True, help_text="Your reports still pending or disputed.")
     disputes = MatchSerializer(many=True, help_text="Moderators: open disputes, oldest first.")
-
-
-class PlayerSerializer(serializers.ModelSerializer):
-    name = serializers.CharField(read_only=True, help_text="Display name, else the username.")
-
-    class Meta:
-        model = User
-        fields = ["username", "name"]
-        read_only_fields = fields
-
-
-class PredictInputSerializer(serializers.Serializer):
-    """A lineup to predict; a name that is no member of the ladder (whether or not such an
-    account exists) makes no prediction, like an incomplete side."""
-
-    ladder = serializers.SlugField(max_length=80)
-    side_a = UsernamesField(allow_empty=True)
-    side_b = UsernamesField(allow_empty=True)
-    on = serializers.DateField(
-        required=False, allow_null=True, help_text="The day of the match (default: today)."
-    )
-
-    def validate_ladder(self, slug: str) -> Ladder:
-        return visible_ladder(self.context["request"], slug)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        members, strangers = resolve_members(attrs["ladder"], [*attrs["side_a"], *attrs["side_b"]])
-        attrs["complete"] = not strangers
-        attrs["side_a"] = [members[n] for n in attrs["side_a"] if n in members]
-        attrs["side_b"] = [members[n] for n in attrs["side_b"] if n in members]
-        return attrs
-
-
-class PredictionSerializer(serializers.Serializer):
-    probability = serializers.FloatField(
-        allow_null=True,
-        help_text="RATINGS.md §6: the chance side A wins; null when there is no honest "
-        "prediction (a side incomplete, a player twice or not a member).",
-    )
-    quality = serializers.FloatField(
-        allow_null=True,
-        help_text="RATINGS.md §6: match quality Q in (0, 1], 1 is an ideal match; null as above.",
-    )

@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from ladder.matches import expire_overdue
+from ladder.matches.operations import expire_overdue
 
 log = logging.getLogger(__name__)
 

@@ -36,11 +36,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from accounts.models import User, name_contains
-from ladder import matches as domain
-from ladder.forms_matches import DisputeForm, ModerationForm, ReportForm
-from ladder.models import Ladder, Match, Membership
-from ladder.templatetags.match_tags import names_and, names_or
-from ladder.views import HtmxHttpRequest, get_ladder_for_user
+from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user
+from ladder.matches import operations as domain
+from ladder.matches.forms import DisputeForm, ModerationForm, ReportForm
+from ladder.matches.models import Match
+from ladder.matches.signals import predict_lineup
+from ladder.matches.templatetags.match_tags import names_and, names_or
 
 # Type-ahead: enough names to pick from, few enough to read.
 SEARCH_LIMIT = 8
@@ -180,7 +182,8 @@ def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | No
     side_a, side_b = arguments["side_a"], arguments["side_b"]
     if len(side_b) != ladder.team_size or len(side_a) != ladder.team_size:
         return Prediction(None, "Choose every player to see who is expected to win.")
-    probability = domain.predict_for_report(ladder, side_a, side_b, arguments["played_on"])
+    prediction = predict_lineup(ladder, side_a, side_b, arguments["played_on"])
+    probability = None if prediction is None else prediction.probability
     if probability is None:
         return Prediction(None, "No prediction: the rating engine has none for these players yet.")
     partners = side_a[1:]

@@ -37,13 +37,13 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 from accounts.models import MODERATORS_GROUP, User
-from ladder.models import (
+from ladder.clubs.models import HIDDEN_PLAYER_NAME, Ladder, Membership, sees_hidden_members
+from ladder.matches.models import (
     CANCELLED,
     CONFIRMED,
     CORRECTED,
     DISPUTED,
     EXPIRED,
-    HIDDEN_PLAYER_NAME,
     LIVE_STATES,
     PENDING,
     RATED_STATES,
@@ -51,15 +51,11 @@ from ladder.models import (
     AuditEntry,
     Dispute,
     Game,
-    Ladder,
     Match,
     MatchPlayer,
-    Membership,
-    sees_hidden_members,
 )
-from ratings import tasks as rating_tasks
+from ladder.matches.signals import ratings_due
 from ratings.engine.formats import ScoreError
-from ratings.engine.types import EngineError
 
 log = logging.getLogger(__name__)
 
@@ -546,7 +542,7 @@ def _transition(
     )
     if rate:
         ladder_id = match.ladder_id
-        transaction.on_commit(lambda: rating_tasks.enqueue_rating(ladder_id))
+        transaction.on_commit(lambda: ratings_due.send(sender=Match, ladder_id=ladder_id))
 
 
 def _replace_games(match: Match, games: Sequence[tuple[int, int]]) -> None:
@@ -916,36 +912,6 @@ def expire_overdue(now: datetime | None = None) -> int:
                 _transition(match, None, "expire", EXPIRED, now, before=snap, after=snap)
                 expired += 1
     return expired
-
-
-# ---- predictions ------------------------------------------------------------------------
-
-
-def predict_for_report(
-    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
-) -> float | None:
-    """RATINGS.md §6: the probability that side A wins, from the players' current ratings."""
-    prediction = predict_sides(ladder, side_a, side_b, on)
-    return None if prediction is None else prediction.probability
-
-
-def predict_sides(
-    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
-) -> Any:
-    """The §6 prediction (probability and match quality) of a lineup, or None when it cannot
-    be made honestly: a side empty, a player named twice or not a member. Never a made-up
-    number."""
-    players = [*side_a, *side_b]
-    if not side_a or not side_b or len({u.pk for u in players}) != len(players):
-        return None
-    if Membership.objects.filter(ladder=ladder, user__in=players).count() != len(players):
-        return None
-    from ratings.queries import predict  # ratings depends on ladder, not the other way
-
-    try:
-        return predict(ladder, side_a, side_b, on)
-    except EngineError:
-        return None
 
 
 def _site_url(path: str) -> str:

@@ -20,10 +20,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
-from ladder import clubnight
-from ladder.models import HIDDEN_PLAYER_NAME, ClubNight, Ladder, Membership
-from ladder.views import get_ladder_for_user
-from ladder.views_matches import SignedInRequest
+from ladder.clubnight import matchmaking as clubnight
+from ladder.clubnight.models import ClubNight
+from ladder.clubs.models import HIDDEN_PLAYER_NAME, Ladder, Membership
+from ladder.clubs.views import get_ladder_for_user
+from ladder.matches.views import SignedInRequest
 
 
 @dataclass(frozen=True)

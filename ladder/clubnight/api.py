@@ -18,9 +18,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ladder import clubnight
-from ladder.api import AUTHENTICATION, ERROR
-from ladder.models import Ladder, Membership
+from accounts.tokens import API_AUTHENTICATION
+from ladder.api_schema import ERROR
+from ladder.clubnight import matchmaking as clubnight
+from ladder.clubs.models import Ladder, Membership
 
 MAX_PRESENT = 200  # a hall, not the whole club twice over
 
@@ -90,7 +91,7 @@ class RoundSerializer(serializers.Serializer):
 class ClubNightView(APIView):
     """A round of balanced matches for the ladder's members who are present."""
 
-    authentication_classes = AUTHENTICATION
+    authentication_classes = API_AUTHENTICATION
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(

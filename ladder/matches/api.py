@@ -1,18 +1,16 @@
-"""API views: ladders, matches and their transitions, the inbox, players, predictions.
+"""API views: matches and their transitions, the inbox.
 
 Thin, like the pages: fetch through the same access helpers, parse with a serializer,
-call the domain operation in ladder/matches.py, respond. The domain's errors become
-HTTP in one place (``DomainErrorsMixin``): 400 with field errors, 403, 409; a match the
-user may not see is 404.
+call the domain operation in ladder/matches/operations.py, respond. The domain's errors
+become HTTP in one place (``DomainErrorsMixin``): 400 with field errors, 403, 409; a match
+the user may not see is 404.
 """
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from django.db.models import Q, QuerySet
-from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
+from django.db.models import QuerySet
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -20,66 +18,28 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import exceptions, mixins, permissions, serializers, status, viewsets
-from rest_framework.authentication import SessionAuthentication
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from accounts.models import User, name_contains
 from accounts.security import ScopedRateThrottle
-from accounts.tokens import TokenAuthentication
-from ladder import matches
+from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR, FIELD_ERRORS
-from ladder.models import (
-    MATCH_STATES,
-    Ladder,
-    LadderQuerySet,
-    Match,
-    Membership,
-    MembershipQuerySet,
-)
-from ladder.serializers import (
+from ladder.clubs.models import Ladder, Membership, MembershipQuerySet
+from ladder.matches import operations as matches
+from ladder.matches.models import MATCH_STATES, Match
+from ladder.matches.serializers import (
     CorrectInputSerializer,
     DisputeInputSerializer,
     InboxSerializer,
-    LadderSerializer,
     MatchDetailSerializer,
     MatchSerializer,
-    PlayerSerializer,
-    PredictInputSerializer,
-    PredictionSerializer,
     ReportSerializer,
     ResolveInputSerializer,
     VoidInputSerializer,
 )
-
-# Token first: an anonymous request that needs a user gets 401 with
-# "WWW-Authenticate: Token" (session-first would answer 403). Both work either way.
-AUTHENTICATION = [TokenAuthentication, SessionAuthentication]
-
-MAX_PLAYER_RESULTS = 10
-
-
-class LadderViewSet(viewsets.ReadOnlyModelViewSet):
-    """Ladders you may see: public ones, plus private ones you belong to (all for moderators)."""
-
-    serializer_class = LadderSerializer
-    lookup_field = "slug"
-    permission_classes = [permissions.AllowAny]
-
-    def get_queryset(self) -> LadderQuerySet:
-        user = self.request.user
-        return (
-            Ladder.objects.visible_to(user)
-            .with_member_count()
-            .with_is_member(user)
-            .order_by("name")
-        )
-
-
-# ---- the domain's errors as HTTP ----------------------------------------------------------
 
 
 class Conflict(exceptions.APIException):
@@ -134,9 +94,6 @@ def transition_schema(summary: str, request: Any = None) -> Any:
     )
 
 
-# ---- matches ------------------------------------------------------------------------------
-
-
 @extend_schema_view(
     list=extend_schema(
         summary="Matches you may see, newest first",
@@ -175,7 +132,7 @@ class MatchViewSet(
 ):
     """Matches and their transitions (confirm, dispute, cancel; moderators resolve, correct, void)."""
 
-    authentication_classes = AUTHENTICATION
+    authentication_classes = API_AUTHENTICATION
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
     error_fields = {"dispute": {"games": "proposed_games"}}
 
@@ -317,15 +274,12 @@ class MatchViewSet(
         return self._detail(matches.void_match(match, request.user, data["reason"]))  # type: ignore[arg-type]
 
 
-# ---- inbox, players, predictions ------------------------------------------------------
-
-
 class InboxView(DomainErrorsMixin, APIView):
     """What waits for you: matches to confirm, your pending reports, open disputes (moderators).
 
     One object, not a list (an APIView: a viewset's list is documented as an array)."""
 
-    authentication_classes = AUTHENTICATION
+    authentication_classes = API_AUTHENTICATION
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(summary="Your inbox", responses={200: InboxSerializer, 401: ERRORS[401]})
@@ -338,120 +292,3 @@ class InboxView(DomainErrorsMixin, APIView):
             "disputes": inbox.disputes,
         }
         return Response(InboxSerializer(data, context={"request": request}).data)
-
-
-@extend_schema_view(
-    list=extend_schema(
-        summary="Find players (type-ahead)",
-        description=f"Up to {MAX_PLAYER_RESULTS} players whose username or display name "
-        "contains `search`, among the members of `ladder` (or of every ladder you may see). "
-        "Members who chose not to be listed publicly appear only to moderators and themselves, "
-        "or, to a signed-in member, when `search` is their exact username.",
-        parameters=[
-            OpenApiParameter("search", str, description="Part of a username or display name."),
-            OpenApiParameter("ladder", str, description="Only members of this ladder (slug)."),
-        ],
-    ),
-    retrieve=extend_schema(summary="A player"),
-)
-class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
-    """Players: members of the ladders you may see."""
-
-    authentication_classes = AUTHENTICATION
-    permission_classes = [permissions.AllowAny]
-    serializer_class = PlayerSerializer
-    pagination_class = None
-    lookup_field = "username"
-    lookup_value_regex = r"[\w.@+-]+"
-
-    def _memberships(self) -> QuerySet[Membership]:
-        user = self.request.user
-        memberships = Membership.objects.filter(
-            ladder__in=Ladder.objects.visible_to(user).values("pk")
-        )
-        slug = self.request.query_params.get("ladder")
-        if slug:
-            memberships = memberships.filter(ladder__slug=slug)
-        return memberships
-
-    def get_queryset(self) -> QuerySet[User]:
-        memberships = self._memberships()
-        listed = cast(MembershipQuerySet, memberships).listed_for(self.request.user)
-        search = (self.request.query_params.get("search") or "").strip()
-        users = User.objects.filter(is_active=True)
-        if self.action != "list":
-            return users.filter(pk__in=listed.values("user_id"))
-        if search:
-            found = Q(pk__in=listed.values("user_id")) & name_contains(search)
-            if self.request.user.is_authenticated:
-                # A member reporting a match against a hidden member names them exactly;
-                # a visitor never finds a hidden member (issue 15: no public answer).
-                found |= Q(username__iexact=search, pk__in=memberships.values("user_id"))
-            users = users.filter(found)
-        else:
-            users = users.filter(pk__in=listed.values("user_id"))
-        return users.order_by("username")
-
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        players = self.get_queryset()[:MAX_PLAYER_RESULTS]
-        return Response(self.get_serializer(players, many=True).data)
-
-
-class PredictView(APIView):
-    """RATINGS.md §6: the probability that side A beats side B on a ladder, from current ratings."""
-
-    authentication_classes = AUTHENTICATION
-    permission_classes = [permissions.AllowAny]
-
-    def _predict(self, request: Request, data: Any) -> Response:
-        serializer = PredictInputSerializer(data=data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
-        values = serializer.validated_data
-        if not values["complete"]:
-            return Response({"probability": None, "quality": None})
-        prediction = matches.predict_sides(
-            values["ladder"],
-            values["side_a"],
-            values["side_b"],
-            values.get("on") or timezone.localdate(),
-        )
-        if prediction is None:
-            return Response({"probability": None, "quality": None})
-        return Response({"probability": prediction.probability, "quality": prediction.quality})
-
-    @extend_schema(
-        summary="Predicted win probability (query parameters)",
-        parameters=[
-            OpenApiParameter("ladder", str, required=True, description="The ladder's slug."),
-            OpenApiParameter(
-                "side_a", str, many=True, description="Usernames, repeated or comma-separated."
-            ),
-            OpenApiParameter(
-                "side_b", str, many=True, description="Usernames, repeated or comma-separated."
-            ),
-            OpenApiParameter("on", OpenApiTypes.DATE, description="Default: today."),
-        ],
-        responses={200: PredictionSerializer, 400: FIELD_ERRORS},
-    )
-    def get(self, request: Request) -> Response:
-        params = request.query_params
-
-        def names(key: str) -> list[str]:
-            return [n.strip() for v in params.getlist(key) for n in v.split(",") if n.strip()]
-
-        data = {
-            "ladder": params.get("ladder", ""),
-            "side_a": names("side_a"),
-            "side_b": names("side_b"),
-        }
-        if params.get("on"):
-            data["on"] = params["on"]
-        return self._predict(request, data)
-
-    @extend_schema(
-        summary="Predicted win probability",
-        request=PredictInputSerializer,
-        responses={200: PredictionSerializer, 400: FIELD_ERRORS},
-    )
-    def post(self, request: Request) -> Response:
-        return self._predict(request, request.data)

@@ -69,15 +69,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from ladder.models import (
-    LIVE_STATES,
-    ClubNight,
-    Ladder,
-    MatchPlayer,
-    Membership,
-    format_rating,
-    format_rd,
-)
+from ladder.clubnight.models import ClubNight
+from ladder.clubs.models import Ladder, Membership, format_rating, format_rd
+from ladder.matches.models import LIVE_STATES, MatchPlayer
 from ratings.engine.predict import QUALITY_SCALE, inflated_rd, match_quality, win_probability
 from ratings.engine.teams import g1_boost, rms
 from ratings.engine.types import Params, PlayerState

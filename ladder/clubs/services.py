@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from ladder.models import Ladder, Membership
+from ladder.clubs.models import Ladder, Membership
 from ratings.engine.types import EngineError
 
 

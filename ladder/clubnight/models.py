@@ -1,0 +1,46 @@
+"""Club night: one evening's hall and rounds, shared by everyone running it.
+
+The table kept its name (``ladder_clubnight``) when the model moved here from ``ladder.models``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from ladder.clubs.models import Ladder
+
+
+class ClubNight(models.Model):
+    """One evening of a ladder's club night: who is in the hall and the rounds proposed so far.
+
+    Shared by everyone running it that evening (one per ladder and date), so a reload, a
+    second organiser's phone and "everyone from the last club night" all see the same.
+    ``present`` is a list of usernames; ``rounds`` a list of
+    ``{"matches": [{"side_a": [...], "side_b": [...], "quality": q, "win_probability": p}],
+    "byes": [...]}`` in the order they were proposed (ladder/clubnight.py).
+    """
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="club_nights")
+    date = models.DateField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    present = models.JSONField(default=list, blank=True, help_text="Usernames.")
+    rounds = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        db_table = "ladder_clubnight"  # its name from before the move
+        ordering = ["-date"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "date"], name="clubnight_one_per_ladder_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"Club night of {self.ladder} on {self.date:%d %b %Y}"

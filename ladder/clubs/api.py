@@ -1,0 +1,96 @@
+"""API views: ladders, and the players of a ladder (for reporting a match against them)."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django.db.models import Q, QuerySet
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import permissions, viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from accounts.models import User, name_contains
+from accounts.tokens import API_AUTHENTICATION
+from ladder.clubs.models import Ladder, LadderQuerySet, Membership, MembershipQuerySet
+from ladder.clubs.serializers import LadderSerializer, PlayerSerializer
+
+MAX_PLAYER_RESULTS = 10
+
+
+class LadderViewSet(viewsets.ReadOnlyModelViewSet):
+    """Ladders you may see: public ones, plus private ones you belong to (all for moderators)."""
+
+    serializer_class = LadderSerializer
+    lookup_field = "slug"
+    permission_classes = [permissions.AllowAny]
+
+    def get_queryset(self) -> LadderQuerySet:
+        user = self.request.user
+        return (
+            Ladder.objects.visible_to(user)
+            .with_member_count()
+            .with_is_member(user)
+            .order_by("name")
+        )
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Find players (type-ahead)",
+        description=f"Up to {MAX_PLAYER_RESULTS} players whose username or display name "
+        "contains `search`, among the members of `ladder` (or of every ladder you may see). "
+        "Members who chose not to be listed publicly appear only to moderators and themselves, "
+        "or, to a signed-in member, when `search` is their exact username.",
+        parameters=[
+            OpenApiParameter("search", str, description="Part of a username or display name."),
+            OpenApiParameter("ladder", str, description="Only members of this ladder (slug)."),
+        ],
+    ),
+    retrieve=extend_schema(summary="A player"),
+)
+class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
+    """Players: members of the ladders you may see."""
+
+    authentication_classes = API_AUTHENTICATION
+    permission_classes = [permissions.AllowAny]
+    serializer_class = PlayerSerializer
+    pagination_class = None
+    lookup_field = "username"
+    lookup_value_regex = r"[\w.@+-]+"
+
+    def _memberships(self) -> QuerySet[Membership]:
+        user = self.request.user
+        memberships = Membership.objects.filter(
+            ladder__in=Ladder.objects.visible_to(user).values("pk")
+        )
+        slug = self.request.query_params.get("ladder")
+        if slug:
+            memberships = memberships.filter(ladder__slug=slug)
+        return memberships
+
+    def get_queryset(self) -> QuerySet[User]:
+        memberships = self._memberships()
+        listed = cast(MembershipQuerySet, memberships).listed_for(self.request.user)
+        search = (self.request.query_params.get("search") or "").strip()
+        users = User.objects.filter(is_active=True)
+        if self.action != "list":
+            return users.filter(pk__in=listed.values("user_id"))
+        if search:
+            found = Q(pk__in=listed.values("user_id")) & name_contains(search)
+            if self.request.user.is_authenticated:
+                # A member reporting a match against a hidden member names them exactly;
+                # a visitor never finds a hidden member (issue 15: no public answer).
+                found |= Q(username__iexact=search, pk__in=memberships.values("user_id"))
+            users = users.filter(found)
+        else:
+            users = users.filter(pk__in=listed.values("user_id"))
+        return users.order_by("username")
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        players = self.get_queryset()[:MAX_PLAYER_RESULTS]
+        return Response(self.get_serializer(players, many=True).data)

@@ -1,0 +1,83 @@
+"""API representations of ladders and their players."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from rest_framework import serializers
+
+from accounts.models import User
+from ladder.clubs.models import Ladder, format_rd
+
+
+class PageLinkMixin:
+    """`page`: the object's web page, as an absolute address when there is a request."""
+
+    context: dict[str, Any]
+
+    def get_page(self, obj: Any) -> str:
+        request = self.context.get("request")
+        path = obj.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class LadderSerializer(PageLinkMixin, serializers.HyperlinkedModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="api:ladder-detail", lookup_field="slug")
+    page = serializers.SerializerMethodField(help_text="The ladder's page on the site.")
+    member_count = serializers.IntegerField(read_only=True)
+    is_member = serializers.BooleanField(read_only=True, help_text="Whether you are a member.")
+    params = serializers.SerializerMethodField(
+        help_text="Every rating parameter (RATINGS.md §2, §5) as the engine uses it; "
+        "wrong_way_floor is always true on a ladder."
+    )
+    ranked_rd_display = serializers.SerializerMethodField(
+        help_text='ranked_rd as the pages show it: 120 → "0.12".'
+    )
+
+    class Meta:
+        model = Ladder
+        fields = [
+            "url",
+            "page",
+            "slug",
+            "name",
+            "description",
+            "is_public",
+            "team_size",
+            "scoring_format",
+            "best_of",
+            "points_per_game",
+            "team_method",
+            "outcome_model",
+            "margin_boost",
+            "params",
+            "ranked_min_matches",
+            "ranked_rd",
+            "ranked_rd_display",
+            "max_report_age_days",
+            "confirm_within_hours",
+            "max_pending_reports",
+            "reports_per_hour",
+            "member_count",
+            "is_member",
+        ]
+        read_only_fields = fields
+
+    def get_ranked_rd_display(self, ladder: Ladder) -> str:
+        return format_rd(ladder.ranked_rd)
+
+    def get_params(self, ladder: Ladder) -> dict[str, Any]:
+        params = ladder.params()
+        values = {f.name: getattr(params, f.name) for f in fields(params)}
+        values["stat_weights"] = dict(values["stat_weights"])
+        return values
+
+
+class PlayerSerializer(serializers.ModelSerializer):
+    name = serializers.CharField(read_only=True, help_text="Display name, else the username.")
+
+    class Meta:
+        model = User
+        fields = ["username", "name"]
+        read_only_fields = fields

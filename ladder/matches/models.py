@@ -1,0 +1,375 @@
+"""Matches: a reported result, its players and games, disputes, and the audit trail.
+
+A match moves through the states of PRODUCT.md "Matches"; the rules live in
+ladder/matches/rules.py and ladder/matches/operations.py, the only code that changes a
+match. Every change writes one AuditEntry, which nothing may alter afterwards. The tables
+kept their names (``ladder_match`` …) when the models moved here from ``ladder.models``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from ladder.clubs.models import MAX_TEAM_SIZE, Ladder
+
+PENDING = "pending"
+CONFIRMED = "confirmed"
+DISPUTED = "disputed"
+CORRECTED = "corrected"
+VOIDED = "voided"
+CANCELLED = "cancelled"
+EXPIRED = "expired"
+
+MATCH_STATES = (
+    (PENDING, "Waiting for confirmation"),
+    (CONFIRMED, "Confirmed"),
+    (DISPUTED, "Disputed"),
+    (CORRECTED, "Corrected by a moderator"),
+    (VOIDED, "Voided by a moderator"),
+    (CANCELLED, "Cancelled by the reporter"),
+    (EXPIRED, "Expired unconfirmed"),
+)
+# States whose score counts for ratings.
+RATED_STATES = (CONFIRMED, CORRECTED)
+# States a duplicate report is checked against: the match still stands or may stand.
+LIVE_STATES = (PENDING, CONFIRMED, DISPUTED, CORRECTED)
+SIDES = (("a", "Side A"), ("b", "Side B"))
+
+
+class MatchQuerySet(models.QuerySet["Match"]):
+    def visible_to(self, user: Any) -> MatchQuerySet:
+        """Matches on the ladders ``user`` may see (Ladder.objects.visible_to)."""
+        return self.filter(ladder__in=Ladder.objects.visible_to(user).values("pk"))
+
+    def with_details(self) -> MatchQuerySet:
+        """Everything a match page or the API shows, in a fixed number of queries."""
+        return self.select_related("ladder", "reporter").prefetch_related(
+            models.Prefetch(
+                "players",
+                queryset=MatchPlayer.objects.select_related("user").order_by("side", "position"),
+            ),
+            models.Prefetch("games", queryset=Game.objects.order_by("number")),
+        )
+
+    def with_history(self) -> MatchQuerySet:
+        """with_details() plus disputes and the audit trail, for a match page."""
+        return self.with_details().prefetch_related(
+            models.Prefetch(
+                "disputes",
+                queryset=Dispute.objects.select_related("raised_by", "resolved_by").order_by(
+                    "created_at", "pk"
+                ),
+            ),
+            models.Prefetch(
+                "audit", queryset=AuditEntry.objects.select_related("actor").order_by("at", "pk")
+            ),
+        )
+
+
+class Match(models.Model):
+    """One reported match: two sides of ladder.team_size players and the games they played."""
+
+    RATED_STATES = RATED_STATES
+    LIVE_STATES = LIVE_STATES
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.PROTECT, related_name="matches")
+    played_on = models.DateField()
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="reported_matches"
+    )
+    state = models.CharField(max_length=10, choices=MATCH_STATES, default=PENDING)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    decided_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When it was confirmed, corrected, voided, cancelled or expired.",
+    )
+    needs_rating = models.BooleanField(
+        default=False,
+        help_text="Set when the match enters or leaves a rated state; the ratings pipeline clears it.",
+    )
+    rated_at = models.DateTimeField(null=True, blank=True)
+
+    objects = MatchQuerySet.as_manager()
+
+    class Meta:
+        db_table = "ladder_match"  # its name from before the move
+        verbose_name_plural = "matches"
+        ordering = ["-played_on", "-pk"]
+        indexes = [
+            models.Index(fields=["ladder", "played_on"], name="match_ladder_played_on"),
+            # Every ladder's matches, newest first (the API's list), read page by page.
+            models.Index(fields=["-played_on", "-id"], name="match_newest"),
+            models.Index(fields=["state", "created_at"], name="match_state_created"),
+            models.Index(
+                fields=["ladder"],
+                condition=Q(needs_rating=True),
+                name="match_needs_rating",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        a = " & ".join(u.name for u in self.side_a_players)
+        b = " & ".join(u.name for u in self.side_b_players)
+        return f"{a} v {b}, {self.played_on:%d %b %Y}"
+
+    def get_absolute_url(self) -> str:
+        return f"/matches/{self.pk}/"  # PRODUCT.md "Addresses"
+
+    # ---- players and score (use the prefetched rows of MatchQuerySet.with_details) --------
+
+    def _rows(self, side: str) -> list[MatchPlayer]:
+        return sorted((p for p in self.players.all() if p.side == side), key=lambda p: p.position)
+
+    @property
+    def side_a_rows(self) -> list[MatchPlayer]:
+        """Side A's MatchPlayer rows (user and stats), in order."""
+        return self._rows("a")
+
+    @property
+    def side_b_rows(self) -> list[MatchPlayer]:
+        return self._rows("b")
+
+    def _side(self, side: str) -> list[Any]:
+        return [p.user for p in self._rows(side)]
+
+    @property
+    def side_a_players(self) -> list[Any]:
+        return self._side("a")
+
+    @property
+    def side_b_players(self) -> list[Any]:
+        return self._side("b")
+
+    def side_of(self, user: Any) -> str | None:
+        """ "a" or "b" for a player of this match, None for anyone else."""
+        user_id = getattr(user, "pk", None)
+        return next((p.side for p in self.players.all() if p.user_id == user_id), None)
+
+    @property
+    def reporter_side(self) -> str | None:
+        return self.side_of(self.reporter)
+
+    @property
+    def opponents(self) -> list[Any]:
+        """The players of the side opposing the reporter: they confirm or dispute."""
+        return self.side_b_players if self.reporter_side == "a" else self.side_a_players
+
+    @property
+    def game_scores(self) -> list[tuple[int, int]]:
+        """The games as (side A, side B) points, in order."""
+        return [(g.a_points, g.b_points) for g in sorted(self.games.all(), key=lambda g: g.number)]
+
+    @property
+    def score_text(self) -> str:
+        """ "21-15 19-21 21-18", from side A's view."""
+        return " ".join(f"{a}-{b}" for a, b in self.game_scores)
+
+    @property
+    def winner_side(self) -> str | None:
+        """ "a" or "b" by games won; None when there are no games."""
+        scores = self.game_scores
+        if not scores:
+            return None
+        won_by_a = sum(1 for a, b in scores if a > b)
+        return "a" if won_by_a * 2 > len(scores) else "b"
+
+    # ---- time --------------------------------------------------------------------------
+
+    @property
+    def expires_at(self) -> Any:
+        """When a pending report stops being confirmable (created + confirm_within_hours)."""
+        return self.created_at + timedelta(hours=self.ladder.confirm_within_hours)
+
+    def is_expired(self, now: Any = None) -> bool:
+        """Expired, or pending past its confirmation window even if the sweep has not run yet."""
+        if self.state == EXPIRED:
+            return True
+        return self.state == PENDING and (now or timezone.now()) > self.expires_at
+
+
+class MatchPlayer(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="players")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="match_players"
+    )
+    side = models.CharField(max_length=1, choices=SIDES)
+    position = models.PositiveSmallIntegerField(
+        validators=[MaxValueValidator(MAX_TEAM_SIZE - 1)],
+        help_text="Order within the side, 0-based.",
+    )
+    stats = models.JSONField(
+        null=True, blank=True, help_text='Performance stats, e.g. {"kills": 21, "deaths": 14}.'
+    )
+
+    class Meta:
+        db_table = "ladder_matchplayer"  # its name from before the move
+        ordering = ["match", "side", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "user"], name="matchplayer_once_per_match"),
+            models.UniqueConstraint(
+                fields=["match", "side", "position"], name="matchplayer_one_per_position"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} (side {self.side.upper()})"
+
+
+class Game(models.Model):
+    """One game's points, from side A's view."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveSmallIntegerField(help_text="1-based.")
+    a_points = models.PositiveSmallIntegerField("side A points")
+    b_points = models.PositiveSmallIntegerField("side B points")
+
+    class Meta:
+        db_table = "ladder_game"  # its name from before the move
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="game_number_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"Game {self.number}: {self.a_points}-{self.b_points}"
+
+
+DISPUTE_RESOLUTIONS = (
+    ("upheld", "Upheld (the report stands)"),
+    ("corrected", "Corrected"),
+    ("voided", "Voided"),
+)
+
+
+class Dispute(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="disputes")
+    raised_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="disputes_raised"
+    )
+    reason = models.TextField()
+    proposed_games = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The score the disputing player says is right: [[a, b], …].",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    # NULL while the dispute is open (the shared contract); one of the resolutions after.
+    resolution = models.CharField(  # noqa: DJ001
+        max_length=10, choices=DISPUTE_RESOLUTIONS, null=True, blank=True
+    )
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="disputes_resolved",
+    )
+    resolution_reason = models.TextField(blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "ladder_dispute"  # its name from before the move
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"Dispute on match {self.match_id} by {self.raised_by}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.resolution is None
+
+    @property
+    def proposed_score_text(self) -> str:
+        return " ".join(f"{a}-{b}" for a, b in self.proposed_games or [])
+
+
+AUDIT_ACTIONS = (
+    ("report", "Reported"),
+    ("confirm", "Confirmed"),
+    ("dispute", "Disputed"),
+    ("cancel", "Cancelled"),
+    ("expire", "Expired"),
+    ("resolve_uphold", "Dispute resolved: report upheld"),
+    ("resolve_correct", "Dispute resolved: score corrected"),
+    ("resolve_void", "Dispute resolved: match voided"),
+    ("correct", "Corrected"),
+    ("void", "Voided"),
+)
+
+
+class AuditEntryImmutable(Exception):
+    """Raised on any attempt to change or delete an audit entry."""
+
+
+_IMMUTABLE = "Audit entries are append-only: they cannot be changed or deleted."
+
+
+class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
+    def update(self, **kwargs: Any) -> int:
+        raise AuditEntryImmutable(_IMMUTABLE)
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AuditEntryImmutable(_IMMUTABLE)
+
+    def bulk_update(self, objs: Any, fields: Any, batch_size: int | None = None) -> int:
+        raise AuditEntryImmutable(_IMMUTABLE)
+
+    def _raw_delete(self, using: Any) -> int:  # what cascades use
+        raise AuditEntryImmutable(_IMMUTABLE)
+
+
+class AuditEntry(models.Model):
+    """One transition of a match: who (None = the system), when, from/to state, before/after.
+
+    Append-only: the ORM refuses to save an existing entry or delete one (and on
+    PostgreSQL a trigger refuses UPDATE and DELETE, see migration 0003).
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="audit")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="audit_entries",
+        help_text="Empty for the system (e.g. expiry).",
+    )
+    at = models.DateTimeField(default=timezone.now)
+    action = models.CharField(max_length=20, choices=AUDIT_ACTIONS)
+    from_state = models.CharField(max_length=10, choices=MATCH_STATES, blank=True)
+    to_state = models.CharField(max_length=10, choices=MATCH_STATES)
+    before = models.JSONField(null=True, blank=True, help_text="Date, players and score before.")
+    after = models.JSONField(null=True, blank=True, help_text="Date, players and score after.")
+    reason = models.TextField(blank=True)
+
+    objects = AuditEntryQuerySet.as_manager()
+
+    class Meta:
+        db_table = "ladder_auditentry"  # its name from before the move
+        verbose_name_plural = "audit entries"
+        ordering = ["at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} (match {self.match_id})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding or kwargs.get("update_fields"):
+            raise AuditEntryImmutable(_IMMUTABLE)
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise AuditEntryImmutable(_IMMUTABLE)
+
+    @property
+    def actor_name(self) -> str:
+        return self.actor.name if self.actor else "System"

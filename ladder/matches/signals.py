@@ -1,0 +1,34 @@
+"""What the matches app announces and the ratings app answers.
+
+Ratings build on matches, never the other way (docs/ARCHITECTURE.md), so a match that
+changes what counts for ratings, or a report form that wants the §6 prediction of its
+lineup, asks through these signals; ratings/signals.py connects the answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from django.dispatch import Signal
+
+# Sent after commit when a ladder's rated matches changed (a match confirmed, corrected,
+# voided, a dispute resolved): its ratings are due. Keyword: ``ladder_id``.
+ratings_due = Signal()
+
+# Asks for the RATINGS.md §6 prediction of a lineup: keywords ``ladder``, ``side_a``,
+# ``side_b``, ``on``; the answer has ``probability`` and ``quality``, or is None.
+lineup_wanted = Signal()
+
+
+def predict_lineup(
+    ladder: Any, side_a: Sequence[Any], side_b: Sequence[Any], on: date | None
+) -> Any:
+    """The first answer to ``lineup_wanted``: the prediction, or None (none can be made)."""
+    for _receiver, answer in lineup_wanted.send(
+        sender=type(ladder), ladder=ladder, side_a=side_a, side_b=side_b, on=on
+    ):
+        if answer is not None:
+            return answer
+    return None
