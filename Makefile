@@ -29,6 +29,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports  # the apps depend one way (docs/ARCHITECTURE.md)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy ladder ratings accounts

@@ -43,6 +43,7 @@ from ladder.matches.models import (
 from ratings.engine import simulate
 from ratings.engine.scales import DISPLAY_DIVISOR
 from ratings.engine.types import Match as EngineMatch
+from ratings.tasks import enqueue_rating
 
 # Published in the README and printed by the command: demo data is for trying the site.
 DEMO_PASSWORD = "ladder-demo-pass"
@@ -499,7 +500,6 @@ def seed_matches(club: DemoClub, now: datetime | None = None) -> dict[str, dict[
     Returns the states created per ladder slug; rating follows after commit (in-process
     without a broker), like any confirmation.
     """
-    from ratings.tasks import enqueue_rating
 
     now = now or timezone.now()
     today = timezone.localdate(now)

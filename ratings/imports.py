@@ -31,7 +31,7 @@ from ratings.engine.importfmt import (
     spreadsheet_safe,
 )
 from ratings.models import PlayerRating, RatingChange
-from ratings.pipeline import rate_ladder
+from ratings.pipeline import load_matches, rate_ladder
 
 Progress = Callable[[int], None]
 INSERT_BATCH = 2000
@@ -249,7 +249,6 @@ def export_matches(ladder: Ladder) -> str:
 
     Everyone who played is named, members or not any more (an admin may have removed one).
     """
-    from ratings.pipeline import load_matches
 
     loaded = load_matches(ladder)
     names = export_names({int(p) for m in loaded for p in (*m.side_a, *m.side_b)})

@@ -12,6 +12,9 @@ from ladder.clubs.models import LADDER_FLOOR, METHOD_OPTIONS, Ladder
 from ladder.matches.models import Match
 from ratings.engine.replay import validate_params
 from ratings.engine.types import EngineError, PlayerState
+from ratings.models import PlayerRating, established_until, ladder_standing
+from ratings.pipeline import bump_board, recompute_ladder
+from ratings.tasks import enqueue_rating
 
 # Settings with a field of their own on Ladder; the others (RATINGS.md §5) go in `method_options`.
 _FIELDS = {f.name for f in Ladder._meta.get_fields()}
@@ -20,7 +23,6 @@ _FIELDS = {f.name for f in Ladder._meta.get_fields()}
 def replay_later(ladder: Ladder) -> None:
     """Mark every rated match of the ladder for rating and ask a worker: the next run replays
     the whole ladder (ratings must always equal a replay with the ladder's current settings)."""
-    from ratings.tasks import enqueue_rating
 
     Match.objects.filter(ladder=ladder, state__in=Match.RATED_STATES).update(needs_rating=True)
     ladder_id = ladder.pk
@@ -30,8 +32,6 @@ def replay_later(ladder: Ladder) -> None:
 def restand(ladder: Ladder) -> int:
     """Work out every rating row's ``established_until`` again from the ladder's ranked
     settings (RATINGS.md §8), and make cached leaderboards stale. Returns the rows changed."""
-    from ratings.models import PlayerRating, established_until, ladder_standing
-    from ratings.pipeline import bump_board
 
     standing = ladder_standing(ladder)
     changed = []
@@ -56,7 +56,6 @@ def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
     ladder's own (`full_clean`, then the engine's `validate_params` on `params()`); the replay
     is `recompute_ladder`'s, as `manage.py recompute_ratings` does it.
     """
-    from ratings.pipeline import recompute_ladder
 
     ladder = Ladder.objects.filter(slug=slug).first()
     if ladder is None:

@@ -21,6 +21,9 @@ import time
 from celery import shared_task
 from django.db import OperationalError
 
+from ratings.pipeline import ladders_needing_rating
+from ratings.pipeline import rate_ladder as rate
+
 log = logging.getLogger(__name__)
 
 
@@ -38,7 +41,6 @@ def rate_ladder(ladder_id: int) -> int:
     Returns how many matches were rated. A redelivered or duplicate message finds nothing
     to do (ratings.pipeline claims the work under the ladder's lock).
     """
-    from ratings.pipeline import rate_ladder as rate
 
     return rate(ladder_id).rated
 
@@ -46,9 +48,6 @@ def rate_ladder(ladder_id: int) -> int:
 @shared_task(name="ratings.sweep", acks_late=True, reject_on_worker_lost=True)
 def sweep() -> int:
     """Periodic: rate every ladder with matches left waiting (a lost message, a broker outage)."""
-    from ratings.pipeline import ladders_needing_rating
-    from ratings.pipeline import rate_ladder as rate
-
     rated = 0
     for ladder_id in ladders_needing_rating():
         rated += rate(ladder_id).rated

@@ -75,6 +75,8 @@ from ladder.matches.models import LIVE_STATES, MatchPlayer
 from ratings.engine.predict import QUALITY_SCALE, inflated_rd, match_quality, win_probability
 from ratings.engine.teams import g1_boost, rms
 from ratings.engine.types import Params, PlayerState
+from ratings.models import status_of
+from ratings.queries import player_states as current_states
 
 # ---- scoring weights ------------------------------------------------------------------------
 
@@ -813,7 +815,6 @@ class Standing:
 
 def standing(ladder: Ladder, state: PlayerState, on: date) -> Standing:
     """One member's ``Standing`` on ``on`` from their current state."""
-    from ratings.models import status_of
 
     rd = inflated_rd(state, on, ladder.params())
     status = UNRATED if state.last_played is None else status_of(state, ladder, on)
@@ -823,7 +824,6 @@ def standing(ladder: Ladder, state: PlayerState, on: date) -> Standing:
 def player_states(ladder: Ladder, users: Sequence[Any]) -> dict[int, tuple[PlayerState, int]]:
     """Each member's state and rated matches, by user id: the stored rating, else where they
     start. Users who are not members are left out."""
-    from ratings.queries import player_states as current_states
 
     return {pk: (state, state.matches) for pk, state in current_states(ladder, users).items()}
 

@@ -12,7 +12,7 @@ from accounts.models import User
 from ladder.clubs.models import Ladder
 from ladder.clubs.serializers import PageLinkMixin
 from ladder.matches.models import MATCH_STATES, AuditEntry, Dispute, Match
-from ladder.matches.operations import MAX_REASON_LENGTH, no_member_called
+from ladder.matches.operations import MAX_REASON_LENGTH, allowed_actions, no_member_called
 from ratings.engine.importfmt import MAX_TEAM_SIZE
 
 MAX_GAMES = 25  # more than any format plays; a bound on what a request can make us check
@@ -222,7 +222,6 @@ class MatchSerializer(PageLinkMixin, serializers.ModelSerializer):
         )
     )
     def get_allowed_actions(self, match: Match) -> list[str]:
-        from ladder.matches.operations import allowed_actions
 
         request = self.context.get("request")
         user = getattr(request, "user", None)

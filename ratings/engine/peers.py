@@ -27,6 +27,7 @@ from typing import Protocol
 
 from ratings.engine import glicko2
 from ratings.engine.formats import ScoringFormat
+from ratings.engine.replay import Replayer
 from ratings.engine.scales import GLICKO2_SCALE
 from ratings.engine.types import Match, Params
 
@@ -297,8 +298,6 @@ class Default:
     def __init__(
         self, params: Params, scoring_format: ScoringFormat, name: str = "default"
     ) -> None:
-        from ratings.engine.replay import Replayer
-
         self.name = name
         self.params = params
         self.replayer = Replayer(params, scoring_format)

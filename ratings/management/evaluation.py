@@ -13,7 +13,11 @@ from typing import Any, TextIO, cast
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ladder.clubs.models import Ladder
+from ratings.engine.__main__ import format_from_args, params_from_args
+from ratings.engine.replay import validate_params
 from ratings.engine.types import EngineError
+from ratings.imports import export_matches
 
 
 def add_ladder_argument(parser: argparse.ArgumentParser) -> None:
@@ -35,9 +39,6 @@ def check_source(options: dict[str, Any]) -> None:
 
 def _use_ladder(options: dict[str, Any]) -> None:
     import tempfile
-
-    from ladder.clubs.models import Ladder
-    from ratings.imports import export_matches
 
     ladder = Ladder.objects.filter(slug=options["ladder"]).first()
     if ladder is None:
@@ -62,8 +63,6 @@ def run(
     options: dict[str, Any],
 ) -> None:
     """Call an engine CLI function with the command's streams; engine errors become CommandError."""
-    from ratings.engine.__main__ import format_from_args, params_from_args
-    from ratings.engine.replay import validate_params
 
     args = argparse.Namespace(**options)
     # The raw stream for the progress bar: OutputWrapper would end each redraw with a newline.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from django import template
 from django.conf import settings
@@ -15,9 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from ladder.clubs.models import format_rd
 from ratings.chart import MONTHS
-
-if TYPE_CHECKING:
-    from ratings.queries import Person
+from ratings.queries import Person
 
 register = template.Library()
 

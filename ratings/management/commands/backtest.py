@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from ratings.engine.__main__ import add_backtest_arguments, run_backtest
 from ratings.management import evaluation
 
 
@@ -16,13 +17,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        from ratings.engine.__main__ import add_backtest_arguments
 
         add_backtest_arguments(parser, file_optional=True)
         evaluation.add_ladder_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from ratings.engine.__main__ import run_backtest
 
         evaluation.check_source(options)
         evaluation.run(self, run_backtest, options)

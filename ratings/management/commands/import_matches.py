@@ -11,7 +11,7 @@ from django.db import transaction
 from tqdm import tqdm
 
 from ladder.clubs.models import Ladder
-from ratings.engine import EngineError, parse_matches
+from ratings.engine import EngineError, get_format, parse_matches
 from ratings.engine.formats import FORMAT_NAMES
 from ratings.engine.importfmt import ImportFormatError
 from ratings.imports import import_matches
@@ -107,7 +107,6 @@ class Command(BaseCommand):
 
 
 def _loose_format(options: dict[str, Any]):  # type: ignore[no-untyped-def]
-    from ratings.engine import get_format
 
     return get_format(
         options["format"], best_of=options["best_of"], points_per_game=options["points_per_game"]

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from ratings.engine.__main__ import add_simulate_arguments, run_simulate
 from ratings.management import evaluation
 
 
@@ -16,11 +17,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        from ratings.engine.__main__ import add_simulate_arguments
 
         add_simulate_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from ratings.engine.__main__ import run_simulate
 
         evaluation.run(self, run_simulate, options)

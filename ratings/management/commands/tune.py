@@ -6,7 +6,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from ratings.engine.__main__ import add_tune_arguments, run_tune
+from ratings.engine.types import EngineError
 from ratings.management import evaluation
+from ratings.services import apply_params
 
 
 class Command(BaseCommand):
@@ -16,7 +19,6 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        from ratings.engine.__main__ import add_tune_arguments
 
         add_tune_arguments(parser, file_optional=True)
         evaluation.add_ladder_argument(parser)
@@ -30,7 +32,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from ratings.engine.__main__ import run_tune
 
         target = options["apply"]
         if target is True:
@@ -60,8 +61,6 @@ class Command(BaseCommand):
         finally:
             self.stdout = shown
         result = json.loads(buffer.getvalue())
-        from ratings.engine.types import EngineError
-        from ratings.services import apply_params
 
         try:
             ladder = apply_params(target, result["params"])
