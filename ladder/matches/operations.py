@@ -709,14 +709,28 @@ def _find_duplicate(
     return None
 
 
-def confirm_match(match: Match, by: User, now: datetime | None = None) -> Match:
-    """An opponent confirms the reported score; the match is then rated."""
+def _by_a_player(
+    match: Match,
+    by: User,
+    action: str,
+    to_state: str,
+    check: Callable[[Match, Any, datetime], None],
+    now: datetime | None,
+) -> Match:
+    """A player's transition that changes nothing but the state: confirm, cancel."""
     now = now or timezone.now()
     with transaction.atomic():
         match = _lock(match)
-        _check_confirm(match, by, now)
+        check(match, by, now)
         snap = snapshot(match)
-        _transition(match, by, "confirm", CONFIRMED, now, before=snap, after=snap)
+        _transition(match, by, action, to_state, now, before=snap, after=snap)
+    return match
+
+
+def confirm_match(match: Match, by: User, now: datetime | None = None) -> Match:
+    """An opponent confirms the reported score; the match is then rated."""
+    with transaction.atomic():
+        match = _by_a_player(match, by, "confirm", CONFIRMED, _check_confirm, now)
         transaction.on_commit(lambda: notify_confirmed(match, by))
     return match
 
@@ -757,13 +771,7 @@ def dispute_match(
 
 def cancel_match(match: Match, by: User, now: datetime | None = None) -> Match:
     """The reporter withdraws a report nobody has confirmed yet."""
-    now = now or timezone.now()
-    with transaction.atomic():
-        match = _lock(match)
-        _check_cancel(match, by, now)
-        snap = snapshot(match)
-        _transition(match, by, "cancel", CANCELLED, now, before=snap, after=snap)
-    return match
+    return _by_a_player(match, by, "cancel", CANCELLED, _check_cancel, now)
 
 
 def _moderator_changes(

@@ -100,6 +100,17 @@ def old_club(apps: Any) -> dict[str, int]:
             ladder=ladder, user=user, rating=after, rd=230.0, volatility=0.06, matches=1
         )
     ContentTypeThen = apps.get_model("contenttypes", "ContentType")
+    # The Moderators may view matches in the admin (ladder/migrations/0004), granted on the
+    # match's content type as it was then (a flushed test database lost the migration's rows).
+    Permission = apps.get_model("auth", "Permission")
+    moderators, _ = apps.get_model("auth", "Group").objects.get_or_create(name=MODERATORS_GROUP)
+    for name in ("match", "auditentry", "ladder"):
+        kind, _ = ContentTypeThen.objects.get_or_create(app_label="ladder", model=name)
+        codename = "change_ladder" if name == "ladder" else f"view_{name}"
+        permission, _ = Permission.objects.get_or_create(
+            content_type=kind, codename=codename, defaults={"name": codename}
+        )
+        moderators.permissions.add(permission)
     return {
         "ladder": ladder.pk,
         "match": match.pk,

@@ -6,24 +6,8 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
+from ladder.migrations._moves import rename_content_types
 
-def rename_content_types(app_label, models):
-    """Keep the moved models' content types, and so the permissions granted on them (the
-    Moderators group's), by renaming their app label rather than making new ones."""
-
-    def forward(apps, schema_editor):
-        ContentType = apps.get_model("contenttypes", "ContentType")
-        for model in models:
-            if not ContentType.objects.filter(app_label=app_label, model=model).exists():
-                ContentType.objects.filter(app_label="ladder", model=model).update(app_label=app_label)
-
-    def backward(apps, schema_editor):
-        ContentType = apps.get_model("contenttypes", "ContentType")
-        for model in models:
-            if not ContentType.objects.filter(app_label="ladder", model=model).exists():
-                ContentType.objects.filter(app_label=app_label, model=model).update(app_label="ladder")
-
-    return migrations.RunPython(forward, backward)
 
 
 class Migration(migrations.Migration):
