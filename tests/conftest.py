@@ -12,6 +12,17 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.factories import (  # noqa: F401  (the fixed cast, for every test folder)
+    alice,
+    bob,
+    charlie,
+    dave,
+    doubles,
+    ladder,
+    mod,
+    outsider,
+    private_ladder,
+)
 from tests.support import services
 
 _state: dict[str, object] = {}

@@ -1,7 +1,7 @@
 """factory-boy factories and the fixed cast (healthchecks' Alice/Bob/Charlie).
 
 The cast, as pytest fixtures (imported by tests/accounts/conftest.py and
-tests/ladder/conftest.py):
+tests/conftest.py):
 
 - ``ladder``: the public singles ladder "Club Singles" (slug ``singles``);
   ``alice``, ``bob`` and ``charlie`` are its members (alice at level 5.0, rated).

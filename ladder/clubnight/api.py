@@ -2,8 +2,8 @@
 
 Stateless: the caller sends who is present and, for a next round, the rounds already
 played tonight (the answers it got before); nothing is stored. The page keeps tonight's
-rounds in a ClubNight instead (ladder/views_clubnight.py). Same rules and messages as
-the page: ladder/clubnight.py.
+rounds in a ClubNight instead (ladder/clubnight/views.py). Same rules and messages as
+the page: ladder/clubnight/matchmaking.py.
 """
 
 from __future__ import annotations

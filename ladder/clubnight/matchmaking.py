@@ -3,7 +3,7 @@
 The core (``propose``) is pure: frozen dataclasses in, a ``Round`` out; it touches no
 database and no Django. The site's side comes after it: ``propose_round`` loads a
 ladder's ratings and recent matches and calls the core; ``add_round`` and friends keep
-tonight's rounds in a ``ClubNight`` (ladder/models.py).
+tonight's rounds in a ``ClubNight`` (ladder/clubs/models.py).
 
 Who plays
 ---------
@@ -47,7 +47,7 @@ and doubles; swaps for bigger teams), re-choose who of the tied plays and who si
 out, and kick the round with a few random swaps when no move helps. A match's split
 into sides is always the best of all splits (teams up to 3; a swap search for 4, 5).
 It stops after a budget of distinct matches evaluated, so its cost does not depend
-on the machine; tests/ladder/test_clubnight.py checks it finds the exact optimum on
+on the machine; tests/clubnight/test_clubnight.py checks it finds the exact optimum on
 small halls, docs/BENCHMARKS.md ("Club night") has its times.
 """
 
@@ -401,7 +401,7 @@ class _Hall:
         Q is ``ratings.engine.predict.match_quality`` written out on the cached side
         aggregates: the search evaluates ~100,000 matches for a 40-player doubles hall and
         the engine's call, which re-aggregates both sides each time, would take 5x longer.
-        tests/ladder/test_clubnight.py pins that the two agree.
+        tests/clubnight/test_clubnight.py pins that the two agree.
         """
         a, b = self.side(side_a), self.side(side_b)
         gap = (a.r_eff - b.r_eff) / QUALITY_SCALE

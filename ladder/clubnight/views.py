@@ -3,7 +3,7 @@
 One view serves the page and its two fragments (HTMX): the list of members (after
 "everyone from the last club night") and the rounds panel (after proposing a round or
 starting over). Without JavaScript the same buttons post the form and the page comes
-back. The matchmaking and tonight's rounds live in ladder/clubnight.py.
+back. The matchmaking and tonight's rounds live in ladder/clubnight/matchmaking.py.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
 
 
 def _people(ladder: Ladder, on: date, viewer: Any) -> dict[str, Person]:
-    """The ladder's members ``viewer`` may see (the visibility rule of ladder.models), by
+    """The ladder's members ``viewer`` may see (the visibility rule of ladder.clubs.models), by
     username, in the order the page lists them (by name)."""
     memberships = list(
         Membership.objects.filter(ladder=ladder).listed_for(viewer).select_related("user")
@@ -156,7 +156,7 @@ def _shown_rounds(
 
     def person(username: str, among: list[str] = []) -> Person:  # noqa: B006 - never changed
         if username in hidden:
-            # The players of one match see each other (the rule of ladder.models).
+            # The players of one match see each other (the rule of ladder.clubs.models).
             if viewer_name in among:
                 return Person(username, hidden[username], None, None, 0)
             return Person("", HIDDEN_PLAYER_NAME, None, None, 0)

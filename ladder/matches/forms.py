@@ -1,7 +1,7 @@
 """Forms of the match pages: report, dispute, and a moderator's decision.
 
 They only parse what was typed (dates, usernames, whole numbers) into the arguments of
-the domain operations in ``ladder/matches.py``; every rule (team size, members, scores
+the domain operations in ``ladder/matches/operations.py``; every rule (team size, members, scores
 valid for the format, dates, duplicates, limits, reasons) is the domain's, and its
 ``MatchValidationError`` comes back onto the form through ``add_domain_errors``.
 

@@ -149,7 +149,7 @@ def get_match_for_user(user: Any, pk: Any) -> Match:
 
 def mask_hidden_players(shown: Iterable[Match], viewer: Any) -> None:
     """Withhold hidden members' names on these matches (fetched ``with_details`` or
-    ``with_history``) from ``viewer``, by the rule of ladder.models: players, reporter,
+    ``with_history``) from ``viewer``, by the rule of ladder.clubs.models: players, reporter,
     dispute raisers and audit actors who are hidden from the viewer become a stand-in named
     HIDDEN_PLAYER_NAME with no username. A player of the match sees every name on it.
     For display only: call it after the domain operations, on what is about to be shown."""
@@ -557,19 +557,25 @@ def _replace_games(match: Match, games: Sequence[tuple[int, int]]) -> None:
 # ---- operations -------------------------------------------------------------------------
 
 
-def report_match(
-    *,
+def _checked_report(
     ladder: Ladder,
     reporter: User,
     played_on: date,
     side_a: Sequence[User],
     side_b: Sequence[User],
     games: Sequence[Sequence[int]],
-    stats: Mapping[Any, Mapping[str, Any]] | None = None,
-    now: datetime | None = None,
-) -> Match:
-    """Report a match ``reporter`` played; it waits for an opponent to confirm it."""
-    now = now or timezone.now()
+    stats: Mapping[Any, Mapping[str, Any]] | None,
+    now: datetime,
+    *,
+    lock: bool,
+) -> tuple[date, list[User], list[User], list[tuple[int, int]], dict[int, Any]]:
+    """Every rule a report must pass, or MatchError; the report's values, cleaned.
+
+    With ``lock`` (inside the report's transaction) the players' memberships are locked
+    first, in a fixed order so that two reports cannot deadlock: a second report of the
+    same match, or a double click, waits for this one and then sees it as a duplicate, and
+    the pending and hourly limits cannot be raced. Without it (``check_report``, as the
+    member types) the same rules read without locks and nothing is written."""
     _require_signed_in(reporter)
     side_a, side_b = list(side_a), list(side_b)
     players = side_a + side_b
@@ -591,35 +597,68 @@ def report_match(
     game_scores = _games(games, ladder, errors)
     player_stats = _stats(stats, ladder, players, errors)
 
-    with transaction.atomic():
-        # Lock the players' memberships (in a fixed order, so two reports cannot deadlock):
-        # a second report of the same match, or a double click, waits for this one and
-        # then sees it as a duplicate; the pending and hourly limits cannot be raced either.
-        members = set(
-            Membership.objects.select_for_update()
-            .filter(ladder=ladder, user__in=[u.pk for u in players] + [reporter.pk])
-            .order_by("pk")
-            .values_list("user_id", flat=True)
+    memberships = Membership.objects.filter(
+        ladder=ladder, user__in=[u.pk for u in players] + [reporter.pk]
+    )
+    if lock:
+        memberships = memberships.select_for_update().order_by("pk")
+    members = set(memberships.values_list("user_id", flat=True))
+    if reporter.pk not in members:
+        raise MatchPermissionError(
+            f"You are not a member of {ladder.name}; join it to report matches."
         )
-        if reporter.pk not in members:
-            raise MatchPermissionError(
-                f"You are not a member of {ladder.name}; join it to report matches."
+    for user in dict.fromkeys(players):
+        if user.pk not in members:
+            errors.add("players", no_member_called(ladder, user.username))
+    _check_limits(ladder, reporter, now, errors)
+    if not errors:
+        duplicate = _find_duplicate(ladder, played_on, side_a, side_b, game_scores)
+        if duplicate is not None:
+            errors.add(
+                "__all__",
+                f"This match is already reported (match {duplicate.pk} by "
+                f"{duplicate.reporter.name}: same players, date and score); confirm or "
+                "dispute that one instead.",
             )
-        for user in dict.fromkeys(players):
-            if user.pk not in members:
-                errors.add("players", no_member_called(ladder, user.username))
-        _check_limits(ladder, reporter, now, errors)
-        if not errors:
-            duplicate = _find_duplicate(ladder, played_on, side_a, side_b, game_scores)
-            if duplicate is not None:
-                errors.add(
-                    "__all__",
-                    f"This match is already reported (match {duplicate.pk} by "
-                    f"{duplicate.reporter.name}: same players, date and score); confirm or "
-                    "dispute that one instead.",
-                )
-        errors.raise_if_any()
+    errors.raise_if_any()
+    return played_on, side_a, side_b, game_scores, player_stats
 
+
+def check_report(
+    *,
+    ladder: Ladder,
+    reporter: User,
+    played_on: date,
+    side_a: Sequence[User],
+    side_b: Sequence[User],
+    games: Sequence[Sequence[int]],
+    stats: Mapping[Any, Mapping[str, Any]] | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Whether ``report_match`` would take this report, without making it: MatchError if
+    not. The report form asks this as the member types (the same rules, no locks, no rows)."""
+    now = now or timezone.now()
+    _checked_report(ladder, reporter, played_on, side_a, side_b, games, stats, now, lock=False)
+
+
+def report_match(
+    *,
+    ladder: Ladder,
+    reporter: User,
+    played_on: date,
+    side_a: Sequence[User],
+    side_b: Sequence[User],
+    games: Sequence[Sequence[int]],
+    stats: Mapping[Any, Mapping[str, Any]] | None = None,
+    now: datetime | None = None,
+) -> Match:
+    """Report a match ``reporter`` played; it waits for an opponent to confirm it."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        played_on, side_a, side_b, game_scores, player_stats = _checked_report(
+            ladder, reporter, played_on, side_a, side_b, games, stats, now, lock=True
+        )
+        players = side_a + side_b
         match = Match.objects.create(
             ladder=ladder,
             played_on=played_on,

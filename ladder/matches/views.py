@@ -1,7 +1,7 @@
 """Match pages: report, the match page, confirm / dispute / cancel, the inbox, moderation.
 
 Thin views (STYLE.md "Where logic lives"): fetch through ``get_match_for_user``, parse
-with a form from ``ladder/forms_matches.py``, call the operation of ``ladder/matches.py``,
+with a form from ``ladder/matches/forms.py``, call the operation of ``ladder/matches/operations.py``,
 respond. The domain's errors map to the same statuses as the API:
 
 - ``MatchValidationError`` → the form again with the errors where they belong, 400;
@@ -25,7 +25,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -145,27 +144,16 @@ def _member_ladder(request: HttpRequest, slug: str) -> Ladder | HttpResponse:
     return ladder
 
 
-def _dry_run_report(ladder: Ladder, reporter: User, **arguments: Any) -> dict[str, list[str]]:
-    """The domain's verdict on a report without keeping it: its errors, {} when it would pass.
-
-    ``report_match`` runs inside a savepoint that is always rolled back, so nothing is
-    created and its after-commit work (emails) is discarded with it. One set of rules,
-    the domain's, both for validation as you type and for the real report.
-    """
-
-    class _RollBack(Exception):
-        pass
-
+def _report_errors(ladder: Ladder, reporter: User, **arguments: Any) -> dict[str, list[str]]:
+    """The domain's verdict on a report without making it (``check_report``: the same
+    rules as the real report, no locks, no rows): its errors, {} when it would pass."""
     try:
-        with transaction.atomic():
-            domain.report_match(ladder=ladder, reporter=reporter, **arguments)
-            raise _RollBack
-    except _RollBack:
-        return {}
+        domain.check_report(ladder=ladder, reporter=reporter, **arguments)
     except domain.MatchValidationError as exc:
         return {key: list(value) for key, value in exc.errors.items()}
     except domain.MatchError as exc:
         return {"__all__": [exc.message]}
+    return {}
 
 
 @dataclass
@@ -299,7 +287,7 @@ def report_validate(request: SignedInRequest, slug: str) -> HttpResponse:
     form = ReportForm(request.POST, ladder=ladder, reporter=request.user)
     arguments = form.report_arguments(partial=True)
     if arguments is not None:
-        form.add_domain_errors(_dry_run_report(ladder, request.user, **arguments))
+        form.add_domain_errors(_report_errors(ladder, request.user, **arguments))
     complete = arguments if form.lineup_complete and form.is_valid() else None
     context = _report_context(request, ladder, form, complete)
     context["live"] = _live_errors(form)

@@ -1,4 +1,4 @@
-"""The club night page, its API and the service behind them (ladder/clubnight.py)."""
+"""The club night page, its API and the service behind them (ladder/clubnight/matchmaking.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The match pages (ladder/views_matches.py): who may do what through the web, the
+"""The match pages (ladder/matches/views.py): who may do what through the web, the
 fragments HTMX gets, and what the database holds afterwards.
 
 The permission table is the domain's (test_matches_permissions.py) seen through the
@@ -19,7 +19,7 @@ from ladder.matches import operations as matches
 from ladder.matches.models import AuditEntry, Dispute, Match
 from ratings import queries as rating_queries
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
-from tests.ladder.matches_support import ROLES, cast_roles, doubles_match, in_state, unchanged
+from tests.matches.support import ROLES, cast_roles, doubles_match, in_state, unchanged
 
 HX = {"HTTP_HX_REQUEST": "true"}
 LOGIN = reverse("login")

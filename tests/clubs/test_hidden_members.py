@@ -13,7 +13,7 @@ from django.utils import timezone
 from ladder.clubs.models import HIDDEN_PLAYER_NAME
 from ladder.matches import operations as matches
 from tests.factories import hide, login, reported_match
-from tests.ladder.matches_support import API, api_client
+from tests.matches.support import API, api_client
 
 HIDDEN = ("alice", "Alice Archer")
 

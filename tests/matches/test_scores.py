@@ -11,7 +11,7 @@ from django.utils import timezone
 from ladder.matches import operations as matches
 from ladder.matches.models import Match
 from tests.factories import LadderFactory, MembershipFactory
-from tests.ladder.matches_support import API, api_client, report_payload, unchanged
+from tests.matches.support import API, api_client, report_payload, unchanged
 
 FORMATS = {
     "badminton_21": {"scoring_format": "badminton_21"},

@@ -17,7 +17,7 @@ from ladder.matches import operations as matches
 from ladder.matches.models import AuditEntry, Match
 from ratings import queries as rating_queries
 from tests.factories import PASSWORD, MembershipFactory, hide, reported_match
-from tests.ladder.matches_support import API, api_client, report_payload, unchanged
+from tests.matches.support import API, api_client, report_payload, unchanged
 
 
 @pytest.fixture(autouse=True)

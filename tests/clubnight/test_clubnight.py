@@ -1,4 +1,4 @@
-"""Club night matchmaking (ladder/clubnight.py): the pure core, no database."""
+"""Club night matchmaking (ladder/clubnight/matchmaking.py): the pure core, no database."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from django.core import mail
 
 from ladder.matches import operations as matches
 from tests.factories import UserFactory
-from tests.ladder.matches_support import doubles_match
+from tests.matches.support import doubles_match
 
 
 @pytest.fixture

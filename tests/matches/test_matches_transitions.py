@@ -14,7 +14,7 @@ from ladder.matches.models import AuditEntry, Dispute, Match
 from ladder.matches.tasks import expire_pending_matches
 from ratings import queries as rating_queries
 from tests.factories import reported_match
-from tests.ladder.matches_support import doubles_match, in_state, unchanged
+from tests.matches.support import doubles_match, in_state, unchanged
 
 STATES = (
     "pending",

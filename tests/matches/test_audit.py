@@ -14,7 +14,7 @@ from django.utils import timezone
 from ladder.matches import operations as matches
 from ladder.matches.models import AuditEntry, AuditEntryImmutable, Match
 from tests.factories import reported_match
-from tests.ladder.matches_support import doubles_match
+from tests.matches.support import doubles_match
 
 SCORE = [[21, 15], [21, 18]]
 FIXED = [[21, 15], [19, 21], [21, 18]]

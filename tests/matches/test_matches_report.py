@@ -7,12 +7,14 @@ from datetime import date, timedelta
 
 import pytest
 import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from ladder.matches import operations as matches
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
-from tests.ladder.matches_support import unchanged
+from tests.matches.support import unchanged
 
 TODAY = timezone.localdate
 
@@ -440,3 +442,37 @@ def test_a_user_factory_member_can_report(ladder, bob):
     eve = UserFactory(username="eve")
     MembershipFactory(ladder=ladder, user=eve)
     assert report(ladder, eve, [eve], [bob]).reporter == eve
+
+
+def test_checking_a_report_makes_nothing_and_locks_nothing(ladder, alice, bob, mailoutbox):
+    """The report form asks ``check_report`` as the member types: the real report's rules,
+    without locking memberships or writing a row (issue 14)."""
+    arguments = {
+        "ladder": ladder,
+        "reporter": alice,
+        "played_on": TODAY(),
+        "side_a": [alice],
+        "side_b": [bob],
+        "games": [(21, 15), (21, 18)],
+    }
+    with unchanged(), CaptureQueriesContext(connection) as queries:
+        assert matches.check_report(**arguments) is None
+    assert not [q["sql"] for q in queries if "FOR UPDATE" in q["sql"].upper()]
+    assert not [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("INSERT")]
+    assert mailoutbox == []
+
+    # The same refusal as the report itself, word for word.
+    bad = {**arguments, "games": [(21, 15), (15, 21)]}
+    with unchanged(), pytest.raises(matches.MatchValidationError) as checked:
+        matches.check_report(**bad)
+    with unchanged(), pytest.raises(matches.MatchValidationError) as reported:
+        matches.report_match(**bad)
+    assert checked.value.errors == reported.value.errors
+
+    # What the check passes, the report takes.
+    match = matches.report_match(**arguments)
+    assert Match.objects.filter(pk=match.pk, state="pending").exists()
+    # And a second time it is a duplicate, for the check as for the report.
+    with pytest.raises(matches.MatchValidationError) as duplicate:
+        matches.check_report(**arguments)
+    assert "already reported" in str(duplicate.value.errors["__all__"])

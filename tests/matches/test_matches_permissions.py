@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from ladder.matches import operations as matches
 from ladder.matches.models import AuditEntry
-from tests.ladder.matches_support import ROLES, cast_roles, doubles_match, in_state, unchanged
+from tests.matches.support import ROLES, cast_roles, doubles_match, in_state, unchanged
 
 PROPOSED = [[21, 15], [19, 21], [21, 10]]
 

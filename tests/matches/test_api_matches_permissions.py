@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
-from tests.ladder.matches_support import (
+from tests.matches.support import (
     API,
     ROLES,
     api_client,
