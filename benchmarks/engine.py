@@ -34,11 +34,11 @@ sys.path.insert(0, str(ROOT))
 
 from ratings.engine import glicko2  # noqa: E402
 from ratings.engine.formats import get_format  # noqa: E402
-from ratings.engine.importfmt import parse_matches  # noqa: E402
 from ratings.engine.replay import NATIVE, Replayer  # noqa: E402
-from ratings.engine.simulate import play_match  # noqa: E402
-from ratings.engine.tune import tune  # noqa: E402
 from ratings.engine.types import Match, Params, PlayerChange  # noqa: E402
+from ratings.lab.importfmt import parse_matches  # noqa: E402
+from ratings.lab.simulate import play_match  # noqa: E402
+from ratings.lab.tune import tune  # noqa: E402
 
 BWF = ROOT / "tests" / "data" / "bwf_mens_singles_2018_2021.csv"
 UPDATES = 200_000

@@ -30,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ratings.engine.simulate import play_match  # noqa: E402
+from ratings.lab.simulate import play_match  # noqa: E402
 from tests.support import services  # noqa: E402
 
 

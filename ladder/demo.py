@@ -5,7 +5,7 @@ idempotent: what exists is left as it is. `seed_matches(club)` then plays a seas
 every ladder without matches: twelve weeks of club nights (singles and doubles on
 Tuesdays and Thursdays, the 5v5 league on Fridays), members coming most weeks and
 paired near their level, every game played rally by rally from their hidden true levels
-by the engine's simulator (ratings.engine.simulate), so scores look like real badminton
+by the engine's simulator (ratings.lab.simulate), so scores look like real badminton
 (21-17 19-21 23-21) and the stronger players win more often without winning always.
 Most matches are confirmed; the last night's reports still wait for confirmation, and
 one is disputed for a moderator.
@@ -40,9 +40,9 @@ from ladder.matches.models import (
     Match,
     MatchPlayer,
 )
-from ratings.engine import simulate
 from ratings.engine.scales import DISPLAY_DIVISOR
 from ratings.engine.types import Match as EngineMatch
+from ratings.lab import simulate
 from ratings.tasks import enqueue_rating
 
 # Published in the README and printed by the command: demo data is for trying the site.
@@ -308,7 +308,7 @@ def simulate_season(
     ladder: Ladder, memberships: list[Membership], today: date, rng: random.Random
 ) -> list[SeasonMatch]:
     """Club nights over SEASON_WEEKS up to ``today``: who came, who played whom, the scores
-    (ratings.engine.simulate.club_season, rally by rally from the members' true levels)."""
+    (ratings.lab.simulate.club_season, rally by rally from the members' true levels)."""
     users = {m.user.username: m.user for m in memberships}
     levels = {m.user.username: true_level(m) for m in memberships}
     schedule = SCHEDULES[ladder.slug]

@@ -23,12 +23,13 @@ from ladder.matches.models import Game, Match, MatchPlayer
 from ladder.matches.operations import MAX_POINTS
 from ratings.bulk import insert_rows, reserve_ids
 from ratings.engine import Match as EngineMatch
-from ratings.engine import parse_matches, write_matches
-from ratings.engine.importfmt import (
+from ratings.lab.importfmt import (
     PLAYER_SEPARATOR,
     ImportFormatError,
     Limits,
+    parse_matches,
     spreadsheet_safe,
+    write_matches,
 )
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import load_matches, rate_ladder

@@ -34,6 +34,7 @@ from ratings.engine.replay import validate_params
 from ratings.engine.scales import display
 from ratings.engine.types import (
     COMPOSITE_RD_CHOICES,
+    MAX_TEAM_SIZE,
     OUTCOME_MODELS,
     TEAM_METHODS,
     EngineError,
@@ -42,8 +43,6 @@ from ratings.engine.types import (
 )
 
 DEFAULTS = Params()
-
-MAX_TEAM_SIZE = 5
 
 GENERIC_FORMAT = GENERIC
 

@@ -17,7 +17,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from ladder.clubs.models import MAX_TEAM_SIZE, Ladder
+from ladder.clubs.models import Ladder
+from ratings.engine.types import MAX_TEAM_SIZE
 
 PENDING = "pending"
 CONFIRMED = "confirmed"

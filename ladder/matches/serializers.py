@@ -13,7 +13,7 @@ from ladder.clubs.models import Ladder
 from ladder.clubs.serializers import PageLinkMixin
 from ladder.matches.models import MATCH_STATES, AuditEntry, Dispute, Match
 from ladder.matches.operations import MAX_REASON_LENGTH, allowed_actions, no_member_called
-from ratings.engine.importfmt import MAX_TEAM_SIZE
+from ratings.engine.types import MAX_TEAM_SIZE
 
 MAX_GAMES = 25  # more than any format plays; a bound on what a request can make us check
 

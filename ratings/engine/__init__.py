@@ -13,7 +13,6 @@ from ratings.engine.formats import (
     ScoringFormat,
     get_format,
 )
-from ratings.engine.importfmt import ImportFormatError, parse_matches, write_matches
 from ratings.engine.initial import CERTAINTY, LEVELS, default_state, initial_state
 from ratings.engine.outcome import Outcome, match_outcome
 from ratings.engine.predict import inflated_rd, match_quality, win_probability
@@ -43,7 +42,6 @@ __all__ = [
     "LEVELS",
     "TEAM_METHODS",
     "EngineError",
-    "ImportFormatError",
     "Match",
     "Outcome",
     "Params",
@@ -61,8 +59,6 @@ __all__ = [
     "initial_state",
     "match_outcome",
     "match_quality",
-    "parse_matches",
     "validate_params",
     "win_probability",
-    "write_matches",
 ]

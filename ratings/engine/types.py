@@ -16,6 +16,8 @@ TEAM_METHODS = (
     "glicko1_team",
 )
 COMPOSITE_RD_CHOICES = ("mean", "rms_of_mean", "rms")
+# Singles, doubles and team games up to five a side (PRODUCT.md; RATINGS.md §5).
+MAX_TEAM_SIZE = 5
 # RATINGS.md §3 step 2: the winner scores 1 and the margin weighs the match
 # (margin_information), or the margin moves the outcome itself (score, the seed's).
 OUTCOME_MODELS = ("margin_information", "score")

@@ -14,10 +14,10 @@ from typing import Any, TextIO, cast
 from django.core.management.base import BaseCommand, CommandError
 
 from ladder.clubs.models import Ladder
-from ratings.engine.__main__ import format_from_args, params_from_args
 from ratings.engine.replay import validate_params
 from ratings.engine.types import EngineError
 from ratings.imports import export_matches
+from ratings.lab.cli import format_from_args, params_from_args
 
 
 def add_ladder_argument(parser: argparse.ArgumentParser) -> None:

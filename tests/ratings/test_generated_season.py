@@ -13,9 +13,9 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from ladder.clubs.models import Ladder
-from ratings.engine.evaluate import spearman
 from ratings.engine.formats import get_format
-from ratings.engine.importfmt import parse_matches
+from ratings.lab.evaluate import spearman
+from ratings.lab.importfmt import parse_matches
 from ratings.models import PlayerRating
 from tests.support.fairness import check_ladder
 

@@ -16,7 +16,7 @@ from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches import operations as matches
 from ladder.matches.models import Game, Match, MatchPlayer
-from ratings.engine.importfmt import from_spreadsheet_safe, spreadsheet_safe
+from ratings.lab.importfmt import from_spreadsheet_safe, spreadsheet_safe
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
 
 HEADER = "played_on,side_a,side_b,score,stats\n"

@@ -91,7 +91,7 @@ def fake_tune(params):  # type: ignore[no-untyped-def]
 
 
 def test_apply_slug_sets_the_ladder_and_rerates_it(rated, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from ratings.engine import tune as tune_module
+    from ratings.lab import tune as tune_module
 
     before = sorted(
         RatingChange.objects.filter(ladder=rated).values_list("rating_after", flat=True)
@@ -124,7 +124,7 @@ def test_apply_refuses_settings_the_ladder_does_not_take(
 ) -> None:  # type: ignore[no-untyped-def]
     from django.core.management.base import CommandError
 
-    from ratings.engine import tune as tune_module
+    from ratings.lab import tune as tune_module
 
     monkeypatch.setattr(tune_module, "tune", fake_tune(setting))
     path = tmp_path / "history.csv"

@@ -14,8 +14,9 @@ from django.db import connection, connections, transaction
 
 from ladder.matches.models import Match
 from ladder.matches.operations import confirm_match
-from ratings.engine import get_format, parse_matches
+from ratings.engine import get_format
 from ratings.imports import _create_matches, player_lookup
+from ratings.lab.importfmt import parse_matches
 from ratings.models import RatingChange
 from ratings.pipeline import rate_ladder
 from tests.ratings.test_pipeline import SCORES, assert_equals_replay

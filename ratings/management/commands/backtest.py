@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from ratings.engine.__main__ import add_backtest_arguments, run_backtest
+from ratings.lab.cli import add_backtest_arguments, run_backtest
 from ratings.management import evaluation
 
 

@@ -8,8 +8,8 @@ from typing import Any, TextIO, cast
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ratings.engine.__main__ import add_season_arguments, format_from_args, run_season
 from ratings.engine.types import EngineError
+from ratings.lab.cli import add_season_arguments, format_from_args, run_season
 
 
 class Command(BaseCommand):

@@ -11,10 +11,10 @@ from django.db import transaction
 from tqdm import tqdm
 
 from ladder.clubs.models import Ladder
-from ratings.engine import EngineError, get_format, parse_matches
+from ratings.engine import EngineError, get_format
 from ratings.engine.formats import FORMAT_NAMES
-from ratings.engine.importfmt import ImportFormatError
 from ratings.imports import import_matches
+from ratings.lab.importfmt import ImportFormatError, parse_matches
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from ratings.engine.__main__ import add_simulate_arguments, run_simulate
+from ratings.lab.cli import add_simulate_arguments, run_simulate
 from ratings.management import evaluation
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ratings.engine.__main__ import add_tune_arguments, run_tune
 from ratings.engine.types import EngineError
+from ratings.lab.cli import add_tune_arguments, run_tune
 from ratings.management import evaluation
 from ratings.services import apply_params
 

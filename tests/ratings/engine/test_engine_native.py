@@ -21,11 +21,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ratings.engine import glicko2, tune
+from ratings.engine import glicko2
 from ratings.engine import replay as replay_module
-from ratings.engine.evaluate import time_order
 from ratings.engine.formats import get_format
-from ratings.engine.importfmt import parse_matches
 from ratings.engine.replay import NATIVE, Replayer, ReplaySnapshot, replay
 from ratings.engine.types import (
     OUTCOME_MODELS,
@@ -35,6 +33,9 @@ from ratings.engine.types import (
     PlayerChange,
     PlayerState,
 )
+from ratings.lab import tune
+from ratings.lab.evaluate import time_order
+from ratings.lab.importfmt import parse_matches
 
 ROOT = Path(__file__).resolve().parents[3]
 BWF = ROOT / "tests" / "data" / "bwf_mens_singles_2018_2021.csv"

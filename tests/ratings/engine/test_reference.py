@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from ratings.engine.formats import get_format
-from ratings.engine.importfmt import parse_matches
 from ratings.engine.replay import replay
 from ratings.engine.types import Params
+from ratings.lab.importfmt import parse_matches
 from tests.ratings.engine import reference
 
 DATA = Path(__file__).resolve().parents[2] / "data"

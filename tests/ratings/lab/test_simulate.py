@@ -8,8 +8,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from ratings.engine import simulate as sim
 from ratings.engine.formats import get_format
+from ratings.lab import simulate as sim
 
 
 def test_games_follow_badminton_rules():
@@ -104,7 +104,7 @@ def test_doubles_find_the_true_order():
 
 
 def test_cli_simulate(capsys):
-    from ratings.engine.__main__ import main
+    from ratings.lab.cli import main
 
     assert main(["simulate", "--players", "8", "--matches", "30", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["matches"] == 30

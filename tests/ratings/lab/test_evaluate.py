@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ratings.engine import evaluate
-from ratings.engine.evaluate import (
+from ratings.engine.formats import get_format
+from ratings.engine.types import Match, Params
+from ratings.lab import evaluate
+from ratings.lab.evaluate import (
     METRICS,
     SYSTEMS,
     accuracy,
@@ -25,10 +27,8 @@ from ratings.engine.evaluate import (
     run_online,
     spearman,
 )
-from ratings.engine.formats import get_format
-from ratings.engine.importfmt import parse_matches
-from ratings.engine.peers import Default, Elo
-from ratings.engine.types import Match, Params
+from ratings.lab.importfmt import parse_matches
+from ratings.lab.peers import Default, Elo
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 BADMINTON = get_format("badminton_21")
@@ -229,7 +229,7 @@ def test_peers_land_near_the_published_figures(bwf):
 
 
 def test_cli_backtest_json(tmp_path, capsys):
-    from ratings.engine.__main__ import main
+    from ratings.lab.cli import main
 
     lines = (DATA / "bwf_mens_singles_2018_2021.csv").read_text(encoding="utf-8").splitlines()
     small = tmp_path / "small.csv"

@@ -39,7 +39,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ratings.engine.evaluate import (
+from ratings.engine.formats import ScoringFormat
+from ratings.engine.replay import Replayer
+from ratings.engine.types import OUTCOME_MODELS, EngineError, Match, Params
+from ratings.lab.evaluate import (
     Progress,
     build_system,
     format_table,
@@ -50,10 +53,7 @@ from ratings.engine.evaluate import (
     unavailable_metrics,
     warmup_size,
 )
-from ratings.engine.formats import ScoringFormat
-from ratings.engine.peers import PEERS, Default, PeerUnavailable, actual_result
-from ratings.engine.replay import Replayer
-from ratings.engine.types import OUTCOME_MODELS, EngineError, Match, Params
+from ratings.lab.peers import PEERS, Default, PeerUnavailable, actual_result
 
 
 @dataclass(frozen=True, slots=True)

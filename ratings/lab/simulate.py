@@ -36,10 +36,10 @@ from datetime import date, timedelta
 from functools import cache, lru_cache
 from typing import Any
 
-from ratings.engine.evaluate import Progress, Trace, metrics, run_online, spearman
 from ratings.engine.formats import BADMINTON_21, ScoringFormat, get_format
-from ratings.engine.peers import PEERS, Default, PeerUnavailable, make_peers
 from ratings.engine.types import Match, Params
+from ratings.lab.evaluate import Progress, Trace, metrics, run_online, spearman
+from ratings.lab.peers import PEERS, Default, PeerUnavailable, make_peers
 
 #: Rally win probability per unit of skill gap, in logits (see the module docstring).
 RALLY_SLOPE = 0.15

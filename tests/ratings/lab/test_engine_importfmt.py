@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ratings.engine.formats import get_format
-from ratings.engine.importfmt import ImportFormatError, parse_matches, write_matches
 from ratings.engine.types import EngineError, Match
+from ratings.lab.importfmt import ImportFormatError, parse_matches, write_matches
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 BADMINTON = get_format("badminton_21")

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ratings.engine import tune as tune_module
-from ratings.engine.evaluate import METRICS
 from ratings.engine.formats import get_format
-from ratings.engine.importfmt import parse_matches
-from ratings.engine.tune import (
+from ratings.engine.types import OUTCOME_MODELS, Match, Params
+from ratings.lab import tune as tune_module
+from ratings.lab.evaluate import METRICS
+from ratings.lab.importfmt import parse_matches
+from ratings.lab.tune import (
     SEARCH_SPACE,
     Choice,
     Dimension,
@@ -22,7 +23,6 @@ from ratings.engine.tune import (
     train_split,
     tune,
 )
-from ratings.engine.types import OUTCOME_MODELS, Match, Params
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 BADMINTON = get_format("badminton_21")
@@ -226,7 +226,7 @@ def test_ladder_settings_are_pasteable_lines(history):
 
 
 def test_cli_tune_json(tmp_path, capsys):
-    from ratings.engine.__main__ import main
+    from ratings.lab.cli import main
 
     lines = (DATA / "bwf_mens_singles_2018_2021.csv").read_text(encoding="utf-8").splitlines()
     small = tmp_path / "small.csv"

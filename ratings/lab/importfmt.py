@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from datetime import date
 
 from ratings.engine.formats import ScoreError, ScoringFormat
-from ratings.engine.types import EngineError, Match
+from ratings.engine.types import MAX_TEAM_SIZE, EngineError, Match
 
 HEADER = ("played_on", "side_a", "side_b", "score", "stats")
 PLAYER_SEPARATOR = ";"
-MAX_TEAM_SIZE = 5
 # A cell a spreadsheet would run as a formula (CSV injection): written with a leading
 # apostrophe, which spreadsheets show as text and parse_matches takes off again.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ratings.engine.formats import ScoringFormat
-from ratings.engine.peers import (
+from ratings.engine.types import Match, Params
+from ratings.lab.peers import (
     PEERS,
     Default,
     PeerUnavailable,
@@ -42,7 +43,6 @@ from ratings.engine.peers import (
     actual_result,
     make_peers,
 )
-from ratings.engine.types import Match, Params
 
 #: Log-loss clips P so that one confident miss costs ~34.5 instead of infinity.
 LOGLOSS_CLIP = 1e-15

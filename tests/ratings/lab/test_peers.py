@@ -9,9 +9,10 @@ from datetime import date, timedelta
 
 import pytest
 
-from ratings.engine import peers
 from ratings.engine.formats import get_format
-from ratings.engine.peers import (
+from ratings.engine.types import Match, Params
+from ratings.lab import peers
+from ratings.lab.peers import (
     Default,
     Elo,
     Glicko2,
@@ -22,7 +23,6 @@ from ratings.engine.peers import (
     gaussian_band,
     make_peers,
 )
-from ratings.engine.types import Match, Params
 
 # RATINGS.md's worked examples (§3, §5) assume §2's scale_factor 400 and margin_clamp 0.25;
 # the engine's defaults are measured (docs/RATINGS_EVALUATION.md "Defaults").

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ratings.engine.__main__ import SUBCOMMANDS, build_parser, main, parse_param
 from ratings.engine.types import EngineError
+from ratings.lab.cli import SUBCOMMANDS, build_parser, main, parse_param
 
 ROOT = Path(__file__).resolve().parents[3]
 BWF = ROOT / "tests" / "data" / "bwf_mens_singles_2018_2021.csv"
@@ -181,7 +181,7 @@ def test_tennis_tie_or_game_after_the_match_was_decided_names_its_line(tmp_path:
 
 
 def test_stat_weight_option_gives_performance_weighted_its_weights(capsys):
-    from ratings.engine.__main__ import main
+    from ratings.lab.cli import main
 
     csgo = str(Path(__file__).resolve().parents[2] / "data" / "csgo_5v5_2022.csv")
     common = ["rate", csgo, "--format", "generic", "--points-per-game", "16"]
