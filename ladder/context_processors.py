@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
-from ladder.matches.models import PENDING, MatchPlayer
+from ladder.matches.models import PENDING, MatchPlayer, Notification
 
 
 def to_confirm_count(user: Any) -> int:
@@ -38,4 +38,7 @@ def site(request: HttpRequest) -> dict[str, object]:
     if signed_in:
         # Lazy: counted only when a page shows the navigation badge.
         context["inbox_count"] = SimpleLazyObject(lambda: to_confirm_count(user))
+        context["unread_count"] = SimpleLazyObject(
+            lambda: Notification.objects.filter(user=user).unread().count()
+        )
     return context

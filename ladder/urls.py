@@ -37,6 +37,7 @@ urlpatterns = [
     path("matches/<int:pk>/correct/", match_views.correct, name="match_correct"),
     path("matches/<int:pk>/void/", match_views.void, name="match_void"),
     path("inbox/", match_views.inbox, name="inbox"),
+    path("notifications/", match_views.notifications, name="notifications"),
     path("inbox/badge/", match_views.inbox_badge, name="inbox_badge"),
     path("moderation/", match_views.moderation, name="moderation"),
     path("admin/", admin.site.urls),

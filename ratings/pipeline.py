@@ -26,8 +26,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ladder.clubs.models import Ladder, Membership
-from ladder.matches.models import Game, Match, MatchPlayer
+from ladder.clubs.models import Ladder, Membership, format_rating
+from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import insert_rows
 from ratings.engine import Match as EngineMatch
 from ratings.engine import PlayerState, Replayer, ReplaySnapshot
@@ -98,6 +98,9 @@ def rate_ladder(ladder_id: int) -> RateResult:
         # Exactly the rows claimed above: a match confirmed meanwhile keeps its flag.
         rated = [pk for pk, _, state, _ in pending if state in RATED_STATES]
         unrated = [pk for pk, _, state, _ in pending if state not in RATED_STATES]
+        first_time = [pk for pk, _, state, at in pending if state in RATED_STATES and at is None]
+        for chunk in _chunks(first_time):
+            _tell_new_ratings(ladder, chunk)
         for chunk in _chunks(rated):
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=now)
         for chunk in _chunks(unrated):
@@ -112,6 +115,29 @@ def rate_ladder(ladder_id: int) -> RateResult:
         result.replayed_from,
     )
     return result
+
+
+def _tell_new_ratings(ladder: Ladder, match_ids: list[int]) -> None:
+    """Each player of a match confirmed on the site hears what it did to their rating.
+
+    Only matches with an audit trail (reported on the site): imported history has none and
+    tells no one. A match rated again later (a late match before it, a correction) tells
+    no one either: a correction has its own notification."""
+    site = AuditEntry.objects.filter(match_id__in=match_ids).values("match_id")
+    changes = RatingChange.objects.filter(ladder=ladder, match_id__in=site).only(
+        "match_id", "user_id", "played_on", "won", "rating_before", "rating_after"
+    )
+    Notification.objects.bulk_create(
+        Notification(
+            user_id=c.user_id,
+            kind="rating",
+            match_id=c.match_id,
+            text=f"{ladder.name}: your rating went from {format_rating(c.rating_before)} to "
+            f"{format_rating(c.rating_after)} after your {'win' if c.won else 'loss'} of "
+            f"{c.played_on.day} {c.played_on:%b}.",
+        )
+        for c in changes
+    )
 
 
 def recompute_ladder(ladder_id: int) -> int:

@@ -374,3 +374,51 @@ class AuditEntry(models.Model):
     @property
     def actor_name(self) -> str:
         return self.actor.name if self.actor else "System"
+
+
+# ---- notifications -----------------------------------------------------------------------
+
+TO_CONFIRM = "to_confirm"
+NOTIFICATION_KINDS = (
+    (TO_CONFIRM, "A match to confirm"),
+    ("confirmed", "Your report was confirmed"),
+    ("disputed", "Your report was disputed"),
+    ("to_settle", "A dispute to settle"),
+    ("resolved", "A dispute was settled"),
+    ("corrected", "A match was corrected"),
+    ("voided", "A match was voided"),
+    ("rating", "Your rating changed"),
+)
+
+
+class NotificationQuerySet(models.QuerySet["Notification"]):
+    def unread(self) -> NotificationQuerySet:
+        return self.filter(read_at__isnull=True)
+
+
+class Notification(models.Model):
+    """One thing a member is told on the site (the e-mails say the same): written in the
+    transaction that made it true, so a notification exists exactly when its cause does."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    kind = models.CharField(max_length=12, choices=NOTIFICATION_KINDS)
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    text = models.CharField(max_length=300)
+    created_at = models.DateTimeField(default=timezone.now)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    objects = NotificationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            models.Index(fields=["user", "-created_at"], name="notification_newest"),
+            models.Index(
+                fields=["user"], condition=Q(read_at__isnull=True), name="notification_unread"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} for {self.user_id}"

@@ -47,12 +47,14 @@ from ladder.matches.models import (
     LIVE_STATES,
     PENDING,
     RATED_STATES,
+    TO_CONFIRM,
     VOIDED,
     AuditEntry,
     Dispute,
     Game,
     Match,
     MatchPlayer,
+    Notification,
 )
 from ladder.matches.signals import ratings_due
 from ratings.engine.formats import ScoreError
@@ -694,7 +696,7 @@ def report_match(
             after=_snapshot_of(played_on, side_a, side_b, game_scores, stats_by_name),
         )
         match = Match.objects.with_details().get(pk=match.pk)
-        transaction.on_commit(lambda: notify_reported(match))
+        notify_reported(match)
     return match
 
 
@@ -770,7 +772,7 @@ def confirm_match(match: Match, by: User, now: datetime | None = None) -> Match:
     """An opponent confirms the reported score; the match is then rated."""
     with transaction.atomic():
         match = _by_a_player(match, by, "confirm", CONFIRMED, _check_confirm, now)
-        transaction.on_commit(lambda: notify_confirmed(match, by))
+        notify_confirmed(match, by)
     return match
 
 
@@ -804,7 +806,7 @@ def dispute_match(
         before = snapshot(match)
         after = {**before, "proposed_games": dispute.proposed_games}
         _transition(match, by, "dispute", DISPUTED, now, before=before, after=after, reason=text)
-        transaction.on_commit(lambda: notify_disputed(match, dispute))
+        notify_disputed(match, dispute)
     return match
 
 
@@ -887,7 +889,7 @@ def resolve_dispute(
             reason=text,
             extra_fields=extra,
         )
-        transaction.on_commit(lambda: notify_decided(match, by, f"resolve_{decision}", text))
+        notify_decided(match, by, f"resolve_{decision}", text)
     return match
 
 
@@ -921,7 +923,7 @@ def correct_match(
             reason=text,
             extra_fields=extra,
         )
-        transaction.on_commit(lambda: notify_decided(match, by, "correct", text))
+        notify_decided(match, by, "correct", text)
     return match
 
 
@@ -936,7 +938,7 @@ def void_match(match: Match, by: User, reason: str, now: datetime | None = None)
         errors.raise_if_any()
         snap = snapshot(match)
         _transition(match, by, "void", VOIDED, now, before=snap, after=snap, reason=text)
-        transaction.on_commit(lambda: notify_decided(match, by, "void", text))
+        notify_decided(match, by, "void", text)
     return match
 
 
@@ -986,18 +988,46 @@ def _context(match: Match) -> dict[str, Any]:
     return {"match": match, "ladder": match.ladder, "url": _site_url(match.get_absolute_url())}
 
 
+def everyone_moderating() -> QuerySet[User]:
+    """Who settles disputes: the Moderators group and superusers."""
+    return User.objects.filter(
+        Q(groups__name=MODERATORS_GROUP) | Q(is_superuser=True), is_active=True
+    ).distinct()
+
+
 def moderators() -> QuerySet[User]:
-    """Who hears about disputes: the Moderators group and superusers, with an email."""
-    return (
-        User.objects.filter(Q(groups__name=MODERATORS_GROUP) | Q(is_superuser=True), is_active=True)
-        .exclude(email="")
-        .distinct()
+    """Who hears about disputes by e-mail: those settling them who have an address."""
+    return everyone_moderating().exclude(email="")
+
+
+def _tell(kind: str, users: Iterable[User], match: Match, text: str) -> None:
+    """The site's notifications (each user once), written in the caller's transaction."""
+    Notification.objects.bulk_create(
+        Notification(user=user, kind=kind, match=match, text=text[:300])
+        for user in {u.pk: u for u in users}.values()
     )
+
+
+def _mail_after_commit(template: str, recipients: Iterable[User], **context: Any) -> None:
+    recipients = list(recipients)
+    transaction.on_commit(lambda: _send(template, recipients, **context))
+
+
+def describe(match: Match) -> str:
+    """ "Ann and Bo v Cy and Di on 3 Mar (Doubles), 21–15 21–18": a match in one line."""
+    sides = " v ".join(
+        " and ".join(u.name for u in side) for side in (match.side_a_players, match.side_b_players)
+    )
+    games = " ".join(f"{a}\u2013{b}" for a, b in match.game_scores)
+    day = match.played_on
+    return f"{sides} on {day.day} {day:%b} ({match.ladder.name}), {games}"
 
 
 def notify_reported(match: Match) -> None:
     """Tell the opponents a match against them waits for their confirmation."""
-    _send(
+    text = f"{match.reporter.name} reported {describe(match)}: confirm it or say what is wrong."
+    _tell(TO_CONFIRM, match.opponents, match, text)
+    _mail_after_commit(
         "match_reported",
         match.opponents,
         inbox_url=_site_url("/inbox/"),
@@ -1007,14 +1037,23 @@ def notify_reported(match: Match) -> None:
 
 
 def notify_confirmed(match: Match, by: User) -> None:
-    _send("match_confirmed", [match.reporter], by=by, **_context(match))
+    _tell("confirmed", [match.reporter], match, f"{by.name} confirmed {describe(match)}.")
+    _mail_after_commit("match_confirmed", [match.reporter], by=by, **_context(match))
 
 
 def notify_disputed(match: Match, dispute: Dispute) -> None:
     """The reporter learns of the dispute; moderators get it to settle."""
     ctx = {"dispute": dispute, "by": dispute.raised_by, **_context(match)}
-    _send("match_disputed", [match.reporter], **ctx)
-    _send(
+    by = dispute.raised_by.name
+    _tell("disputed", [match.reporter], match, f"{by} disputed {describe(match)}: {dispute.reason}")
+    _tell(
+        "to_settle",
+        everyone_moderating(),
+        match,
+        f"A dispute to settle: {by} disputed {describe(match)}: {dispute.reason}",
+    )
+    _mail_after_commit("match_disputed", [match.reporter], **ctx)
+    _mail_after_commit(
         "dispute_for_moderators",
         moderators(),
         moderation_url=_site_url("/moderation/"),
@@ -1022,7 +1061,20 @@ def notify_disputed(match: Match, dispute: Dispute) -> None:
     )
 
 
+_TOLD_OF_DECISION = {
+    "resolve_uphold": ("resolved", "upheld the report of"),
+    "resolve_correct": ("corrected", "corrected the score of"),
+    "resolve_void": ("voided", "voided"),
+    "correct": ("corrected", "corrected"),
+    "void": ("voided", "voided"),
+}
+
+
 def notify_decided(match: Match, by: User, action: str, reason: str) -> None:
     """Every player hears a moderator's decision on their match, with the reason."""
     players = [*match.side_a_players, *match.side_b_players]
-    _send("match_decided", players, by=by, action=action, reason=reason, **_context(match))
+    kind, verb = _TOLD_OF_DECISION[action]
+    _tell(kind, players, match, f"{by.name} {verb} {describe(match)}: {reason}")
+    _mail_after_commit(
+        "match_decided", players, by=by, action=action, reason=reason, **_context(match)
+    )

@@ -25,6 +25,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -39,7 +40,7 @@ from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user
 from ladder.matches import operations as domain
 from ladder.matches.forms import DisputeForm, ModerationForm, ReportForm
-from ladder.matches.models import Match
+from ladder.matches.models import Match, Notification
 from ladder.matches.signals import predict_lineup
 from ladder.matches.templatetags.match_tags import names_and, names_or
 
@@ -602,3 +603,20 @@ def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
 def inbox_badge(request: HttpRequest) -> HttpResponse:
     """The navigation badge alone: HTMX reloads it after an action in the inbox."""
     return render(request, "ladder/_inbox_badge.html")
+
+
+NOTIFICATIONS_PAGE = 30
+
+
+@login_required
+@require_GET
+def notifications(request: SignedInRequest) -> HttpResponse:
+    """What the member was told, newest first; the unread ones are marked, then read."""
+    mine = Notification.objects.filter(user=request.user).select_related("match")
+    page = Paginator(mine, NOTIFICATIONS_PAGE).get_page(request.GET.get("page"))
+    shown = list(page.object_list)
+    response = render(request, "ladder/notifications.html", {"page": page, "shown": shown})
+    unread = [n.pk for n in shown if n.read_at is None]
+    if unread:
+        Notification.objects.filter(pk__in=unread).update(read_at=timezone.now())
+    return response

@@ -1,0 +1,141 @@
+"""In-app notifications (issue 16 #3): what each person is told on the site, written in the
+transaction that made it true; the list page, its unread count in the menu, and nobody
+told twice or told of what did not happen."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from ladder.matches import operations as matches
+from ladder.matches.models import Notification
+from ratings.models import RatingChange
+from ratings.pipeline import rate_ladder
+from tests.factories import UserFactory, login
+from tests.matches.support import doubles_match
+
+
+def told(user) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.kind, n.text) for n in Notification.objects.filter(user=user).order_by("pk")]
+
+
+def test_a_report_tells_the_opponents_to_confirm(doubles, alice, bob, charlie, dave):
+    match = doubles_match(doubles, alice, bob, charlie, dave)
+    day = f"{match.played_on.day} {match.played_on:%b}"
+    text = (
+        f"Alice Archer reported Alice Archer and Bob Baker v Charlie Chen and Dave Dunn on "
+        f"{day} (Club Doubles), 21\u201315 21\u201318: confirm it or say what is wrong."
+    )
+    assert told(charlie) == [("to_confirm", text)]
+    assert told(dave) == [("to_confirm", text)]
+    assert told(alice) == [] and told(bob) == []
+    assert Notification.objects.get(user=charlie).match == match
+
+
+def test_confirming_tells_the_reporter_and_the_rating_run_tells_every_player(
+    doubles, alice, bob, charlie, dave
+):
+    match = doubles_match(doubles, alice, bob, charlie, dave)
+    matches.confirm_match(match, dave)
+    assert [kind for kind, _ in told(alice)] == ["confirmed"]
+    assert "Dave Dunn confirmed Alice Archer and Bob Baker v Charlie Chen" in told(alice)[0][1]
+    rate_ladder(doubles.pk)
+    for user, word in ((alice, "win"), (bob, "win"), (charlie, "loss"), (dave, "loss")):
+        change = RatingChange.objects.get(match=match, user=user)
+        rating = [text for kind, text in told(user) if kind == "rating"]
+        assert rating == [
+            f"Club Doubles: your rating went from {change.rating_before / 1000:.2f} to "
+            f"{change.rating_after / 1000:.2f} after your {word} of "
+            f"{match.played_on.day} {match.played_on:%b}."
+        ]
+    # Rating again (nothing new) tells no one again.
+    rate_ladder(doubles.pk)
+    assert Notification.objects.filter(kind="rating").count() == 4
+
+
+def test_a_dispute_tells_the_reporter_and_every_moderator(doubles, alice, bob, charlie, dave, mod):
+    no_mail_mod = UserFactory(username="quiet", email="")
+    no_mail_mod.groups.add(*mod.groups.all())
+    match = doubles_match(doubles, alice, bob, charlie, dave)
+    matches.dispute_match(match, charlie, "The second game was 21-19")
+    assert [kind for kind, _ in told(alice)] == ["disputed"]
+    assert told(alice)[0][1].endswith(": The second game was 21-19")
+    for moderator in (mod, no_mail_mod):
+        assert [kind for kind, _ in told(moderator)] == ["to_settle"]
+    assert told(bob) == []  # the reporter's partner is not the one to answer
+
+
+@pytest.mark.parametrize(
+    ("decide", "kind", "verb"),
+    [
+        (
+            lambda m, mod: matches.resolve_dispute(m, mod, "uphold", "The report stands"),
+            "resolved",
+            "upheld the report of",
+        ),
+        (
+            lambda m, mod: matches.resolve_dispute(m, mod, "void", "Not a ladder match"),
+            "voided",
+            "voided",
+        ),
+    ],
+)
+def test_a_moderators_decision_tells_every_player(  # type: ignore[no-untyped-def]
+    doubles, alice, bob, charlie, dave, mod, decide, kind, verb
+):
+    match = doubles_match(doubles, alice, bob, charlie, dave)
+    matches.dispute_match(match, charlie, "Wrong score")
+    Notification.objects.all().delete()
+    decide(match, mod)
+    for player in (alice, bob, charlie, dave):
+        assert [k for k, _ in told(player)] == [kind]
+        assert told(player)[0][1].startswith(f"{mod.name} {verb} Alice Archer and Bob Baker")
+
+
+def test_a_refused_action_tells_no_one(doubles, alice, bob, charlie, dave):
+    match = doubles_match(doubles, alice, bob, charlie, dave)
+    before = Notification.objects.count()
+    with pytest.raises(matches.MatchPermissionError):
+        matches.confirm_match(match, bob)  # the reporter's own side cannot confirm
+    assert Notification.objects.count() == before
+
+
+def test_imported_history_tells_no_one(db, tmp_path):  # type: ignore[no-untyped-def]
+    data = tmp_path / "history.csv"
+    data.write_text(
+        "played_on,side_a,side_b,score,stats\n"
+        "2024-05-01,ann,bea,21-10 21-12,\n"
+        "2024-05-02,bea,ann,21-19 21-17,\n"
+    )
+    call_command(
+        "import_matches", str(data), "--ladder", "hist", "--create-ladder", "--create-players"
+    )
+    assert RatingChange.objects.count() == 4
+    assert not Notification.objects.exists()
+
+
+def test_the_list_page_marks_what_it_showed_read(client, doubles, alice, bob, charlie, dave):
+    doubles_match(doubles, alice, bob, charlie, dave)
+    login(client, charlie)
+    home = client.get("/")
+    assert 'aria-label="1 unread"' in home.content.decode()
+    page = client.get("/notifications/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Alice Archer reported Alice Archer and Bob Baker" in text
+    assert '<span class="tag">New</span>' in text
+    assert Notification.objects.get(user=charlie).read_at is not None
+    again = client.get("/notifications/").content.decode()
+    assert '<span class="tag">New</span>' not in again
+    assert 'aria-label="1 unread"' not in again
+
+
+def test_nobody_reads_anothers_notifications(client, doubles, alice, bob, charlie, dave):
+    doubles_match(doubles, alice, bob, charlie, dave)
+    login(client, bob)
+    page = client.get("/notifications/").content.decode()
+    assert "reported" not in page and "Nothing yet" in page
+    assert Notification.objects.get(user=charlie).read_at is None
+    client.logout()
+    response = client.get("/notifications/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
