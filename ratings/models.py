@@ -249,6 +249,24 @@ class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
             previous_played_on=Window(Lag("played_on"), partition_by=partition, order_by=order),
         )
 
+    def of_match(self, match_id: int) -> RatingChangeQuerySet:
+        """A match's changes, each with its player's previous match like ``with_previous``
+        (a window over only these rows would see no earlier match: a subquery finds it)."""
+        earlier = RatingChange.objects.filter(
+            Q(played_on__lt=OuterRef("played_on"))
+            | Q(played_on=OuterRef("played_on"), match_id__lt=OuterRef("match_id")),
+            user=OuterRef("user"),
+            ladder=OuterRef("ladder"),
+        ).order_by("-played_on", "-match_id")
+        return (
+            self.filter(match_id=match_id)
+            .annotate(
+                previous_rd=Subquery(earlier.values("rd_after")[:1]),
+                previous_played_on=Subquery(earlier.values("played_on")[:1]),
+            )
+            .order_by("side", "change")
+        )
+
     def history(self, user: Any, ladder: Any | None = None) -> RatingChangeQuerySet:
         """A player's changes, newest first, with their previous match (``with_previous``).
 

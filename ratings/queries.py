@@ -744,3 +744,34 @@ def predict_sides(
         return predict(ladder, side_a, side_b, on)
     except EngineError:
         return None
+
+
+# ---- a match's rating changes (the match page) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchChange:
+    """What a match did to one of its players' rating, and why, as the match page shows it."""
+
+    name: str
+    change: RatingChange
+    explanation: str
+
+
+def match_changes(match: Match) -> list[MatchChange]:
+    """Each player's change from ``match`` (none before it is rated), explained.
+
+    ``match`` comes as its page shows it, with its players' names already withheld from a
+    viewer who may not see them (``mask_hidden_players``): the names here are those."""
+    players = {p.user_id: (p.side, p.user.name) for p in match.players.all()}
+    changes = list(RatingChange.objects.of_match(match.pk))
+    if not changes:
+        return []
+    games = match.game_scores
+    rows = []
+    for change in changes:
+        opponents = [name for side, name in players.values() if side != change.side]
+        context = context_for(change, match.ladder, games, opponents)
+        name = players.get(change.user_id, ("", HIDDEN_PLAYER))[1]
+        rows.append(MatchChange(name, change, explain(change, context)))
+    return rows

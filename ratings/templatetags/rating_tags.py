@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 from functools import lru_cache
+from typing import Any
 
 from django import template
 from django.conf import settings
@@ -14,7 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from ladder.clubs.models import format_rd
 from ratings.chart import MONTHS
-from ratings.queries import Person
+from ratings.queries import Person, match_changes
 
 register = template.Library()
 
@@ -98,3 +99,10 @@ def _path(name: str, arg: str | int) -> str:
 def _reverse(root_urlconf: str, urlconf: str | None, prefix: str, name: str, arg: str | int) -> str:
     # The URL configuration and script prefix are part of the key: they decide the path.
     return reverse(name, args=[arg])
+
+
+@register.inclusion_tag("ratings/_match_changes.html")
+def match_ratings(match: Any) -> dict[str, Any]:
+    """The match page's "What it did to the ratings": each player's change, explained.
+    A template tag, so the matches app shows ratings without importing them."""
+    return {"rows": match_changes(match), "match": match}
