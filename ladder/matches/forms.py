@@ -370,14 +370,24 @@ class DisputeForm(MatchForm):
     )
 
     def __init__(self, data: Mapping[str, Any] | None = None, *, match: Any, **kw: Any) -> None:
-        super().__init__(data, ladder=match.ladder, min_rows=match.ladder.scoring().best_of, **kw)
+        # The games start as reported: the member changes only what is wrong.
+        super().__init__(
+            data,
+            ladder=match.ladder,
+            games=match.game_scores,
+            min_rows=match.ladder.scoring().best_of,
+            **kw,
+        )
         self.match = match
 
     def dispute_arguments(self) -> dict[str, Any] | None:
+        """The reason, and the right score if the member changed the reported one (the
+        games left as reported propose nothing)."""
         games = self.parse_games()
         if not self.is_valid() or games is None:
             return None
-        return {"reason": self.cleaned_data["reason"], "proposed_games": games or None}
+        proposed = games if games and games != self.match.game_scores else None
+        return {"reason": self.cleaned_data["reason"], "proposed_games": proposed}
 
 
 DECISIONS = {

@@ -8,6 +8,7 @@ pages, on the doubles ladder where alice reports alice & bob v charlie & dave.
 from __future__ import annotations
 
 import html
+import re
 from datetime import timedelta
 
 import pytest
@@ -351,6 +352,25 @@ def test_dispute_page_without_javascript(client, fresh, charlie):
     match.refresh_from_db()
     assert match.state == "disputed"
     assert Dispute.objects.get(match=match).proposed_games is None
+
+
+def test_the_dispute_form_starts_from_the_reported_score(client, fresh, charlie):
+    """Issue 16 #3: the games come filled in as reported; left so they propose nothing, and
+    a changed game proposes the whole corrected score."""
+    match = fresh("pending")
+    client.force_login(charlie)
+    page = client.get(url("match_dispute", match)).content.decode()
+    assert re.findall(r'name="game_a" value="(\d*)"', page)[:2] == ["21", "21"]
+    assert re.findall(r'name="game_b" value="(\d*)"', page)[:2] == ["15", "18"]
+    unchanged = {"reason": "Wrong day", "game_a": ["21", "21", ""], "game_b": ["15", "18", ""]}
+    client.post(url("match_dispute", match), unchanged)
+    assert Dispute.objects.get(match=match).proposed_games is None
+
+    other = fresh("pending", games=[(21, 10), (21, 12)])
+    changed = {"reason": "Three games", "game_a": ["21", "19", "21"], "game_b": ["10", "21", "17"]}
+    assert client.post(url("match_dispute", other), changed).status_code == 302
+    dispute = Dispute.objects.get(match=other)
+    assert dispute.proposed_games == [[21, 10], [19, 21], [21, 17]]
 
 
 def test_next_must_stay_on_the_site(client, fresh, charlie):
