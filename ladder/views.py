@@ -1,4 +1,5 @@
-"""The home page: it composes the apps (a member's ladders, what waits in their inbox)."""
+"""The home page: it composes the apps (a member's standing on their ladders today, what waits
+for them, the latest results of their ladders)."""
 
 from __future__ import annotations
 
@@ -9,23 +10,29 @@ from django.views.decorators.http import require_GET
 from ladder.clubs.caching import cacheable_for_visitors
 from ladder.clubs.models import Membership
 from ladder.clubs.views import ladders_for, public_ladders
-from ladder.matches.operations import inbox_for
+from ladder.matches.operations import inbox_for, mask_hidden_players
+from ratings import queries as rating_queries
 
 
 @require_GET
 @cacheable_for_visitors(public_ladders)
 def home(request: HttpRequest) -> HttpResponse:
-    memberships = []
-    inbox = None
+    context: dict[str, object] = {"ladders": ladders_for(request)}
     if request.user.is_authenticated:
-        inbox = inbox_for(request.user)
         memberships = list(
             Membership.objects.filter(user=request.user)
             .select_related("ladder")
             .order_by("ladder__name")
         )
-    return render(
-        request,
-        "ladder/home.html",
-        {"ladders": ladders_for(request), "memberships": memberships, "inbox": inbox},
-    )
+        results = rating_queries.latest_results([m.ladder_id for m in memberships])
+        mask_hidden_players(results, request.user)
+        context.update(
+            {
+                "inbox": inbox_for(request.user),
+                "memberships": memberships,
+                "standings": rating_queries.standings(request.user, memberships),
+                "results": results,
+                "week": rating_queries.WEEK,
+            }
+        )
+    return render(request, "ladder/home.html", context)

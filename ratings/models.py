@@ -226,11 +226,11 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
 
 
 class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
-    def trends(self, today: date) -> Any:
-        """Per ladder and player, ``total``: the rating now minus the rating ``TREND_DAYS`` days
+    def trends(self, today: date, days: int = TREND_DAYS) -> Any:
+        """Per ladder and player, ``total``: the rating now minus the rating ``days`` days
         before ``today``, which is the sum of the changes since (the rating only moves with
         matches). A player who has not played since has no row: no trend."""
-        since = today - timedelta(days=TREND_DAYS)
+        since = today - timedelta(days=days)
         return (
             self.filter(played_on__gt=since)
             .order_by()

@@ -775,3 +775,42 @@ def match_changes(match: Match) -> list[MatchChange]:
         name = players.get(change.user_id, ("", HIDDEN_PLAYER))[1]
         rows.append(MatchChange(name, change, explain(change, context)))
     return rows
+
+
+# ---- a member's home page --------------------------------------------------------------------
+
+WEEK = 7
+LATEST_RESULTS = 6
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A member on one of their ladders today: rating (``None`` before their first rated
+    match), status and rank, and the change over the last week."""
+
+    membership: Membership
+    rating: PlayerRating | None
+    week: float | None
+
+
+def standings(
+    user: User, memberships: Sequence[Membership], on: date | None = None
+) -> list[Standing]:
+    """``user``'s standing on each of ``memberships`` (the home page), in their order."""
+    on = on or today()
+    ratings = player_ratings(user, memberships, user, on)
+    weeks = {
+        row["ladder"]: row["total"]
+        for row in RatingChange.objects.filter(user=user).trends(on, days=WEEK)
+    }
+    return [Standing(m, ratings.get(m.ladder_id), weeks.get(m.ladder_id)) for m in memberships]
+
+
+def latest_results(ladder_ids: Sequence[int], limit: int = LATEST_RESULTS) -> list[Match]:
+    """The newest rated matches of these ladders, with their players and games (the caller
+    withholds hidden members' names from its viewer: ``mask_hidden_players``)."""
+    return list(
+        Match.objects.filter(ladder_id__in=ladder_ids, state__in=RATED_STATES)
+        .with_details()
+        .order_by("-played_on", "-id")[:limit]
+    )
