@@ -28,6 +28,11 @@ MAX_DOTS = 60
 Y_STEPS = (50, 100, 200, 250, 500, 1000)
 Y_TICKS = 5
 X_TICKS = 7
+# The periods a reader can choose (``?range=``), as (key, label, days back; None for all).
+RANGES = (("3m", "3 months", 91), ("1y", "A year", 365), ("all", "All", None))
+DEFAULT_RANGE = "all"
+# The table beside the chart (its text alternative) lists this many days at most, newest first.
+TABLE_DAYS = 60
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
 
@@ -39,14 +44,32 @@ class Point:
     rating: float
     rd: float
     matches: int  # matches played that day
+    wins: int = 0
+    change: float = 0.0  # the day's change in rating points
+
+    @property
+    def played(self) -> str:
+        """ "start", "won 1", "won 1 of 2": the day's matches."""
+        if self.matches == 0:
+            return "start"
+        if self.matches == 1:
+            return "won" if self.wins else "lost"
+        return f"won {self.wins} of {self.matches}"
+
+    @property
+    def change_text(self) -> str:
+        """The day's change in display units, "▲ 0.07" / "▼ 0.03" / "0.00"."""
+        size = format_rd(abs(self.change))
+        if self.matches == 0 or size == "0.00":
+            return "0.00"
+        return f"▲ {size}" if self.change > 0 else f"▼ {size}"
 
     @property
     def label(self) -> str:
+        rating = f"{display(self.rating)} ± {format_rd(self.rd)}"
         if self.matches == 0:
-            what = "start"
-        else:
-            what = "1 match" if self.matches == 1 else f"{self.matches} matches"
-        return f"{self.day:%d %b %Y}: {display(self.rating)} ± {format_rd(self.rd)} ({what})"
+            return f"{self.day.day} {self.day:%b %Y}: {rating} (start)"
+        return f"{self.day.day} {self.day:%b %Y}: {rating}, {self.change_text} ({self.played})"
 
 
 @dataclass(frozen=True)
@@ -79,41 +102,71 @@ class Chart:
     y_ticks: tuple[Tick, ...]
     x_ticks: tuple[Tick, ...]
     summary: str  # for screen readers
+    table: tuple[Point, ...]  # the text alternative: the newest days, newest first
     # Formatted here rather than in the template, where a filter per number costs more
     # than the rest of the chart.
     dots: tuple[Dot, ...]
 
 
-def daily(history: Iterable[Sequence[Any]]) -> list[tuple[date, float, float, int]]:
-    """(day, rating, rd, matches) at the end of each day, starting with the state before
-    the first match; ``history`` is (played_on, rating_before, rd_before, rating_after,
-    rd_after, ...) in playing order."""
-    days: list[tuple[date, float, float, int]] = []
-    for played_on, rating_before, rd_before, rating_after, rd_after, *_ in history:
+Day = tuple[date, float, float, int, int, float]  # day, rating, rd, matches, wins, change
+
+
+def daily(history: Iterable[Sequence[Any]]) -> list[Day]:
+    """(day, rating, rd, matches, wins, change) at the end of each day, starting with the
+    state before the first match; ``history`` is (played_on, rating_before, rd_before,
+    rating_after, rd_after, match_id, side, won) in playing order."""
+    days: list[Day] = []
+    for played_on, rating_before, rd_before, rating_after, rd_after, *rest in history:
+        won = int(bool(rest[2])) if len(rest) >= 3 else 0
         if not days:
-            days.append((played_on, rating_before, rd_before, 0))
-        if days[-1][0] == played_on and days[-1][3] > 0:
-            days[-1] = (played_on, rating_after, rd_after, days[-1][3] + 1)
+            days.append((played_on, rating_before, rd_before, 0, 0, 0.0))
+        last = days[-1]
+        if last[0] == played_on and last[3] > 0:
+            change = last[5] + rating_after - rating_before
+            days[-1] = (played_on, rating_after, rd_after, last[3] + 1, last[4] + won, change)
         else:
-            days.append((played_on, rating_after, rd_after, 1))
+            days.append((played_on, rating_after, rd_after, 1, won, rating_after - rating_before))
     return days
+
+
+def since_of(key: str, today: date) -> date | None:
+    """The first day a range (``RANGES``) shows; None for all."""
+    back = next((days for k, _, days in RANGES if k == key), None)
+    return None if back is None else date.fromordinal(today.toordinal() - back)
+
+
+def in_range(days: list[Day], since: date | None) -> list[Day]:
+    """The days on or after ``since``, led by the rating they started from (the end of the
+    last day before, drawn as a start)."""
+    if since is None or not days or days[0][0] >= since:
+        return days
+    before = [d for d in days if d[0] < since]
+    after = [d for d in days if d[0] >= since]
+    start = before[-1]
+    return [(since, start[1], start[2], 0, 0, 0.0), *after]
 
 
 def rating_chart(
     history: Sequence[Sequence[Any]],
     width: int = WIDTH,
     height: int = HEIGHT,
+    since: date | None = None,
 ) -> Chart | None:
-    """The chart of a history (see ``daily``); None without a single match."""
-    days = daily(history)
+    """The chart of a history (see ``daily``) from ``since`` (all of it by default); None
+    without a single match in that time."""
+    days = in_range(daily(history), since)
     if len(days) < 2:
         return None
+    table = tuple(
+        Point(0, 0, day, rating, rd, matches, wins, change)
+        for day, rating, rd, matches, wins, change in reversed(days[-TABLE_DAYS:])
+    )
     if len(days) > MAX_POINTS:
         step = math.ceil(len(days) / MAX_POINTS)
         days = days[::step] + ([days[-1]] if (len(days) - 1) % step else [])
     first, last = days[0][0].toordinal(), days[-1][0].toordinal()
-    low = min(r - d for _, r, d, _ in days)
-    high = max(r + d for _, r, d, _ in days)
+    low = min(d[1] - d[2] for d in days)
+    high = max(d[1] + d[2] for d in days)
     y_step = next((s for s in Y_STEPS if (high - low) / s <= Y_TICKS), Y_STEPS[-1])
     low = math.floor(low / y_step) * y_step
     high = math.ceil(high / y_step) * y_step
@@ -132,8 +185,8 @@ def rating_chart(
 
     # The starting state shares its x with the end of the first day: a vertical first step.
     points = [
-        Point(x_of(day, i), y_of(rating), day, rating, rd, matches)
-        for i, (day, rating, rd, matches) in enumerate(days)
+        Point(x_of(day, i), y_of(rating), day, rating, rd, matches, wins, change)
+        for i, (day, rating, rd, matches, wins, change) in enumerate(days)
     ]
     line = "M" + " L".join(f"{p.x:.1f},{p.y:.1f}" for p in points)
     upper = [f"{p.x:.1f},{y_of(p.rating + p.rd):.1f}" for p in points]
@@ -170,6 +223,7 @@ def rating_chart(
         y_ticks,
         x_ticks,
         summary,
+        table,
         dots,
     )
 

@@ -26,7 +26,7 @@ from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.services import can_join
 from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user, public_ladder
 from ratings import queries
-from ratings.chart import rating_chart
+from ratings.chart import DEFAULT_RANGE, RANGES, rating_chart, since_of
 from ratings.forms import LeaderboardFilterForm
 from ratings.models import TREND_DAYS, RatingChange
 
@@ -168,7 +168,11 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
         entries = queries.history_entries(page.object_list, {ladder.pk: ladder}, hidden, players)
         context.update({"rating": ratings.get(ladder.pk), "page": page, "entries": entries})
         if played is not None and players is not None:
-            context["chart"] = rating_chart(played)
+            chosen = request.GET.get("range", "")
+            period = chosen if chosen in {key for key, _, _ in RANGES} else DEFAULT_RANGE
+            context["chart"] = rating_chart(played, since=since_of(period, on))
+            context["ranges"] = RANGES
+            context["period"] = period
             opponents, partners = queries.records(
                 person, played, players, hidden.get(ladder.pk, set())
             )

@@ -393,18 +393,18 @@ def test_leaderboard_queries_do_not_grow_with_players_and_matches(
     # Anonymous: ladder, status counts (which give the page count), page rows (one query per
     # status the page shows: one here), their users, their trends, unrated members; ranks
     # come from the places. Signed in: + session, user, moderator check, the navigation's
-    # inbox badge; a member's own membership brings the ladder (and says whether their own
+    # inbox badge and unread notifications; a member's own membership brings the ladder (and says whether their own
     # row is hidden: the cache key).
     caches["leaderboard"].clear()
     # A visitor's page reads the ladder once more first, for its ETag (ladder.caching).
-    with django_assert_num_queries(10 if signed_in else 7):
+    with django_assert_num_queries(11 if signed_in else 7):
         client.get("/ladders/large/")
     # Again: the page's data comes from the cache (the ladder row carries its version).
-    with django_assert_num_queries(5 if signed_in else 2):
+    with django_assert_num_queries(6 if signed_in else 2):
         client.get("/ladders/large/")
     if signed_in:
         # A member whose own row is on the page: the same (the row says if it is hidden).
         client.force_login(big_players[0])
         caches["leaderboard"].clear()
-        with django_assert_num_queries(10):
+        with django_assert_num_queries(11):
             client.get("/ladders/large/")

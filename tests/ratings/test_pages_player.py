@@ -435,3 +435,43 @@ def test_player_page_query_count_is_pinned(client, django_assert_num_queries, db
     # big ladder lists none), hidden members; first the ladder for the ETag.
     with django_assert_num_queries(11):
         client.get("/ladders/large/head-to-head/?a=l00&b=l01")
+
+
+def test_the_chart_has_periods_tooltips_with_the_change_and_a_table(client, club) -> None:  # type: ignore[no-untyped-def]
+    """Issue 16 #6: 3 months, a year, all; each dot's tooltip says the day's change and
+    result; the table beside it is the chart in words."""
+    ladder, ann, ben, _ = club
+    url = f"/players/ann/?ladder={ladder.slug}"
+    page = client.get(url).content.decode()
+    assert 'aria-current="page" class="current">All</a>' in page
+    for key in ("3m", "1y", "all"):
+        assert f"range={key}" in page
+    last = RatingChange.objects.filter(user=ann).order_by("-played_on").first()
+    size = f"{abs(last.change) / 1000:.2f}"
+    arrow = "▲" if last.change > 0 else "▼"
+    day = f"{last.played_on.day} {last.played_on:%b %Y}"
+    tooltip = f"<title>{day}: {last.rating_after / 1000:.2f} ± {last.rd_after / 1000:.2f}, {arrow} {size} (won)</title>"
+    assert tooltip in page
+    table = text_of(page[page.index('<details class="chart-table">') :])
+    assert table.startswith("The chart as a table Day Rating ± RD Change Matches")
+    assert f"{last.rating_after / 1000:.2f} {last.rd_after / 1000:.2f} {arrow} {size} won" in table
+    assert text_of(page).count(" start") >= 1  # the starting rating, before the first match
+
+
+def test_a_period_shows_only_its_days(client, club) -> None:  # type: ignore[no-untyped-def]
+    ladder, ann, *_ = club
+    old = TODAY - timedelta(days=200)
+    play(ladder, [ann], [club[2]], [(21, 5), (21, 6)], old)
+    rate_ladder(ladder.pk)
+    everything = client.get(f"/players/ann/?ladder={ladder.slug}&range=all").content.decode()
+    assert f"{old.day} {old:%b %Y}:" in everything
+    quarter = client.get(f"/players/ann/?ladder={ladder.slug}&range=3m").content.decode()
+    assert f"{old.day} {old:%b %Y}:" not in quarter
+    assert 'aria-current="page" class="current">3 months</a>' in quarter
+    # The period starts from the rating the player had then (a start, not a match).
+    start = TODAY - timedelta(days=91)
+    assert f"<title>{start.day} {start:%b %Y}: " in quarter and "(start)</title>" in quarter
+    # An unknown period is the default one.
+    odd = client.get(f"/players/ann/?ladder={ladder.slug}&range=forever")
+    assert odd.status_code == 200
+    assert 'aria-current="page" class="current">All</a>' in odd.content.decode()
