@@ -948,6 +948,23 @@ def predict_sides(
         return None
 
 
+def stakes_for_lineup(
+    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
+) -> Any:
+    """RATINGS.md §6 points at stake (ratings.stakes.Stakes) of a full lineup, or None when
+    there is no honest answer: a side not complete, or no prediction (``predict_sides``)."""
+    if not len(side_a) == len(side_b) == ladder.team_size:
+        return None
+    if predict_sides(ladder, side_a, side_b, on) is None:
+        return None
+    from ratings.stakes import points_at_stake  # ratings depends on ladder, not the other way
+
+    try:
+        return points_at_stake(ladder, side_a, side_b, on)
+    except EngineError:
+        return None
+
+
 def _site_url(path: str) -> str:
     return getattr(settings, "SITE_URL", "http://127.0.0.1:8000").rstrip("/") + path
 

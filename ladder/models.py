@@ -178,6 +178,17 @@ def format_rd(value: float | None) -> str:
     return "–" if value is None else f"{value / 1000:.2f}"
 
 
+def format_change(value: float | None) -> str:
+    """A change of rating in display units, signed: +31 → "+0.03", −151 → "−0.15" (a real
+    minus sign); a change too small to show reads "0.00", without a sign."""
+    if value is None:
+        return "–"
+    size = f"{abs(value) / 1000:.2f}"
+    if size == "0.00":
+        return size
+    return f"+{size}" if value > 0 else f"\u2212{size}"
+
+
 # The first words of the engine's messages (validate_params): a parameter's name, or one of
 # these. A "; " before any other word is inside a message, not between two.
 _MESSAGE_HEADS = frozenset({f.name for f in dataclass_fields(Params)}) | {

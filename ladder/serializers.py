@@ -431,6 +431,35 @@ class PredictInputSerializer(serializers.Serializer):
         return attrs
 
 
+class StakeSerializer(serializers.Serializer):
+    """One player's points at stake: raw rating points and the display form (RATINGS.md §8)."""
+
+    username = serializers.CharField(source="user.username")
+    side = serializers.CharField(help_text='"a" or "b".')
+    rating = serializers.FloatField(help_text="Today's rating, in points.")
+    rating_display = serializers.CharField(help_text='As shown: "4.52".')
+    narrow_win = serializers.FloatField(help_text="Change in points if their side wins narrowly.")
+    clear_win = serializers.FloatField(help_text="... wins clearly.")
+    narrow_loss = serializers.FloatField(help_text="... loses narrowly.")
+    clear_loss = serializers.FloatField(help_text="... loses clearly.")
+    display = serializers.DictField(
+        source="shown",
+        child=serializers.CharField(),
+        help_text='The four changes as shown, by name: {"narrow_win": "+0.03", ...}.',
+    )
+
+
+class StakesSerializer(serializers.Serializer):
+    """RATINGS.md §6 points at stake: what a narrow and a clear win either way would do."""
+
+    on = serializers.DateField()
+    narrow_score = serializers.CharField(
+        help_text='The narrow win, the winner\'s points first: "22-20 22-20".'
+    )
+    clear_score = serializers.CharField(help_text='The clear win: "21-10 21-10".')
+    players = StakeSerializer(many=True, help_text="Side A's players, then side B's.")
+
+
 class PredictionSerializer(serializers.Serializer):
     probability = serializers.FloatField(
         allow_null=True,
@@ -440,4 +469,8 @@ class PredictionSerializer(serializers.Serializer):
     quality = serializers.FloatField(
         allow_null=True,
         help_text="RATINGS.md §6: match quality Q in (0, 1], 1 is an ideal match; null as above.",
+    )
+    stakes = StakesSerializer(
+        allow_null=True,
+        help_text="RATINGS.md §6 points at stake, when both sides are complete; null otherwise.",
     )

@@ -171,6 +171,7 @@ class Prediction:
     probability: float | None
     note: str
     sides: str = ""
+    stakes: Any = None  # ratings.stakes.Stakes: what each result would do (RATINGS.md §6)
 
 
 def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | None) -> Prediction:
@@ -185,7 +186,8 @@ def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | No
         return Prediction(None, "No prediction: the rating engine has none for these players yet.")
     partners = side_a[1:]
     yours = f"you and {names_and(partners)}" if partners else "you"
-    return Prediction(probability, "", f"{yours} beat {names_and(side_b)}")
+    stakes = domain.stakes_for_lineup(ladder, side_a, side_b, arguments["played_on"])
+    return Prediction(probability, "", f"{yours} beat {names_and(side_b)}", stakes)
 
 
 def _report_context(
@@ -250,6 +252,9 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
                     )
                     return redirect(match)
             status = 400
+            # Without JavaScript this page is where the prediction and the points at stake
+            # show: from the players entered, whatever else still needs fixing.
+            arguments = arguments or form.report_arguments(partial=True)
     return render(
         request,
         "ladder/report.html",

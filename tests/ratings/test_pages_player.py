@@ -420,17 +420,18 @@ def test_player_and_head_to_head_queries_do_not_grow(client, db, team_size):
 def test_player_page_query_count_is_pinned(client, django_assert_num_queries, db):
     ladder = LadderFactory(name="Large", slug="large")
     big_season(ladder)
-    # Memberships (with the player), ratings, hidden members, every match played (the chart,
-    # the count of matches, the head-to-head table) and their players, the matches page and
-    # its games.
-    with django_assert_num_queries(7):
+    # The player and the ladders' board versions (the visitor cache's ETag), memberships
+    # (with the player), ratings, hidden members, every match played (the chart, the count
+    # of matches, the head-to-head table) and their players, the matches page and its games.
+    with django_assert_num_queries(9):
         client.get("/players/l00/")
-    # The match list alone: memberships, ratings, hidden members, the count, the page, its
-    # players and games.
-    with django_assert_num_queries(7):
+    # The match list alone: the player and board versions, memberships, ratings, hidden
+    # members, the count, the page, its players and games.
+    with django_assert_num_queries(9):
         client.get("/players/l00/", {"page": 2}, **MATCHES)
-    # Head-to-head: ladder, sides, matches with their players and games, the states for the
-    # prediction (memberships, ratings), the members for the type-ahead (counted first: a
-    # big ladder lists none), hidden members.
-    with django_assert_num_queries(10):
+    # Head-to-head: ladder (twice: the ETag's board version), sides, matches with their
+    # players and games, the states for the prediction (memberships, ratings), the points at
+    # stake (last rated match, ratings, memberships, the lookback window's matches), the
+    # members for the type-ahead (counted first: a big ladder lists none), hidden members.
+    with django_assert_num_queries(15):
         client.get("/ladders/large/head-to-head/?a=l00&b=l01")
