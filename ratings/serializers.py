@@ -7,7 +7,7 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from ladder.models import format_rd
+from ladder.models import format_change, format_rd
 from ratings.engine.scales import display
 from ratings.models import STATUSES
 from ratings.queries import ALL, STATUS_FILTERS
@@ -56,7 +56,8 @@ class LeaderboardRowSerializer(serializers.Serializer):
         help_text="Rating change over the last 30 days in points; null without a match then.",
     )
     trend_display = serializers.SerializerMethodField(
-        help_text='The trend as shown, signed, in rating units: "+0.15"; null without a match.'
+        help_text='The trend as shown, signed, in rating units: "+0.15", "\u22120.15" (a real '
+        "minus sign, as on the pages); null without a match."
     )
     wins = serializers.IntegerField()
     losses = serializers.IntegerField()
@@ -71,7 +72,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
         return format_rd(row.rd_today)
 
     def get_trend_display(self, row: Any) -> str | None:
-        return None if row.trend is None else signed_display(row.trend)
+        return None if row.trend is None else format_change(row.trend)
 
     def get_player(self, row: Any) -> str:
         path = reverse("ratings:player", args=[row.user.username])
@@ -127,8 +128,9 @@ class RatingChangeSerializer(serializers.Serializer):
     gate_open = serializers.BooleanField(source="change.gate_open")
     performance_weight = serializers.FloatField(source="change.performance_weight")
     change = serializers.FloatField(source="change.change", help_text="In rating points.")
+    change_display = serializers.SerializerMethodField(help_text='As shown: "+0.08".')
     explanation = serializers.CharField(
-        help_text='In words: "expected 0.31, won 21-12 21-15: +84; …".'
+        help_text='In words: "expected 0.31, won 21-12 21-15: +0.08; …".'
     )
 
     def get_rating_after_display(self, entry: Any) -> str:
@@ -137,10 +139,5 @@ class RatingChangeSerializer(serializers.Serializer):
     def get_rd_after_display(self, entry: Any) -> str:
         return format_rd(entry.change.rd_after)
 
-
-def signed_display(points: float) -> str:
-    """A rating change in rating units with its sign: 151 → "+0.15", -4 → "0.00"."""
-    text = format_rd(abs(points))
-    if text == "0.00":
-        return text
-    return f"+{text}" if points > 0 else f"-{text}"
+    def get_change_display(self, entry: Any) -> str:
+        return format_change(entry.change.change)

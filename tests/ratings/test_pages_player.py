@@ -77,7 +77,7 @@ def test_player_page_ratings_chart_matches_and_head_to_head(client, club):
     assert "third match against Ben N in 90 days, counted at 0.71" in last.explanation
     lost = next(e for e in entries if not e.won)
     assert lost.score == "19-21 17-21"  # from Ann's side although she was side B
-    assert "lost 19-21 17-21: -" in lost.explanation
+    assert "lost 19-21 17-21: \u2212" in lost.explanation
     first = entries[-1]
     assert "first rated match, starting from 4.50 ± 0.25" in first.explanation
     assert "Third match against Ben N" not in page and "third match against Ben N" in page
