@@ -263,6 +263,18 @@ def test_start_over_service_checks_who_asks(hall, doubles, alice, bob, outsider)
     assert night.rounds == [] and len(night.present) == 9
 
 
+def test_long_names_are_never_cut_silently(client, hall, doubles, alice):
+    long = "Maximiliana Konstantinopoulou-Vanderbergh de la Fuente-Ortiz"  # 60 characters
+    alice.display_name = long
+    alice.save(update_fields=["display_name"])
+    client.force_login(alice)
+    client.post(url(doubles), {"present": [u.username for u in hall[:8]]})  # nobody sits out
+    page = unescape(client.get(url(doubles)).content.decode())
+    # A narrow screen may shorten the name with "…"; the whole name stays in the title.
+    assert f'<span class="who" title="{long}">{long}</span>' in page  # the list of members
+    assert f'<div class="player" title="{long} 4.50 ± 0.25">' in page  # the proposed match
+
+
 def test_the_page_states_the_floor_and_marks_a_match_below_it(client, hall, doubles, alice):
     ClubNight.objects.create(
         ladder=doubles,
