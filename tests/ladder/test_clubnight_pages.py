@@ -426,6 +426,7 @@ def test_api_proposes_a_round(hall, doubles, alice):
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["ladder"] == "doubles" and body["team_size"] == 2 and body["exact"] is True
+    assert body["floor"] == clubnight.QUALITY_FLOOR
     assert len(body["matches"]) == 2 and len(body["byes"]) == 1
     assert sorted(placed(body)) == sorted(u.username for u in hall)
     for m in body["matches"]:
