@@ -176,7 +176,9 @@ class Prediction:
 
 def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | None) -> Prediction:
     """The engine's win probability for your side, once every player is known."""
-    if arguments is None or not form.lineup_complete or form.errors_for("players"):
+    # An unbound form's arguments come from a complete lineup in the address (_prefilled).
+    complete = form.lineup_complete if form.is_bound else arguments is not None
+    if arguments is None or not complete or form.errors_for("players"):
         return Prediction(None, "Choose every player to see who is expected to win.")
     side_a, side_b = arguments["side_a"], arguments["side_b"]
     if len(side_b) != ladder.team_size or len(side_a) != ladder.team_size:
@@ -225,7 +227,7 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
         reporter=request.user,
         initial=_lineup_from_query(request, ladder),
     )
-    arguments = None
+    arguments = _prefilled(ladder, form) if request.method == "GET" else None
     status = 200
     if request.method == "POST":
         if form.editing_rows:
@@ -261,6 +263,30 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
         _report_context(request, ladder, form, arguments),
         status=status,
     )
+
+
+def _prefilled(ladder: Ladder, form: ReportForm) -> dict[str, Any] | None:
+    """The lineup filled in from the address, as the prediction needs it, when every player
+    is a member of the ladder (club night's "Report this match" shows the points at stake
+    at once, without JavaScript); None otherwise."""
+    slots = form.player_slots
+    names = [str(form.initial.get(slot, "")) for slot in slots]
+    if not slots or not all(names):
+        return None
+    users = {
+        m.user.username: m.user
+        for m in Membership.objects.filter(ladder=ladder, user__username__in=names).select_related(
+            "user"
+        )
+    }
+    if any(name not in users for name in names):
+        return None
+    by_slot = dict(zip(slots, (users[name] for name in names), strict=True))
+    return {
+        "played_on": timezone.localdate(),
+        "side_a": [form.reporter, *(by_slot[s] for s in form.partner_slots)],
+        "side_b": [by_slot[s] for s in form.opponent_slots],
+    }
 
 
 def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, str]:

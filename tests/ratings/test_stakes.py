@@ -153,3 +153,14 @@ def test_api_predict_answers_the_stakes_raw_and_shown(club):
     assert first["display"] == stakes.players[0].shown
     incomplete = APIClient().get("/api/v1/predict/", {"ladder": "club", "side_a": "ann"})
     assert incomplete.json() == {"probability": None, "quality": None, "stakes": None}
+
+
+def test_a_lineup_from_club_night_shows_the_stakes_at_once(client, doubles, alice, outsider):
+    login(client, alice)
+    report = reverse("ladder:report", args=["doubles"])
+    page = client.get(report, {"side_a": "alice,bob", "side_b": "charlie,dave"}).content.decode()
+    assert "Points at stake" in page and "Choose every player" not in page
+    # A name that is no member of the ladder: no prediction, no stakes, the form as ever.
+    for side_b in ("charlie,outsider", "charlie,zed", "charlie"):
+        page = client.get(report, {"side_a": "alice,bob", "side_b": side_b}).content.decode()
+        assert "Points at stake" not in page and "Choose every player" in page
