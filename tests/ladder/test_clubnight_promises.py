@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from ladder import clubnight
 from ladder.clubnight import History, Pairing, Present, propose
-from ratings.engine.predict import match_quality
+from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import Params, PlayerState
 
 PARAMS = Params()
@@ -168,3 +168,11 @@ def test_doubles_evening_has_no_repeat_while_one_can_be_avoided() -> None:
         assert repeats(rnd.pairings, tonight) == best_possible(players, 2, tonight, 0.4)[1]
         assert not rnd.below_floor
         rounds.append(rnd)
+
+
+@pytest.mark.parametrize(("rd", "gap", "underdog"), [(100, 469, 0.10), (250, 339, 0.24)])
+def test_what_the_floor_means(rd: float, gap: float, underdog: float) -> None:
+    # QUALITY_FLOOR's comment: 0.40 is a gap of 0.47 at RD 100 and 0.34 at RD 250.
+    strong, weak = [PlayerState(4500 + gap, rd, 0.06)], [PlayerState(4500, rd, 0.06)]
+    assert match_quality(strong, weak, PARAMS) == pytest.approx(clubnight.QUALITY_FLOOR, abs=0.002)
+    assert 1 - win_probability(strong, weak, PARAMS) == pytest.approx(underdog, abs=0.005)
