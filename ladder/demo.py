@@ -75,7 +75,10 @@ LADDERS: tuple[dict[str, Any], ...] = (
         "team_size": 5,
         "team_method": "performance_weighted",
         "composite_rd": "rms_of_mean",
-        "method_options": {"stat_weights": {"kills": 1.0, "deaths": -0.7, "adr": 0.02}},
+        "method_options": {
+            "stat_weights": {"kills": 1.0, "deaths": -0.7, "adr": 0.02},
+            "stat_labels": {"kills": "Kills", "deaths": "Deaths", "adr": "Damage per round"},
+        },
         # Five opponents a match: in a league of fourteen the share of distinct opponents
         # falls under the default 0.2 after a dozen maps, and RD would stop shrinking.
         "diversity_threshold": 0.05,

@@ -33,7 +33,9 @@ from ratings.serializers import (
     PredictInputSerializer,
     PredictionSerializer,
     RatingChangeSerializer,
+    StakesSerializer,
 )
+from ratings.stakes import stakes_for_lineup
 
 
 def visible_ladder(request: Request, slug: str) -> Ladder:
@@ -126,17 +128,18 @@ class PredictView(APIView):
         serializer = PredictInputSerializer(data=data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         values = serializer.validated_data
+        nothing = {"probability": None, "quality": None, "stakes": None}
         if not values["complete"]:
-            return Response({"probability": None, "quality": None})
-        prediction = queries.predict_sides(
-            values["ladder"],
-            values["side_a"],
-            values["side_b"],
-            values.get("on") or timezone.localdate(),
-        )
+            return Response(nothing)
+        lineup = (values["ladder"], values["side_a"], values["side_b"])
+        on = values.get("on") or timezone.localdate()
+        prediction = queries.predict_sides(*lineup, on)
         if prediction is None:
-            return Response({"probability": None, "quality": None})
-        return Response({"probability": prediction.probability, "quality": prediction.quality})
+            return Response(nothing)
+        stakes = stakes_for_lineup(*lineup, on)
+        body = {"probability": prediction.probability, "quality": prediction.quality}
+        body["stakes"] = None if stakes is None else StakesSerializer(stakes).data
+        return Response(body)
 
     @extend_schema(
         summary="Predicted win probability (query parameters)",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ladder.clubs.models import format_rd
+from ladder.clubs.models import format_change, format_rd
 from ratings.engine.scales import DISPLAY_DIVISOR, display
 
 WIDTH = 720
@@ -58,11 +58,8 @@ class Point:
 
     @property
     def change_text(self) -> str:
-        """The day's change in display units, "▲ 0.07" / "▼ 0.03" / "0.00"."""
-        size = format_rd(abs(self.change))
-        if self.matches == 0 or size == "0.00":
-            return "0.00"
-        return f"▲ {size}" if self.change > 0 else f"▼ {size}"
+        """The day's change as every change reads: "+0.07", "\u22120.03", "0.00"."""
+        return "0.00" if self.matches == 0 else format_change(self.change)
 
     @property
     def label(self) -> str:

@@ -1,13 +1,14 @@
 """A rating change in plain words, from the fields stored with it (PRODUCT.md "Ratings in the site").
 
-    expected 0.31, won 21-12 21-15: +84; a clear win: counted 2.0× a narrow one;
+    expected 0.31, won 21-12 21-15: +0.08; a clear win: counted 2.0× a narrow one;
     third match against Sam in 90 days, counted at 0.71
 
 The margin (RATINGS.md §3 step 2): under ``margin_information`` a win is a win and the
 stored ``margin_multiplier`` says how much more a clear one counted; under ``score`` the
 stored ``outcome`` is the margin-aware result. Either way the wrong-way floor (§3 step 9)
 may have kept the rating where it was (``floor_applied``): the explanation says so.
-RDs read in display units, like the ratings (§8: RD 250 → "± 0.25").
+RDs and the change read in display units, like the ratings (§8: RD 250 → "± 0.25", a
+change of 84 points → "+0.08"): one way to show a rating everywhere (issue 16).
 
 ``explain(change, context)`` is pure wording: ``context`` carries what the row alone does
 not know (the score from the player's side, the opponents' names, the ladder's
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ladder.clubs.models import format_rd
+from ladder.clubs.models import format_change, format_rd
 
 # Below this a difference is rounding, not something to explain.
 WEIGHT_EPSILON = 0.005
@@ -69,12 +70,6 @@ class Context:
     has_previous: bool = True
 
 
-def signed_points(value: float) -> str:
-    """A change in rating points: +84, -12, 0."""
-    points = round(value)
-    return f"{points:+d}" if points else "0"
-
-
 def ordinal(n: int) -> str:
     """1 → "first", 3 → "third", 12 → "12th"."""
     if 1 <= n <= len(_ORDINALS):
@@ -98,7 +93,7 @@ def explain(change: Any, context: Context) -> str:
     head = f"expected {change.expected:.2f}, {result}"
     if context.score:
         head += f" {context.score}"
-    parts = [f"{head}: {signed_points(change.change)}"]
+    parts = [f"{head}: {format_change(change.change)}"]
     parts.extend(_notes(change, context))
     return "; ".join(parts)
 

@@ -249,6 +249,13 @@ def _last_rated_key(ladder: Ladder) -> Key | None:
     return (row[0], row[1]) if row else None
 
 
+def replayer_now(ladder: Ladder, players: set[int]) -> Replayer:
+    """A Replayer standing where the stored ratings stand for ``players`` (user ids): their
+    states and lookback windows. For questions that store nothing (points at stake)."""
+    snapshot = _snapshot(ladder, _last_rated_key(ladder), players)
+    return Replayer.from_snapshot(ladder.params(), ladder.scoring(), snapshot)
+
+
 def _snapshot(ladder: Ladder, last: Key | None, players: set[int]) -> ReplaySnapshot:
     """The replayer's state after the last rated match, rebuilt from stored rows, for the
     ``players`` of the matches to rate: a match reads and changes only its own players'

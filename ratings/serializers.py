@@ -7,7 +7,7 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from ladder.clubs.models import Ladder, format_rd
+from ladder.clubs.models import Ladder, format_change, format_rd
 from ladder.matches.serializers import UsernamesField, resolve_members, visible_ladder
 from ratings.engine.scales import display
 from ratings.models import STATUSES
@@ -57,7 +57,8 @@ class LeaderboardRowSerializer(serializers.Serializer):
         help_text="Rating change over the last 30 days in points; null without a match then.",
     )
     trend_display = serializers.SerializerMethodField(
-        help_text='The trend as shown, signed, in rating units: "+0.15"; null without a match.'
+        help_text='The trend as shown, signed, in rating units: "+0.15", "\u22120.15" (a real '
+        "minus sign, as on the pages); null without a match."
     )
     wins = serializers.IntegerField()
     losses = serializers.IntegerField()
@@ -72,7 +73,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
         return format_rd(row.rd_today)
 
     def get_trend_display(self, row: Any) -> str | None:
-        return None if row.trend is None else signed_display(row.trend)
+        return None if row.trend is None else format_change(row.trend)
 
     def get_player(self, row: Any) -> str:
         path = reverse("ratings:player", args=[row.user.username])
@@ -128,8 +129,9 @@ class RatingChangeSerializer(serializers.Serializer):
     gate_open = serializers.BooleanField(source="change.gate_open")
     performance_weight = serializers.FloatField(source="change.performance_weight")
     change = serializers.FloatField(source="change.change", help_text="In rating points.")
+    change_display = serializers.SerializerMethodField(help_text='As shown: "+0.08".')
     explanation = serializers.CharField(
-        help_text='In words: "expected 0.31, won 21-12 21-15: +84; …".'
+        help_text='In words: "expected 0.31, won 21-12 21-15: +0.08; …".'
     )
 
     def get_rating_after_display(self, entry: Any) -> str:
@@ -138,13 +140,8 @@ class RatingChangeSerializer(serializers.Serializer):
     def get_rd_after_display(self, entry: Any) -> str:
         return format_rd(entry.change.rd_after)
 
-
-def signed_display(points: float) -> str:
-    """A rating change in rating units with its sign: 151 → "+0.15", -4 → "0.00"."""
-    text = format_rd(abs(points))
-    if text == "0.00":
-        return text
-    return f"+{text}" if points > 0 else f"-{text}"
+    def get_change_display(self, entry: Any) -> str:
+        return format_change(entry.change.change)
 
 
 class PredictInputSerializer(serializers.Serializer):
@@ -169,6 +166,35 @@ class PredictInputSerializer(serializers.Serializer):
         return attrs
 
 
+class StakeSerializer(serializers.Serializer):
+    """One player's points at stake: raw rating points and the display form (RATINGS.md §8)."""
+
+    username = serializers.CharField(source="user.username")
+    side = serializers.CharField(help_text='"a" or "b".')
+    rating = serializers.FloatField(help_text="Today's rating, in points.")
+    rating_display = serializers.CharField(help_text='As shown: "4.52".')
+    narrow_win = serializers.FloatField(help_text="Change in points if their side wins narrowly.")
+    clear_win = serializers.FloatField(help_text="... wins clearly.")
+    narrow_loss = serializers.FloatField(help_text="... loses narrowly.")
+    clear_loss = serializers.FloatField(help_text="... loses clearly.")
+    display = serializers.DictField(
+        source="shown",
+        child=serializers.CharField(),
+        help_text='The four changes as shown, by name: {"narrow_win": "+0.03", ...}.',
+    )
+
+
+class StakesSerializer(serializers.Serializer):
+    """RATINGS.md §6 points at stake: what a narrow and a clear win either way would do."""
+
+    on = serializers.DateField()
+    narrow_score = serializers.CharField(
+        help_text='The narrow win, the winner\'s points first: "22-20 22-20".'
+    )
+    clear_score = serializers.CharField(help_text='The clear win: "21-10 21-10".')
+    players = StakeSerializer(many=True, help_text="Side A's players, then side B's.")
+
+
 class PredictionSerializer(serializers.Serializer):
     probability = serializers.FloatField(
         allow_null=True,
@@ -178,4 +204,8 @@ class PredictionSerializer(serializers.Serializer):
     quality = serializers.FloatField(
         allow_null=True,
         help_text="RATINGS.md §6: match quality Q in (0, 1], 1 is an ideal match; null as above.",
+    )
+    stakes = StakesSerializer(
+        allow_null=True,
+        help_text="RATINGS.md §6 points at stake, when both sides are complete; null otherwise.",
     )

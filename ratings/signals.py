@@ -14,11 +14,12 @@ from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
 from ladder.clubs.models import Ladder, Membership
-from ladder.matches.signals import lineup_wanted, ratings_due
+from ladder.matches.signals import lineup_wanted, ratings_due, stakes_wanted
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import bump_board, ladders_needing_rating, rate_ladder
 from ratings.queries import predict_sides
 from ratings.services import replay_later, restand
+from ratings.stakes import stakes_for_lineup
 from ratings.tasks import enqueue_rating
 
 
@@ -123,3 +124,11 @@ def predict_lineup(
     """The §6 prediction of a lineup for the report form (ladder/matches/signals.py)."""
 
     return predict_sides(ladder, side_a, side_b, on)
+
+
+@receiver(stakes_wanted)
+def stakes_of_lineup(
+    sender: Any, ladder: Ladder, side_a: Any, side_b: Any, on: Any, **kwargs: Any
+) -> Any:
+    """The §6 points at stake of a lineup for the report form (ladder/matches/signals.py)."""
+    return stakes_for_lineup(ladder, side_a, side_b, on)

@@ -29,6 +29,7 @@ from ratings import queries
 from ratings.chart import DEFAULT_RANGE, RANGES, rating_chart, since_of
 from ratings.forms import LeaderboardFilterForm
 from ratings.models import TREND_DAYS, RatingChange
+from ratings.stakes import points_at_stake
 
 
 def _fragment(request: HtmxHttpRequest, target: str) -> bool:
@@ -231,6 +232,7 @@ def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     names_a = queries.split_names(request.GET.getlist("a"))
     names_b = queries.split_names(request.GET.getlist("b"))
     result = None
+    stakes = None
     error = ""
     if names_a or names_b:
         try:
@@ -241,6 +243,8 @@ def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             error = exc.message
         else:
             result = queries.head_to_head(ladder, side_a, side_b, request.user)
+            if result.prediction is not None:
+                stakes = points_at_stake(ladder, side_a, side_b, result.prediction.on)
     size = ladder.team_size
     slots = range(size)
     context = {
@@ -251,6 +255,7 @@ def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "inputs_a": [names_a[i] if i < len(names_a) else "" for i in slots],
         "inputs_b": [names_b[i] if i < len(names_b) else "" for i in slots],
         "result": result,
+        "stakes": stakes,
         "error": error,
     }
     return render(request, "ratings/head_to_head.html", context, status=400 if error else 200)

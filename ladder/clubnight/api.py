@@ -81,6 +81,10 @@ class RoundSerializer(serializers.Serializer):
     team_size = serializers.IntegerField()
     matches = ProposedMatchSerializer(many=True, help_text="Best quality first.")
     byes = serializers.ListField(child=serializers.CharField(), help_text="Who sits out.")
+    floor = serializers.FloatField(
+        help_text="The match quality every match keeps to where the players present allow "
+        "it; a match below it is the closest those players allow."
+    )
     exact = serializers.BooleanField(
         help_text="Whether the round is provably the best (halls of up to 12), or the "
         "local search's best."

@@ -16,6 +16,19 @@ pivot idea: the player with the fewest games is served first):
 2. then most games in total (ladder games + tonight);
 3. among players equal on both, the search picks whoever gives the best round.
 
+What a round promises, in this order
+------------------------------------
+1. Every match at least ``QUALITY_FLOOR`` in match quality Q (stated on the page) where
+   the players present allow it; otherwise as few matches below it as they allow.
+2. No pairing of tonight again (two players meeting as opponents, or as partners, a
+   second time) while a round without it exists that keeps 1.
+3. Among those rounds, the best by the score below.
+Balance comes before novelty: a repeat of an even match is a better evening than a
+fresh one that one side cannot win (the lopsided later rounds of issue 16 came from
+putting novelty first). The three levels are penalties orders of magnitude apart
+(``BELOW_FLOOR`` > ``TONIGHT_OPPONENT`` > the score's whole range), so one search
+serves all three.
+
 Scoring (the objective, maximised)
 ----------------------------------
 The total over the round's matches of ``Q - penalties``, where ``Q`` is the match
@@ -25,7 +38,7 @@ players who would meet as opponents (every cross pair of the two sides) or play 
 partners (every pair within a side):
 
 - ``TONIGHT_OPPONENT`` / ``TONIGHT_PARTNER`` times the number of times that pair
-  already met that way in an earlier round tonight;
+  already met that way in an earlier round tonight (promise 2);
 - ``WINDOW_OPPONENT`` / ``WINDOW_PARTNER`` times ``1 - 1 / (1 + REPEAT_DAMPING * k)``
   with ``k`` the pair's meetings that way within the ladder's lookback window.
 
@@ -33,7 +46,8 @@ The window term is the share of a match the ratings would discount for a repeat
 opponent (RATINGS.md §3 step 4's weight with the default alpha): 0.17 after one
 meeting, 0.38 after three, approaching 1; it grows ever slower, because in a small
 club everyone has met everyone and balance should still win. See the constants
-for the weights.
+for the weights. A match below the floor costs ``BELOW_FLOOR`` plus ``SHORTFALL`` per
+unit of Q it misses by (promise 1; of two matches below the floor, the nearer is better).
 
 Search
 ------
@@ -80,12 +94,24 @@ from ratings.queries import player_states as current_states
 
 # ---- scoring weights ------------------------------------------------------------------------
 
-#: Per earlier meeting tonight of two opponents. Q < 1 for any match, so meeting
-#: someone again tonight costs more than the best rebalancing could gain: it happens
-#: only when every alternative repeats as much or sits someone out unfairly.
-TONIGHT_OPPONENT = 2.0
+#: The match quality every match of a round keeps to where the players present allow it
+#: (RATINGS.md §6 Q, shown on the club night page). 0.40 is a rating gap of 0.47 between
+#: two well-known players (RD 100 each; the weaker wins one match in ten) or 0.34 between
+#: two new ones (RD 250; one in four): a match either side can win. The lopsided rounds
+#: this floor rules out measured 0.03-0.12.
+QUALITY_FLOOR = 0.4
+#: Per match below the floor (promise 1): more than any number of repeats can cost.
+BELOW_FLOOR = 1e5
+#: Per unit of Q a match below the floor misses it by: the nearer miss is the better one.
+#: At most 2 a match, so it stays below one repeat (TONIGHT_OPPONENT) for any hall of up to
+#: about 30 matches.
+SHORTFALL = 2.0
+#: Per earlier meeting tonight of two opponents (promise 2): more than the score of any
+#: round (Q <= 1 and SHORTFALL a match), so a pairing of tonight comes back only when
+#: every round that keeps the floor has it.
+TONIGHT_OPPONENT = 100.0
 #: Per earlier partnership tonight: rotating partners is what a doubles night is for.
-TONIGHT_PARTNER = 2.0
+TONIGHT_PARTNER = 100.0
 #: Weight of the lookback-window discount for opponents: one earlier meeting (0.17 x 0.3
 #: = 0.05) costs as much as a 100-point rating gap between well-known players
 #: (Q 0.93 → 0.88), ten meetings (0.67 x 0.3 = 0.2) about a 250-point gap. A fresh
@@ -138,6 +164,10 @@ EPS = 1e-12
 
 class ClubNightError(ValueError):
     """The hall cannot make a round (too few players, an unknown player, ...)."""
+
+
+class ClubNightPermissionError(ClubNightError):
+    """The person asking may not do this to tonight's club night (start it over)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,10 +238,16 @@ class Round:
     byes: tuple[str, ...]
     score: float
     exact: bool
+    floor: float = QUALITY_FLOOR
 
     @property
     def pairings(self) -> tuple[Pairing, ...]:
         return tuple(m.pairing for m in self.matches)
+
+    @property
+    def below_floor(self) -> tuple[ProposedMatch, ...]:
+        """The matches below the quality floor: none unless the players present allow no better."""
+        return tuple(m for m in self.matches if m.quality < self.floor)
 
     @property
     def mean_quality(self) -> float:
@@ -227,16 +263,20 @@ def propose(
     previous_rounds: Sequence[Sequence[Pairing]] = (),
     search: str = "auto",
     seed: int = SEED,
+    floor: float = QUALITY_FLOOR,
 ) -> Round:
     """The best round for the players present (see the module docstring for the objective).
 
     ``history`` counts pairings within the ladder's lookback window; ``previous_rounds``
     are tonight's earlier rounds, each a sequence of ``(side_a, side_b)`` ids. ``search``
-    is ``"auto"`` (exact up to ``EXACT_MAX_PLAYERS``), ``"exact"`` or ``"heuristic"``.
+    is ``"auto"`` (exact up to ``EXACT_MAX_PLAYERS``), ``"exact"`` or ``"heuristic"``;
+    ``floor`` the match quality every match keeps to where the players allow it.
     Raises ClubNightError when there are not enough players for one match.
     """
     if team_size < 1:
         raise ClubNightError("A team needs at least one player.")
+    if not 0 <= floor <= 1:
+        raise ClubNightError("The match quality floor must be between 0 and 1.")
     if search not in ("auto", "exact", "heuristic"):
         raise ClubNightError(f"Unknown search {search!r}.")
     ids = [p.id for p in present]
@@ -251,7 +291,7 @@ def propose(
     if search == "exact" and len(present) > EXACT_MAX_PLAYERS:
         raise ClubNightError(f"Exact search is for halls of up to {EXACT_MAX_PLAYERS} players.")
 
-    hall = _Hall(present, team_size, params, on, history or History(), previous_rounds)
+    hall = _Hall(present, team_size, params, on, history or History(), previous_rounds, floor)
     playing, tie, benched_from_tie, byes = hall.who_plays()
     exact = search == "exact" or (search == "auto" and len(present) <= EXACT_MAX_PLAYERS)
     if exact:
@@ -312,8 +352,10 @@ class _Hall:
         on: date | None,
         history: History,
         previous_rounds: Sequence[Sequence[Pairing]],
+        floor: float = QUALITY_FLOOR,
     ) -> None:
         self.players = sorted(present, key=lambda p: p.id)
+        self.floor = floor
         self.team_size = team_size
         self.size = 2 * team_size
         self.params = params
@@ -396,7 +438,8 @@ class _Hall:
         return side
 
     def match_value(self, side_a: tuple[int, ...], side_b: tuple[int, ...]) -> float:
-        """Q minus the repeat penalties of one match (sides as sorted tuples of indices).
+        """Q minus the repeat penalties of one match, and the floor's if it falls below
+        (sides as sorted tuples of indices).
 
         Q is ``ratings.engine.predict.match_quality`` written out on the cached side
         aggregates: the search evaluates ~100,000 matches for a 40-player doubles hall and
@@ -405,8 +448,10 @@ class _Hall:
         """
         a, b = self.side(side_a), self.side(side_b)
         gap = (a.r_eff - b.r_eff) / QUALITY_SCALE
-        value = 1.0 / (1.0 + gap * gap + (a.rd_sq + b.rd_sq) / QUALITY_SCALE_SQ)
-        value -= a.penalty + b.penalty
+        quality = 1.0 / (1.0 + gap * gap + (a.rd_sq + b.rd_sq) / QUALITY_SCALE_SQ)
+        value = quality - a.penalty - b.penalty
+        if quality < self.floor:
+            value -= BELOW_FLOOR + SHORTFALL * (self.floor - quality)
         opp = self.opp_penalty
         for i in side_a:
             row = opp[i]
@@ -491,7 +536,7 @@ class _Hall:
             )
         matches.sort(key=lambda m: (-m.quality, m.players))
         bye_ids = tuple(sorted(self.players[i].id for i in byes))
-        return Round(tuple(matches), bye_ids, score, exact)
+        return Round(tuple(matches), bye_ids, score, exact, self.floor)
 
     def _ids(self, side: Iterable[int]) -> tuple[str, ...]:
         ordered = sorted(side, key=lambda i: (-self.ratings[i], self.players[i].id))
@@ -864,6 +909,7 @@ def round_to_json(rnd: Round) -> dict[str, Any]:
             for m in rnd.matches
         ],
         "byes": list(rnd.byes),
+        "floor": rnd.floor,
     }
 
 
@@ -909,6 +955,32 @@ def add_round(
     return night, rnd
 
 
-def start_over(ladder: Ladder, on: date | None = None) -> None:
-    """Forget tonight's rounds (who is present stays ticked)."""
-    ClubNight.objects.filter(ladder=ladder, date=on or timezone.localdate()).update(rounds=[])
+def may_start_over(night: ClubNight | None, user: Any) -> bool:
+    """Whether ``user`` may forget the night's rounds: a moderator, or the member who
+    started the evening (proposed its first round)."""
+    if night is None or not getattr(user, "is_authenticated", False):
+        return False
+    return bool(user.is_moderator) or (
+        night.created_by_id is not None and night.created_by_id == user.pk
+    )
+
+
+def start_over(ladder: Ladder, by: Any, on: date | None = None) -> None:
+    """Forget tonight's rounds (who is present stays ticked).
+
+    Raises ClubNightPermissionError, changing nothing, unless ``by`` is a moderator or
+    started the evening; ClubNightError when there is no round to forget.
+    """
+    on = on or timezone.localdate()
+    with transaction.atomic():
+        night = ClubNight.objects.select_for_update().filter(ladder=ladder, date=on).first()
+        if night is None or not night.rounds:
+            raise ClubNightError("There is no round tonight to start over from.")
+        if not may_start_over(night, by):
+            # The starter is not named: they may be a member hidden from this one.
+            raise ClubNightPermissionError(
+                "Only a moderator or the member who started tonight's club night can "
+                "start it over; propose the next round instead."
+            )
+        night.rounds = []
+        night.save(update_fields=["rounds"])

@@ -19,7 +19,9 @@ class ClubNight(models.Model):
     second organiser's phone and "everyone from the last club night" all see the same.
     ``present`` is a list of usernames; ``rounds`` a list of
     ``{"matches": [{"side_a": [...], "side_b": [...], "quality": q, "win_probability": p}],
-    "byes": [...]}`` in the order they were proposed (ladder/clubnight.py).
+    "byes": [...], "floor": f}`` in the order they were proposed (ladder/clubnight/matchmaking.py;
+    rounds kept before the quality floor have no "floor"). ``created_by`` proposed the first
+    round: with the moderators, the only one who may start the evening over.
     """
 
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="club_nights")

@@ -51,6 +51,7 @@ class ShownMatch:
     quality: float
     win_probability: float
     report_url: str | None  # for a player of this match: the report form, filled in
+    below_floor: bool = False  # the players present allowed no match at the quality floor
 
 
 @dataclass(frozen=True)
@@ -84,14 +85,16 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     unseen = [u for u in (night.present if night else []) if u not in people]
     if request.method == "POST":
         ticked = request.POST.getlist("present") + unseen
-        if request.POST.get("action") == "start_over":
-            clubnight.start_over(ladder, today)
-        else:
-            try:
+        try:
+            if request.POST.get("action") == "start_over":
+                clubnight.start_over(ladder, request.user, today)
+            else:
                 users = clubnight.members_named(ladder, list(dict.fromkeys(ticked)))
                 night, _ = clubnight.add_round(ladder, request.user, users, today)
-            except clubnight.ClubNightError as exc:
-                error, status = str(exc), 400
+        except clubnight.ClubNightPermissionError as exc:
+            error, status = str(exc), 403
+        except clubnight.ClubNightError as exc:
+            error, status = str(exc), 400
         if not error and not request.htmx:
             return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
         night = clubnight.tonight(ladder, today)
@@ -111,6 +114,8 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
         "rounds": _shown_rounds(ladder, night, people, request.user),
         "error": error,
         "today": today,
+        "floor": clubnight.QUALITY_FLOOR,
+        "can_start_over": clubnight.may_start_over(night, request.user),
     }
     if request.htmx:
         fragment = (
@@ -172,6 +177,7 @@ def _shown_rounds(
                 quality=m["quality"],
                 win_probability=m["win_probability"],
                 report_url=_report_url(ladder, m["side_a"], m["side_b"], viewer, night.date),
+                below_floor=m["quality"] < rnd.get("floor", clubnight.QUALITY_FLOOR),
             )
             for m in rnd["matches"]
         ]

@@ -84,7 +84,8 @@ class LadderAdmin(admin.ModelAdmin):
                 "settings replay the ladder's rated matches. Margin boost applies to the "
                 "margin-as-information model, the match-win bonus and margin weight to the "
                 "score model. A win never lowers a rating and a loss never raises one: that "
-                "floor is always on.",
+                "floor is always on. Method options may name the stats for members: "
+                '{"stat_labels": {"adr": "Damage per round"}}.',
             },
         ),
         (

@@ -117,6 +117,12 @@ METHOD_OPTIONS: dict[str, str] = {
     "g1_initial_rd": "a positive number",
     "g1_boost": "true or false",
 }
+# Method options that are no rating parameter: how the site words the method's settings.
+SITE_OPTIONS: dict[str, str] = {
+    "stat_labels": "an object of stat name → the label members read (1–40 characters)",
+}
+# A stat's label is a column heading on a phone: a few words.
+STAT_LABEL_MAX = 40
 
 
 def _is_number(value: object) -> bool:
@@ -130,6 +136,11 @@ def _option_ok(name: str, value: object) -> bool:
         )
     if name == "g1_boost":
         return isinstance(value, bool)
+    if name == "stat_labels":
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and isinstance(v, str) and 0 < len(v.strip()) <= STAT_LABEL_MAX
+            for k, v in value.items()
+        )
     if name == "delta_max":
         return value is None or (_is_number(value) and value > 0)  # type: ignore[operator]
     if name in ("perf_alpha", "perf_weight_min", "perf_weight_max"):
@@ -143,12 +154,19 @@ def method_option_errors(options: object) -> list[str]:
         return ['Method options must be a JSON object, e.g. {"stat_weights": {"kills": 1}}.']
     errors = []
     for name, value in options.items():
-        if name not in METHOD_OPTIONS:
-            allowed = ", ".join(METHOD_OPTIONS)
+        if name not in METHOD_OPTIONS and name not in SITE_OPTIONS:
+            allowed = ", ".join([*METHOD_OPTIONS, *SITE_OPTIONS])
             errors.append(f"Unknown method option {name!r}; allowed: {allowed}.")
         elif not _option_ok(name, value):
-            errors.append(f"Method option {name!r} must be {METHOD_OPTIONS[name]}.")
+            must = METHOD_OPTIONS.get(name) or SITE_OPTIONS[name]
+            errors.append(f"Method option {name!r} must be {must}.")
     if not errors:
+        unknown = sorted(set(options.get("stat_labels", {})) - set(options.get("stat_weights", {})))
+        if unknown:
+            errors.append(
+                f"Stat labels name stats without a weight: {', '.join(unknown)}; label only the "
+                "stats of stat_weights."
+            )
         low = options.get("perf_weight_min", DEFAULTS.perf_weight_min)
         high = options.get("perf_weight_max", DEFAULTS.perf_weight_max)
         if not 0 < low <= 1 <= high:
@@ -174,6 +192,17 @@ def format_rd(value: float | None) -> str:
     """An RD (or any spread or change) in display units, two decimals: 189 → "0.19"
     (RATINGS.md §8: never raw points beside a 2.0–9.0 rating)."""
     return "–" if value is None else f"{value / 1000:.2f}"
+
+
+def format_change(value: float | None) -> str:
+    """A change of rating in display units, signed: +31 → "+0.03", −151 → "−0.15" (a real
+    minus sign); a change too small to show reads "0.00", without a sign."""
+    if value is None:
+        return "–"
+    size = f"{abs(value) / 1000:.2f}"
+    if size == "0.00":
+        return size
+    return f"+{size}" if value > 0 else f"\u2212{size}"
 
 
 # The first words of the engine's messages (validate_params): a parameter's name, or one of
@@ -435,6 +464,8 @@ class Ladder(models.Model):
         for name in ("lookback_days", "rating_period_days"):
             values[name] = int(values[name])
         for name, value in (self.method_options or {}).items():
+            if name in SITE_OPTIONS:
+                continue  # the site's wording, not a rating parameter
             if name == "stat_weights":
                 value = MappingProxyType({k: float(v) for k, v in value.items()})
             elif name != "g1_boost" and value is not None:
@@ -586,6 +617,20 @@ class Ladder(models.Model):
         if self.team_method != "performance_weighted":
             return []
         return sorted((self.method_options or {}).get("stat_weights", {}))
+
+    def stat_label(self, name: str) -> str:
+        """What members read for a stat: the ladder's own label (``stat_labels``), else the
+        name made readable ("adr" → "ADR", "first_kills" → "First kills")."""
+        labels = (self.method_options or {}).get("stat_labels")
+        if isinstance(labels, dict) and isinstance(labels.get(name), str) and labels[name].strip():
+            return str(labels[name]).strip()
+        words = name.replace("_", " ").strip()
+        return words.upper() if len(words) <= 3 else words[:1].upper() + words[1:]
+
+    @property
+    def stat_labels(self) -> list[str]:
+        """The labels of ``stat_names``, in the same order."""
+        return [self.stat_label(name) for name in self.stat_names]
 
     def default_start(self) -> PlayerState:
         """Where a member without a self-assessment starts."""

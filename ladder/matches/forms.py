@@ -217,10 +217,11 @@ class ReportForm(MatchForm):
                 label=self._slot_label(slot), required=False, max_length=150
             )
         self.stat_names = ladder.stat_names
+        self.stat_labels = ladder.stat_labels  # what members read: the ladder's own labels
         for slot in ["me", *self.player_slots]:
-            for index, name in enumerate(self.stat_names):
+            for index, label in enumerate(self.stat_labels):
                 self.fields[self.stat_field(slot, index)] = forms.FloatField(
-                    label=name, required=False
+                    label=label, required=False
                 )
         self.users: dict[str, User] = {}
 
@@ -327,22 +328,30 @@ class ReportForm(MatchForm):
     def opponent_inputs(self) -> list[PlayerInput]:
         return self._inputs(self.opponent_slots)
 
-    def stat_rows(self) -> list[tuple[str, list[SafeString]]]:
-        """For the template: (player label, its stat inputs) per slot."""
-        labels = {"me": "You", **{slot: self.fields[slot].label for slot in self.player_slots}}
-        labels.update({slot: user.name for slot, user in self.users.items()})
+    def stat_row_label(self, slot: str) -> str:
+        """Whose stats a row holds: the player's name once known, else the place still to fill."""
+        if slot == "me":
+            return self.reporter.name
+        user = self.users.get(slot)  # filled in by clean(): a member of the ladder
+        if user is not None:
+            return user.name
+        return f"{self.fields[slot].label} (not chosen yet)"
+
+    def stat_rows(self) -> list[tuple[str, str, list[SafeString]]]:
+        """For the template: (slot, whose row it is, its stat inputs) per player."""
         rows = []
         for slot in ["me", *self.player_slots]:
+            who = self.stat_row_label(slot)
             inputs = []
-            for index, name in enumerate(self.stat_names):
+            for index, label in enumerate(self.stat_labels):
                 field = self[self.stat_field(slot, index)]
                 attrs: dict[str, str | bool] = {
-                    "aria-label": f"{name}: {labels[slot]}",
+                    "aria-label": f"{label}: {who}",
                     "class": "stat",
                     "step": "any",
                 }
                 inputs.append(field.as_widget(attrs=attrs))
-            rows.append((str(labels[slot]), inputs))
+            rows.append((slot, who, inputs))
         return rows
 
 

@@ -22,13 +22,27 @@ ratings_due = Signal()
 lineup_wanted = Signal()
 
 
+# Asks for the RATINGS.md §6 points at stake of a full lineup (same keywords): the answer
+# holds each player's change for a narrow and a clear win either way, or is None.
+stakes_wanted = Signal()
+
+
+def _first_answer(signal: Signal, **lineup: Any) -> Any:
+    for _receiver, answer in signal.send(sender=type(lineup["ladder"]), **lineup):
+        if answer is not None:
+            return answer
+    return None
+
+
+def stakes_of_lineup(
+    ladder: Any, side_a: Sequence[Any], side_b: Sequence[Any], on: date | None
+) -> Any:
+    """The first answer to ``stakes_wanted``: the points at stake, or None."""
+    return _first_answer(stakes_wanted, ladder=ladder, side_a=side_a, side_b=side_b, on=on)
+
+
 def predict_lineup(
     ladder: Any, side_a: Sequence[Any], side_b: Sequence[Any], on: date | None
 ) -> Any:
     """The first answer to ``lineup_wanted``: the prediction, or None (none can be made)."""
-    for _receiver, answer in lineup_wanted.send(
-        sender=type(ladder), ladder=ladder, side_a=side_a, side_b=side_b, on=on
-    ):
-        if answer is not None:
-            return answer
-    return None
+    return _first_answer(lineup_wanted, ladder=ladder, side_a=side_a, side_b=side_b, on=on)

@@ -41,7 +41,7 @@ from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user
 from ladder.matches import operations as domain
 from ladder.matches.forms import DisputeForm, ModerationForm, ReportForm
 from ladder.matches.models import Match, Notification
-from ladder.matches.signals import predict_lineup
+from ladder.matches.signals import predict_lineup, stakes_of_lineup
 from ladder.matches.templatetags.match_tags import names_and, names_or
 
 # Type-ahead: enough names to pick from, few enough to read.
@@ -162,11 +162,14 @@ class Prediction:
     probability: float | None
     note: str
     sides: str = ""
+    stakes: Any = None  # ratings.stakes.Stakes: what each result would do (RATINGS.md §6)
 
 
 def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | None) -> Prediction:
     """The engine's win probability for your side, once every player is known."""
-    if arguments is None or not form.lineup_complete or form.errors_for("players"):
+    # An unbound form's arguments come from a complete lineup in the address (_prefilled).
+    complete = form.lineup_complete if form.is_bound else arguments is not None
+    if arguments is None or not complete or form.errors_for("players"):
         return Prediction(None, "Choose every player to see who is expected to win.")
     side_a, side_b = arguments["side_a"], arguments["side_b"]
     if len(side_b) != ladder.team_size or len(side_a) != ladder.team_size:
@@ -177,7 +180,8 @@ def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | No
         return Prediction(None, "No prediction: the rating engine has none for these players yet.")
     partners = side_a[1:]
     yours = f"you and {names_and(partners)}" if partners else "you"
-    return Prediction(probability, "", f"{yours} beat {names_and(side_b)}")
+    stakes = stakes_of_lineup(ladder, side_a, side_b, arguments["played_on"])
+    return Prediction(probability, "", f"{yours} beat {names_and(side_b)}", stakes)
 
 
 def _report_context(
@@ -215,7 +219,7 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
         reporter=request.user,
         initial=_lineup_from_query(request, ladder),
     )
-    arguments = None
+    arguments = _prefilled(ladder, form) if request.method == "GET" else None
     status = 200
     if request.method == "POST":
         if form.editing_rows:
@@ -242,12 +246,39 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
                     )
                     return redirect(match)
             status = 400
+            # Without JavaScript this page is where the prediction and the points at stake
+            # show: from the players entered, whatever else still needs fixing.
+            arguments = arguments or form.report_arguments(partial=True)
     return render(
         request,
         "ladder/report.html",
         _report_context(request, ladder, form, arguments),
         status=status,
     )
+
+
+def _prefilled(ladder: Ladder, form: ReportForm) -> dict[str, Any] | None:
+    """The lineup filled in from the address, as the prediction needs it, when every player
+    is a member of the ladder (club night's "Report this match" shows the points at stake
+    at once, without JavaScript); None otherwise."""
+    slots = form.player_slots
+    names = [str(form.initial.get(slot, "")) for slot in slots]
+    if not slots or not all(names):
+        return None
+    users = {
+        m.user.username: m.user
+        for m in Membership.objects.filter(ladder=ladder, user__username__in=names).select_related(
+            "user"
+        )
+    }
+    if any(name not in users for name in names):
+        return None
+    by_slot = dict(zip(slots, (users[name] for name in names), strict=True))
+    return {
+        "played_on": timezone.localdate(),
+        "side_a": [form.reporter, *(by_slot[s] for s in form.partner_slots)],
+        "side_b": [by_slot[s] for s in form.opponent_slots],
+    }
 
 
 def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, str]:

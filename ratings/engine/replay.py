@@ -402,14 +402,7 @@ class Replayer:
         `on`, run on copies of the players' current states and lookback windows.
         """
         fmt = self.scoring_format
-        ppg = fmt.points_per_game
-        clear_loser = ppg - max(1, math.ceil(self.params.margin_clamp * ppg))
-        results = {
-            "a_narrow": fmt.straight_win(ppg - 1),
-            "a_clear": fmt.straight_win(clear_loser),
-        }
-        results["b_narrow"] = tuple((b, a) for a, b in results["a_narrow"])
-        results["b_clear"] = tuple((b, a) for a, b in results["a_clear"])
+        results = self.stake_games()
         names = (*side_a, *side_b)
         out = {}
         for label, games in results.items():
@@ -421,6 +414,19 @@ class Replayer:
                     copy.recent, copy.counts, copy.slots = deque(p.recent), dict(p.counts), p.slots
             out[label] = trial.rate(Match(on, tuple(side_a), tuple(side_b), games))
         return out
+
+    def stake_games(self) -> dict[str, tuple[tuple[int, int], ...]]:
+        """The plausible results `stakes` plays out, as games from side A's view, by key."""
+        fmt = self.scoring_format
+        ppg = fmt.points_per_game
+        clear_loser = ppg - max(1, math.ceil(self.params.margin_clamp * ppg))
+        results = {
+            "a_narrow": fmt.straight_win(ppg - 1),
+            "a_clear": fmt.straight_win(clear_loser),
+        }
+        results["b_narrow"] = tuple((b, a) for a, b in results["a_narrow"])
+        results["b_clear"] = tuple((b, a) for a, b in results["a_clear"])
+        return results
 
     # -- snapshots ---------------------------------------------------------------
 

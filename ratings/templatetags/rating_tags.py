@@ -13,38 +13,32 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from ladder.clubs.models import format_rd
+from ladder.clubs.models import format_change, format_rd
 from ratings.chart import MONTHS
 from ratings.queries import Person, match_changes
 
 register = template.Library()
 
-MINUS = "\u2212"  # a real minus sign lines up with the plus in tables
-
 
 @register.filter
 def signed(value: float | None) -> str:
-    """A change in rating points: +84, −12, 0; "–" for none."""
-    if value is None:
-        return "–"
-    points = round(value)
-    if points == 0:
-        return "0"
-    return f"+{points}" if points > 0 else f"{MINUS}{-points}"
+    """A rating change in display units, signed: 84 points read "+0.08", −12 "−0.01";
+    "–" for none (RATINGS.md §8: never raw points beside a 2.0–9.0 rating)."""
+    return format_change(value)
 
 
 @register.filter
 def trend(value: float | None) -> SafeString:
     """The 30-day trend as an arrow and its size in rating units, coloured: 151 points read
-    "▲ 0.15" beside a rating of 4.52; "–" without a match in that time."""
+    "▲0.15" beside a rating of 4.52; "–" without a match in that time."""
     if value is None:
         return mark_safe('<span class="muted" title="No match in this period">–</span>')
     size = format_rd(abs(value))
     if size == "0.00":
         return mark_safe('<span class="muted" title="No change">0.00</span>')
     if value > 0:
-        return format_html('<span class="up" title="Up {}">▲ {}</span>', size, size)
-    return format_html('<span class="down" title="Down {}">▼ {}</span>', size, size)
+        return format_html('<span class="up" title="Up {}">▲{}</span>', size, size)
+    return format_html('<span class="down" title="Down {}">▼{}</span>', size, size)
 
 
 @register.filter

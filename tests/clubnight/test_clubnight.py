@@ -111,7 +111,7 @@ def test_fast_quality_agrees_with_the_engine() -> None:
     rng = random.Random(7)
     for team_size in (1, 2, 3):
         players = hall(2 * team_size, seed=rng.randrange(1000))
-        h = clubnight._Hall(players, team_size, PARAMS, None, History(), ())
+        h = clubnight._Hall(players, team_size, PARAMS, None, History(), (), floor=0.0)
         side_a = tuple(range(team_size))
         side_b = tuple(range(team_size, 2 * team_size))
         expected = match_quality(
@@ -198,6 +198,26 @@ def test_balance_still_beats_a_single_old_meeting() -> None:
 
 
 def test_tonights_opponents_avoided_even_at_a_cost_in_balance() -> None:
+    # Four players within 0.3 of each other: every pairing keeps the floor, so the
+    # second round is fresh even though it is less even than the first.
+    players = [
+        Present("p00", "A", PlayerState(4300, 60, 0.06)),
+        Present("p01", "B", PlayerState(4300, 60, 0.06)),
+        Present("p02", "C", PlayerState(4600, 60, 0.06)),
+        Present("p03", "D", PlayerState(4600, 60, 0.06)),
+    ]
+    first = propose(players, 1, PARAMS)
+    second = propose(players, 1, PARAMS, previous_rounds=[first.pairings])
+    assert not {frozenset(m.players) for m in first.matches} & {
+        frozenset(m.players) for m in second.matches
+    }
+    assert not second.below_floor
+    assert min(m.quality for m in second.matches) < min(m.quality for m in first.matches)
+
+
+def test_a_repeat_rather_than_a_match_below_the_floor() -> None:
+    # Two levels 2.0 apart: a fresh pairing would be two hopeless matches (Q 0.04), so the
+    # even ones come back (the floor comes first, RATINGS.md §6 Q).
     players = [
         Present("p00", "A", PlayerState(3000, 60, 0.06)),
         Present("p01", "B", PlayerState(3000, 60, 0.06)),
@@ -206,9 +226,20 @@ def test_tonights_opponents_avoided_even_at_a_cost_in_balance() -> None:
     ]
     first = propose(players, 1, PARAMS)
     second = propose(players, 1, PARAMS, previous_rounds=[first.pairings])
-    assert not {frozenset(m.players) for m in first.matches} & {
-        frozenset(m.players) for m in second.matches
+    assert {frozenset(m.players) for m in second.matches} == {
+        frozenset({"p00", "p01"}),
+        frozenset({"p02", "p03"}),
     }
+    assert not second.below_floor
+    assert all(m.quality >= clubnight.QUALITY_FLOOR for m in second.matches)
+
+
+def test_the_floor_is_a_setting_with_a_range() -> None:
+    players = even_hall(4)
+    assert propose(players, 1, PARAMS, floor=0.0).floor == 0.0
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ClubNightError, match="floor must be between 0 and 1"):
+            propose(players, 1, PARAMS, floor=bad)
 
 
 def test_doubles_rounds_rotate_partners_and_opponents() -> None:

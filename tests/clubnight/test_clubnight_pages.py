@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import timedelta
+from html import unescape
 from itertools import combinations
 from urllib.parse import parse_qs, urlsplit
 
@@ -207,6 +208,102 @@ def test_start_over_forgets_tonights_rounds(client, hall, doubles, alice):
     assert "Propose a round" in response.content.decode()
 
 
+START_OVER_REFUSED = (
+    "Only a moderator or the member who started tonight's club night can start it over"
+)
+
+
+def test_another_member_may_not_start_over(client, hall, doubles, alice, bob):
+    client.force_login(alice)
+    client.post(url(doubles), {"present": [u.username for u in hall]})
+    client.post(url(doubles), {"present": [u.username for u in hall]})
+    before = ClubNight.objects.values("present", "rounds", "created_by").get()
+    assert len(before["rounds"]) == 2
+    client.force_login(bob)
+    page = client.get(url(doubles)).content.decode()
+    assert 'value="start_over"' not in page  # no button for what would be refused
+    assert "Only a moderator or whoever proposed the first round" in page
+    for headers in ({}, HX):
+        response = client.post(url(doubles), {"action": "start_over"}, **headers)
+        assert response.status_code == 403
+        assert START_OVER_REFUSED in unescape(response.content.decode())
+        assert ClubNight.objects.values("present", "rounds", "created_by").get() == before
+    # Bob may still propose the next round; Alice stays the one who started the evening.
+    assert client.post(url(doubles), {"present": [u.username for u in hall]}).status_code == 302
+    assert ClubNight.objects.get().created_by == alice
+
+
+def test_a_moderator_may_start_over_anyones_evening(client, hall, doubles, alice, mod):
+    client.force_login(alice)
+    client.post(url(doubles), {"present": [u.username for u in hall]})
+    client.force_login(mod)
+    assert 'value="start_over"' in client.get(url(doubles)).content.decode()
+    response = client.post(url(doubles), {"action": "start_over"})
+    assert response.status_code == 302
+    assert ClubNight.objects.get().rounds == []
+
+
+def test_start_over_without_a_round_is_refused(client, hall, doubles, alice):
+    client.force_login(alice)
+    response = client.post(url(doubles), {"action": "start_over"})
+    assert response.status_code == 400
+    assert "There is no round tonight to start over from." in response.content.decode()
+    assert not ClubNight.objects.exists()
+
+
+def test_start_over_service_checks_who_asks(hall, doubles, alice, bob, outsider):
+    night, _ = clubnight.add_round(doubles, alice, hall)
+    for who in (bob, outsider):
+        with pytest.raises(clubnight.ClubNightPermissionError, match="Only a moderator"):
+            clubnight.start_over(doubles, who)
+    night.refresh_from_db()
+    assert len(night.rounds) == 1
+    assert not clubnight.may_start_over(night, bob)
+    assert clubnight.may_start_over(night, alice)
+    clubnight.start_over(doubles, alice)
+    night.refresh_from_db()
+    assert night.rounds == [] and len(night.present) == 9
+
+
+def test_long_names_are_never_cut_silently(client, hall, doubles, alice):
+    long = "Maximiliana Konstantinopoulou-Vanderbergh de la Fuente-Ortiz"  # 60 characters
+    alice.display_name = long
+    alice.save(update_fields=["display_name"])
+    client.force_login(alice)
+    client.post(url(doubles), {"present": [u.username for u in hall[:8]]})  # nobody sits out
+    page = unescape(client.get(url(doubles)).content.decode())
+    # A narrow screen may shorten the name with "…"; the whole name stays in the title.
+    assert f'<span class="who" title="{long}">{long}</span>' in page  # the list of members
+    assert f'<div class="player" title="{long} 4.50 ± 0.25">' in page  # the proposed match
+
+
+def test_the_page_states_the_floor_and_marks_a_match_below_it(client, hall, doubles, alice):
+    ClubNight.objects.create(
+        ladder=doubles,
+        date=timezone.localdate(),
+        created_by=alice,
+        present=["alice", "bob", "charlie", "dave"],
+        rounds=[
+            {
+                "matches": [
+                    {
+                        "side_a": ["alice", "bob"],
+                        "side_b": ["charlie", "dave"],
+                        "quality": 0.12,
+                        "win_probability": 0.9,
+                    }
+                ],
+                "byes": [],
+                "floor": 0.4,
+            }
+        ],
+    )
+    client.force_login(alice)
+    page = client.get(url(doubles)).content.decode()
+    assert "Every match has a quality of at least 0.40 when the players present allow it" in page
+    assert "Below 0.40: the closest match the players present allow" in page
+
+
 def test_everyone_from_the_last_club_night(client, hall, doubles, alice):
     ClubNight.objects.create(
         ladder=doubles,
@@ -331,6 +428,7 @@ def test_api_proposes_a_round(hall, doubles, alice):
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["ladder"] == "doubles" and body["team_size"] == 2 and body["exact"] is True
+    assert body["floor"] == clubnight.QUALITY_FLOOR
     assert len(body["matches"]) == 2 and len(body["byes"]) == 1
     assert sorted(placed(body)) == sorted(u.username for u in hall)
     for m in body["matches"]:

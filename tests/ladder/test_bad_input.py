@@ -207,7 +207,7 @@ def test_predict_answers_alike_for_unknown_and_non_member_names(ladder, alice, o
             "/api/v1/predict/", {"ladder": "singles", "side_a": "alice", "side_b": name}
         )
         assert response.status_code == 200
-        assert response.json() == {"probability": None, "quality": None}
+        assert response.json() == {"probability": None, "quality": None, "stakes": None}
 
 
 def test_a_report_answers_alike_for_unknown_and_non_member_names(ladder, alice, outsider):

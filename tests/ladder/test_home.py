@@ -35,7 +35,7 @@ def test_todays_rating_rank_and_week_and_the_latest_results(client, db):  # type
     row = PlayerRating.objects.get(ladder=club, user=ann)
     assert f"Club Singles {row.rating / 1000:.2f} ± " in text
     week = RatingChange.objects.get(match=recent, user=ann).change  # the 1st is 29 days ago
-    assert f"▲ {week / 1000:.2f}" in text
+    assert f"▲{week / 1000:.2f}" in text
     assert "Quiet Ladder 5.00 ± 0.20 Not rated yet" in text
     # The latest results of her ladders, newest first.
     assert text.index("Ann v Cal 21-19 21-19") < text.index("Ann v Bea 21-10 21-12")

@@ -579,7 +579,9 @@ def test_predict(ladder, alice, bob, dave):
         "/api/v1/predict/", {"ladder": "singles", "side_a": "alice", "side_b": "bob"}
     )
     assert got.status_code == 200
-    assert got.json() == {"probability": pytest.approx(expected), "quality": pytest.approx(quality)}
+    assert got.json()["probability"] == pytest.approx(expected)
+    assert got.json()["quality"] == pytest.approx(quality)
+    assert [p["username"] for p in got.json()["stakes"]["players"]] == ["alice", "bob"]
     posted = api_client(alice).post(
         "/api/v1/predict/",
         {"ladder": "singles", "side_a": ["alice"], "side_b": ["bob"]},
@@ -587,12 +589,13 @@ def test_predict(ladder, alice, bob, dave):
     )
     assert posted.json()["probability"] == pytest.approx(expected)
     incomplete = APIClient().get("/api/v1/predict/", {"ladder": "singles", "side_a": "alice"})
-    assert incomplete.json() == {"probability": None, "quality": None}
+    assert incomplete.json() == {"probability": None, "quality": None, "stakes": None}
     unknown = APIClient().get(
         "/api/v1/predict/", {"ladder": "singles", "side_a": "alice", "side_b": "zed"}
     )
     # Like a non-member: no answer says whether an account called zed exists.
-    assert unknown.status_code == 200 and unknown.json() == {"probability": None, "quality": None}
+    assert unknown.status_code == 200
+    assert unknown.json() == {"probability": None, "quality": None, "stakes": None}
     assert APIClient().get("/api/v1/predict/", {"ladder": "nope"}).status_code == 400
 
 

@@ -12,6 +12,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
@@ -759,6 +760,61 @@ def test_stats_on_a_performance_weighted_ladder(client, alice, bob):
     match = Match.objects.with_details().get()
     stats = {p.user.username: p.stats for p in match.players.all()}
     assert stats == {"alice": {"deaths": 3.0, "kills": 12.0}, "bob": {"kills": 7.0}}
+
+
+def test_stats_read_the_ladders_labels_and_the_players_names(client, alice, bob):
+    ladder = LadderFactory(
+        name="Stats",
+        slug="stats",
+        team_size=2,
+        team_method="performance_weighted",
+        method_options={
+            "stat_weights": {"kills": 1.0, "adr": 0.02},
+            "stat_labels": {"adr": "Damage per round"},
+        },
+    )
+    for user in (alice, bob):
+        MembershipFactory(ladder=ladder, user=user)
+    client.force_login(alice)
+    page = html.unescape(client.get(report_url("stats")).content.decode())
+    # Columns: the ladder's label, else the name made readable; never the raw "adr".
+    assert '<th scope="col">Damage per round</th><th scope="col">Kills</th>' in page
+    assert ">adr<" not in page
+    # Rows: the reporter by name; a place still to fill says so, not "Partner 1".
+    assert 'id="stat-who-me" class="who" title="Alice Archer"' in page
+    assert "Your partner (not chosen yet)" in page
+    assert 'aria-label="Damage per round: Alice Archer"' in page
+    # As players are chosen, validation renames their rows (out of band).
+    validate = reverse("ladder:report_validate", args=["stats"])
+    feedback = html.unescape(
+        client.post(
+            validate, {"played_on": timezone.localdate().isoformat(), "partner_1": "bob"}, **HX
+        ).content.decode()
+    )
+    assert 'id="stat-who-partner_1" class="who" title="Bob Baker" hx-swap-oob="true"' in feedback
+    assert "Opponent 1 (not chosen yet)" in feedback
+    # The ladder page names them too.
+    detail = client.get(ladder.get_absolute_url()).content.decode()
+    assert "using Damage per round, Kills" in detail
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        ({"adr": ""}, "must be an object of stat name → the label members read"),
+        ({"adr": "x" * 41}, "must be an object of stat name → the label members read"),
+        ({"speed": "Speed"}, "Stat labels name stats without a weight: speed"),
+    ],
+)
+def test_bad_stat_labels_are_refused(db, labels, message):
+    ladder = LadderFactory.build(
+        slug="bad-labels",
+        team_method="performance_weighted",
+        method_options={"stat_weights": {"adr": 0.02}, "stat_labels": labels},
+    )
+    with pytest.raises(ValidationError) as caught:
+        ladder.full_clean()
+    assert message in str(caught.value)
 
 
 def test_ladder_page_links_to_the_report_form_for_members(client, doubles, alice, outsider):

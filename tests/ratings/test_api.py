@@ -82,7 +82,8 @@ def test_leaderboard_shape(api, club):
     assert ann_row["rd"] == pytest.approx(stored.rd)
     assert ann_row["rd_display"] == f"{stored.rd / 1000:.2f}"  # played 5 days ago: not grown
     trend = stored.rating - 4500.0
-    assert ann_row["trend_display"] == f"{'+' if trend > 0 else '-'}{abs(trend) / 1000:.2f}"
+    sign = "+" if trend > 0 else "\u2212"  # a real minus sign, as on the pages
+    assert ann_row["trend_display"] == f"{sign}{abs(trend) / 1000:.2f}"
     assert (ann_row["wins"], ann_row["losses"], ann_row["matches"]) == (2, 1, 3)
 
 
@@ -143,7 +144,7 @@ def test_history_shape(api, club):
         "rating_before", "rating_after", "rd_before", "rd_after", "volatility_before",
         "volatility_after", "expected", "outcome", "repetition_weight", "diversity_ratio",
         "gate_open", "performance_weight", "change", "explanation", "margin_multiplier",
-        "floor_applied", "rating_after_display", "rd_after_display",
+        "floor_applied", "rating_after_display", "rd_after_display", "change_display",
     }  # fmt: skip
     stored = RatingChange.objects.get(match_id=newest["match"], user=ann)
     assert newest["margin_multiplier"] == pytest.approx(stored.margin_multiplier)
@@ -151,6 +152,7 @@ def test_history_shape(api, club):
     assert newest["floor_applied"] is stored.floor_applied is False
     assert newest["rd_after_display"] == f"{stored.rd_after / 1000:.2f}"
     assert newest["rating_after_display"] == f"{stored.rating_after / 1000:.2f}"
+    assert newest["change_display"] == f"+{stored.change / 1000:.2f}"  # a win, in rating units
     assert (
         newest["ladder"] == "club"
         and newest["played_on"] == (TODAY - timedelta(days=5)).isoformat()

@@ -6,7 +6,8 @@ from datetime import date
 
 import pytest
 
-from ratings.explain import Context, earlier_meetings, explain, ordinal, score_from, signed_points
+from ladder.clubs.models import format_change
+from ratings.explain import Context, earlier_meetings, explain, ordinal, score_from
 from ratings.models import RatingChange
 
 DAY = date(2024, 6, 1)
@@ -45,7 +46,7 @@ SEEN_BEFORE = Context(
 def test_the_example_of_the_product_page():
     text = explain(change(repetition_weight=1 / 1.4, margin_multiplier=2.0), SEEN_BEFORE)
     assert text == (
-        "expected 0.31, won 21-12 21-15: +84; a clear win: counted 2.0× a narrow one;"
+        "expected 0.31, won 21-12 21-15: +0.08; a clear win: counted 2.0× a narrow one;"
         " third match against Sam in 90 days, counted at 0.71"
     )
 
@@ -55,7 +56,7 @@ def test_a_loss_and_its_sign():
         change(outcome=0.0, won=False, expected=0.64, rating_after=4437.6),
         Context(score="15-21 19-21", opponents=("Sam",), previous_rd=90.0, previous_played_on=DAY),
     )
-    assert text == "expected 0.64, lost 15-21 19-21: -62"
+    assert text == "expected 0.64, lost 15-21 19-21: \u22120.06"
 
 
 def test_won_is_the_stored_result_not_the_outcome():
@@ -64,7 +65,7 @@ def test_won_is_the_stored_result_not_the_outcome():
         change(outcome=0.45, won=True),
         Context(score="21-19", outcome_model="score", has_previous=False),
     )
-    assert text.startswith("expected 0.31, won 21-19: +84")
+    assert text.startswith("expected 0.31, won 21-19: +0.08")
 
 
 def test_how_much_the_margin_counted():
@@ -76,7 +77,7 @@ def test_how_much_the_margin_counted():
     )
     assert (
         clear_loss
-        == "expected 0.31, lost 21-12 21-15: -50; a clear loss: counted 2.0× a narrow one"
+        == "expected 0.31, lost 21-12 21-15: \u22120.05; a clear loss: counted 2.0× a narrow one"
     )
     boosted = Context(score="21-5", margin_boost=3.0, has_previous=False)
     assert explain(change(margin_multiplier=4.0), boosted).endswith(
@@ -86,7 +87,7 @@ def test_how_much_the_margin_counted():
         "; the margin counted: 2.0× a narrow win"
     )
     # The narrowest win counts once: nothing to say.
-    assert explain(change(), SEEN_BEFORE) == "expected 0.31, won 21-12 21-15: +84"
+    assert explain(change(), SEEN_BEFORE) == "expected 0.31, won 21-12 21-15: +0.08"
 
 
 def test_the_wrong_way_floor_is_explained():
@@ -99,7 +100,7 @@ def test_the_wrong_way_floor_is_explained():
         change(expected=0.98, outcome=0.93, rating_after=4500.0, floor_applied=True), score
     )
     assert narrow == (
-        "expected 0.98, won 21-19 21-19: 0; a narrow win against a weaker player: no change"
+        "expected 0.98, won 21-19 21-19: 0.00; a narrow win against a weaker player: no change"
         " (a win never lowers a rating); the score counted 0.93 of a win"
     )
     close = explain(
@@ -112,18 +113,18 @@ def test_the_wrong_way_floor_is_explained():
         ),
     )
     assert close.startswith(
-        "expected 0.20, lost 19-21 20-22: 0; a close loss against a stronger side: no change"
+        "expected 0.20, lost 19-21 20-22: 0.00; a close loss against a stronger side: no change"
         " (a loss never raises a rating)"
     )
     # Without the floor, the score model says how the score counted; no floor note.
     plain = explain(change(outcome=0.9625), score)
-    assert plain == "expected 0.31, won 21-19 21-19: +84; the score counted 0.96 of a win"
+    assert plain == "expected 0.31, won 21-19 21-19: +0.08; the score counted 0.96 of a win"
     # Under margin_information the notes of the score model never appear.
     assert "score counted" not in explain(change(outcome=1.0, floor_applied=True), SEEN_BEFORE)
 
 
 def test_a_change_that_rounds_to_nothing():
-    assert explain(change(rating_after=4500.3), SEEN_BEFORE).endswith(": 0")
+    assert explain(change(rating_after=4500.3), SEEN_BEFORE).endswith(": 0.00")
 
 
 def test_the_diversity_gate_kept_rd_from_shrinking():
@@ -157,10 +158,10 @@ def test_inactivity_and_the_first_match():
         change(rd_before=92.0),
         Context(score="21-12 21-15", previous_rd=90.0, previous_played_on=date(2024, 5, 3)),
     )
-    assert short == "expected 0.31, won 21-12 21-15: +84"
+    assert short == "expected 0.31, won 21-12 21-15: +0.08"
     # Without knowing the previous match (has_previous False), nothing is claimed.
     unknown = explain(change(), Context(score="21-12 21-15", has_previous=False))
-    assert unknown == "expected 0.31, won 21-12 21-15: +84"
+    assert unknown == "expected 0.31, won 21-12 21-15: +0.08"
 
 
 def test_everything_at_once_in_order():
@@ -179,7 +180,7 @@ def test_everything_at_once_in_order():
         ),
     )
     assert text == (
-        "expected 0.31, won 21-12 21-15: +84; first match in 61 days: RD had grown from ± 0.08 to ± 0.09;"
+        "expected 0.31, won 21-12 21-15: +0.08; first match in 61 days: RD had grown from ± 0.08 to ± 0.09;"
         " second match against Sam in 60 days, counted at 0.83;"
         " RD kept from shrinking: 10% different opponents in 60 days (needs 25%);"
         " performance weight 1.10 (above the side's average)"
@@ -208,6 +209,12 @@ def test_small_helpers():
     assert [ordinal(n) for n in (1, 2, 3, 10, 11, 12, 13, 21, 22, 23, 101)] == [
         "first", "second", "third", "tenth", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st"
     ]  # fmt: skip
-    assert [signed_points(x) for x in (83.6, -12.4, 0.4, -0.4)] == ["+84", "-12", "0", "0"]
+    # The change reads in display units, like the rating beside it (issue 16).
+    assert [format_change(x) for x in (83.6, -12.4, 0.4, -0.4)] == [
+        "+0.08",
+        "\u22120.01",
+        "0.00",
+        "0.00",
+    ]
     assert score_from("a", [(21, 12), (15, 21)]) == "21-12 15-21"
     assert score_from("b", [(21, 12), (15, 21)]) == "12-21 21-15"

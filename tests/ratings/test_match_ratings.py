@@ -33,7 +33,7 @@ def test_each_players_change_with_its_explanation(client, doubles, alice, bob, c
         before, after = f"{change.rating_before / 1000:.2f}", f"{change.rating_after / 1000:.2f}"
         assert f"{player.name} : {before} → {after}" in text
         arrow = "▲" if change.change > 0 else "▼"
-        assert f"{arrow} {abs(change.change) / 1000:.2f}" in text
+        assert f"{arrow}{abs(change.change) / 1000:.2f}" in text
     # Every row is explained: what was expected, the result, what the margin did.
     assert len(re.findall(r"Expected 0\.\d\d, (?:won 21-15 21-18|lost 15-21 18-21)", text)) == 4
 

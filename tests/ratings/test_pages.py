@@ -157,9 +157,9 @@ def test_numbers_from_a_rated_history(client, db):
     # Played two days ago: no whole rating period since, the RD shown is the stored one.
     assert f"± {ann_rating.rd / 1000:.2f}" in text
     assert "3–1 4" in text  # W–L, matches
-    # The trend in rating units beside the rating: 151 points read ▲ 0.15.
+    # The trend in rating units beside the rating: 151 points read ▲0.15.
     arrow = "▲" if trend > 0 else "▼"
-    assert f"{arrow} {abs(trend) / 1000:.2f}" in text
+    assert f"{arrow}{abs(trend) / 1000:.2f}" in text
     assert text.endswith(f"{(TODAY - timedelta(days=2)):%-d %b %Y}")
     assert 'href="/players/ann/?ladder=numbers"' in html
     # Four matches, RD still high: everyone is provisional, nobody ranked.
@@ -390,7 +390,8 @@ def test_leaderboard_queries_do_not_grow_with_players_and_matches(
     caches["leaderboard"].clear()  # the rating runs left the visitors' first pages in it
     counts = (leaderboard_queries(client, "small"), leaderboard_queries(client, "large"))
     assert counts[0] == counts[1]
-    # Anonymous: ladder, status counts (which give the page count), page rows (one query per
+    # Anonymous: ladder (twice: the visitor cache's ETag reads its board version first),
+    # status counts (which give the page count), page rows (one query per
     # status the page shows: one here), their users, their trends, unrated members; ranks
     # come from the places. Signed in: + session, user, moderator check, the navigation's
     # inbox badge and unread notifications; a member's own membership brings the ladder (and says whether their own

@@ -77,7 +77,7 @@ def test_player_page_ratings_chart_matches_and_head_to_head(client, club):
     assert "third match against Ben N in 90 days, counted at 0.71" in last.explanation
     lost = next(e for e in entries if not e.won)
     assert lost.score == "19-21 17-21"  # from Ann's side although she was side B
-    assert "lost 19-21 17-21: -" in lost.explanation
+    assert "lost 19-21 17-21: \u2212" in lost.explanation
     first = entries[-1]
     assert "first rated match, starting from 4.50 ± 0.25" in first.explanation
     assert "Third match against Ben N" not in page and "third match against Ben N" in page
@@ -420,20 +420,20 @@ def test_player_and_head_to_head_queries_do_not_grow(client, db, team_size):
 def test_player_page_query_count_is_pinned(client, django_assert_num_queries, db):
     ladder = LadderFactory(name="Large", slug="large")
     big_season(ladder)
-    # Memberships (with the player), ratings, hidden members, every match played (the chart,
-    # the count of matches, the head-to-head table) and their players, the matches page and
-    # its games; first, for a visitor's ETag (ladder.caching), the player and their public
-    # ladders.
+    # The player and the ladders' board versions (the visitor cache's ETag), memberships
+    # (with the player), ratings, hidden members, every match played (the chart, the count
+    # of matches, the head-to-head table) and their players, the matches page and its games.
     with django_assert_num_queries(9):
         client.get("/players/l00/")
-    # The match list alone: memberships, ratings, hidden members, the count, the page, its
-    # players and games (and the ETag's two).
+    # The match list alone: the player and board versions, memberships, ratings, hidden
+    # members, the count, the page, its players and games.
     with django_assert_num_queries(9):
         client.get("/players/l00/", {"page": 2}, **MATCHES)
-    # Head-to-head: ladder, sides, matches with their players and games, the states for the
-    # prediction (memberships, ratings), the members for the type-ahead (counted first: a
-    # big ladder lists none), hidden members; first the ladder for the ETag.
-    with django_assert_num_queries(11):
+    # Head-to-head: ladder (twice: the ETag's board version), sides, matches with their
+    # players and games, the states for the prediction (memberships, ratings), the points at
+    # stake (last rated match, ratings, memberships, the lookback window's matches), the
+    # members for the type-ahead (counted first: a big ladder lists none), hidden members.
+    with django_assert_num_queries(15):
         client.get("/ladders/large/head-to-head/?a=l00&b=l01")
 
 
@@ -448,13 +448,13 @@ def test_the_chart_has_periods_tooltips_with_the_change_and_a_table(client, club
         assert f"range={key}" in page
     last = RatingChange.objects.filter(user=ann).order_by("-played_on").first()
     size = f"{abs(last.change) / 1000:.2f}"
-    arrow = "▲" if last.change > 0 else "▼"
+    arrow = "+" if last.change > 0 else "\u2212"
     day = f"{last.played_on.day} {last.played_on:%b %Y}"
-    tooltip = f"<title>{day}: {last.rating_after / 1000:.2f} ± {last.rd_after / 1000:.2f}, {arrow} {size} (won)</title>"
+    tooltip = f"<title>{day}: {last.rating_after / 1000:.2f} ± {last.rd_after / 1000:.2f}, {arrow}{size} (won)</title>"
     assert tooltip in page
     table = text_of(page[page.index('<details class="chart-table">') :])
     assert table.startswith("The chart as a table Day Rating ± RD Change Matches")
-    assert f"{last.rating_after / 1000:.2f} {last.rd_after / 1000:.2f} {arrow} {size} won" in table
+    assert f"{last.rating_after / 1000:.2f} {last.rd_after / 1000:.2f} {arrow}{size} won" in table
     assert text_of(page).count(" start") >= 1  # the starting rating, before the first match
 
 
