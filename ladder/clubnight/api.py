@@ -148,7 +148,7 @@ class ClubNightView(APIView):
             rnd = clubnight.propose_round(ladder, users, previous, today)
         except clubnight.ClubNightError as exc:
             raise exceptions.ValidationError({"present": [str(exc)]}) from None
-        states = clubnight.player_states(ladder, users)
+        states = clubnight.hall_states(ladder, users)
         players = []
         for user in users:
             shown = clubnight.standing(ladder, states[user.pk][0], today)

@@ -790,7 +790,7 @@ def propose_round(
     on = on or timezone.localdate()
     users = list(present_users)
     _listed_once([u.username for u in users])
-    states = player_states(ladder, users)
+    states = hall_states(ladder, users)
     strangers = [u.name for u in users if u.pk not in states]
     if strangers:
         verb = "is not a member" if len(strangers) == 1 else "are not members"
@@ -866,7 +866,7 @@ def standing(ladder: Ladder, state: PlayerState, on: date) -> Standing:
     return Standing(state.rating, rd, status)
 
 
-def player_states(ladder: Ladder, users: Sequence[Any]) -> dict[int, tuple[PlayerState, int]]:
+def hall_states(ladder: Ladder, users: Sequence[Any]) -> dict[int, tuple[PlayerState, int]]:
     """Each member's state and rated matches, by user id: the stored rating, else where they
     start. Users who are not members are left out."""
 

@@ -28,8 +28,8 @@ from ladder.matches.views import SignedInRequest
 
 
 @dataclass(frozen=True)
-class Person:
-    """A member as the page lists them: with their current rating and rated matches."""
+class Attendee:
+    """A member in the hall as the page lists them: with their current rating and rated matches."""
 
     username: str
     name: str
@@ -46,8 +46,8 @@ class Person:
 
 @dataclass(frozen=True)
 class ShownMatch:
-    side_a: list[Person]
-    side_b: list[Person]
+    side_a: list[Attendee]
+    side_b: list[Attendee]
     quality: float
     win_probability: float
     report_url: str | None  # for a player of this match: the report form, filled in
@@ -58,7 +58,7 @@ class ShownMatch:
 class ShownRound:
     number: int
     matches: list[ShownMatch]
-    byes: list[Person]
+    byes: list[Attendee]
 
 
 @login_required
@@ -128,26 +128,26 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     return render(request, "ladder/club_night.html", context, status=status)
 
 
-def _people(ladder: Ladder, on: date, viewer: Any) -> dict[str, Person]:
+def _people(ladder: Ladder, on: date, viewer: Any) -> dict[str, Attendee]:
     """The ladder's members ``viewer`` may see (the visibility rule of ladder.clubs.models), by
     username, in the order the page lists them (by name)."""
     memberships = list(
         Membership.objects.filter(ladder=ladder).listed_for(viewer).select_related("user")
     )
-    states = clubnight.player_states(ladder, [m.user for m in memberships])
+    states = clubnight.hall_states(ladder, [m.user for m in memberships])
     people = []
     for m in memberships:
         state, games = states[m.user_id]
         shown = clubnight.standing(ladder, state, on)
         people.append(
-            Person(m.user.username, m.user.name, shown.rating, shown.rd, games, shown.status)
+            Attendee(m.user.username, m.user.name, shown.rating, shown.rd, games, shown.status)
         )
     people.sort(key=lambda p: (p.name.casefold(), p.username))
     return {p.username: p for p in people}
 
 
 def _shown_rounds(
-    ladder: Ladder, night: ClubNight | None, people: dict[str, Person], viewer: Any
+    ladder: Ladder, night: ClubNight | None, people: dict[str, Attendee], viewer: Any
 ) -> list[ShownRound]:
     """Tonight's rounds, the latest first, with names and (for their players) report links."""
     if night is None:
@@ -159,14 +159,14 @@ def _shown_rounds(
     }
     viewer_name = getattr(viewer, "username", None)
 
-    def person(username: str, among: list[str] = []) -> Person:  # noqa: B006 - never changed
+    def person(username: str, among: list[str] = []) -> Attendee:  # noqa: B006 - never changed
         if username in hidden:
             # The players of one match see each other (the rule of ladder.clubs.models).
             if viewer_name in among:
-                return Person(username, hidden[username], None, None, 0)
-            return Person("", HIDDEN_PLAYER_NAME, None, None, 0)
+                return Attendee(username, hidden[username], None, None, 0)
+            return Attendee("", HIDDEN_PLAYER_NAME, None, None, 0)
         # Someone who has left the ladder since still shows, by username.
-        return people.get(username) or Person(username, username, None, None, 0)
+        return people.get(username) or Attendee(username, username, None, None, 0)
 
     shown = []
     for number, rnd in enumerate(night.rounds, start=1):

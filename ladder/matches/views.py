@@ -158,30 +158,30 @@ def _report_errors(ladder: Ladder, reporter: User, **arguments: Any) -> dict[str
 
 
 @dataclass
-class Prediction:
+class PredictionPanel:
     probability: float | None
     note: str
     sides: str = ""
     stakes: Any = None  # ratings.stakes.Stakes: what each result would do (RATINGS.md §6)
 
 
-def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | None) -> Prediction:
+def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | None) -> PredictionPanel:
     """The engine's win probability for your side, once every player is known."""
     # An unbound form's arguments come from a complete lineup in the address (_prefilled).
     complete = form.lineup_complete if form.is_bound else arguments is not None
     if arguments is None or not complete or form.errors_for("players"):
-        return Prediction(None, "Choose every player to see who is expected to win.")
+        return PredictionPanel(None, "Choose every player to see who is expected to win.")
     side_a, side_b = arguments["side_a"], arguments["side_b"]
     if len(side_b) != ladder.team_size or len(side_a) != ladder.team_size:
-        return Prediction(None, "Choose every player to see who is expected to win.")
+        return PredictionPanel(None, "Choose every player to see who is expected to win.")
     prediction = predict_lineup(ladder, side_a, side_b, arguments["played_on"])
     probability = None if prediction is None else prediction.probability
     if probability is None:
-        return Prediction(None, "No prediction: the rating engine has none for these players yet.")
+        return PredictionPanel(None, "No prediction: the rating engine has none for these players yet.")
     partners = side_a[1:]
     yours = f"you and {names_and(partners)}" if partners else "you"
     stakes = stakes_of_lineup(ladder, side_a, side_b, arguments["played_on"])
-    return Prediction(probability, "", f"{yours} beat {names_and(side_b)}", stakes)
+    return PredictionPanel(probability, "", f"{yours} beat {names_and(side_b)}", stakes)
 
 
 def _report_context(
