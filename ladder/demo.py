@@ -39,7 +39,9 @@ from ladder.matches.models import (
     Game,
     Match,
     MatchPlayer,
+    Notification,
 )
+from ladder.matches.operations import tell_disputed, tell_reported
 from ratings.engine.scales import DISPLAY_DIVISOR
 from ratings.engine.types import Match as EngineMatch
 from ratings.lab import simulate
@@ -455,7 +457,23 @@ def _store_season(
                 proposed_games=_three_games(m.games),
                 created_at=audit[-1].at,
             )
+    # What the site told people of the matches still open, as the operations would have.
+    waiting = [match.pk for match, _, _ in rows if match.state in (PENDING, DISPUTED)]
+    for match in Match.objects.filter(pk__in=waiting).with_details().prefetch_related("disputes"):
+        if match.state == PENDING:
+            tell_reported(match)
+        else:
+            tell_disputed(match, match.disputes.get())
     return states
+
+
+def read_old_news(now: datetime | None = None, days: int = 2) -> int:
+    """Mark read what the demo members were told of matches played more than ``days`` ago,
+    as members who follow their club would have: the season's news is not all new."""
+    now = now or timezone.now()
+    before = timezone.localdate(now) - timedelta(days=days)
+    old = Notification.objects.filter(read_at__isnull=True, match__played_on__lt=before)
+    return old.update(read_at=now)
 
 
 def _three_games(games: list[tuple[int, int]]) -> list[list[int]]:

@@ -1023,10 +1023,27 @@ def describe(match: Match) -> str:
     return f"{sides} on {day.day} {day:%b} ({match.ladder.name}), {games}"
 
 
-def notify_reported(match: Match) -> None:
-    """Tell the opponents a match against them waits for their confirmation."""
+def tell_reported(match: Match) -> None:
+    """The opponents' notification of a match waiting for their confirmation."""
     text = f"{match.reporter.name} reported {describe(match)}: confirm it or say what is wrong."
     _tell(TO_CONFIRM, match.opponents, match, text)
+
+
+def tell_disputed(match: Match, dispute: Dispute) -> None:
+    """The reporter's and every moderator's notification of a dispute."""
+    by = dispute.raised_by.name
+    _tell("disputed", [match.reporter], match, f"{by} disputed {describe(match)}: {dispute.reason}")
+    _tell(
+        "to_settle",
+        everyone_moderating(),
+        match,
+        f"A dispute to settle: {by} disputed {describe(match)}: {dispute.reason}",
+    )
+
+
+def notify_reported(match: Match) -> None:
+    """Tell the opponents a match against them waits for their confirmation."""
+    tell_reported(match)
     _mail_after_commit(
         "match_reported",
         match.opponents,
@@ -1044,14 +1061,7 @@ def notify_confirmed(match: Match, by: User) -> None:
 def notify_disputed(match: Match, dispute: Dispute) -> None:
     """The reporter learns of the dispute; moderators get it to settle."""
     ctx = {"dispute": dispute, "by": dispute.raised_by, **_context(match)}
-    by = dispute.raised_by.name
-    _tell("disputed", [match.reporter], match, f"{by} disputed {describe(match)}: {dispute.reason}")
-    _tell(
-        "to_settle",
-        everyone_moderating(),
-        match,
-        f"A dispute to settle: {by} disputed {describe(match)}: {dispute.reason}",
-    )
+    tell_disputed(match, dispute)
     _mail_after_commit("match_disputed", [match.reporter], **ctx)
     _mail_after_commit(
         "dispute_for_moderators",

@@ -165,7 +165,9 @@ class PredictionPanel:
     stakes: Any = None  # ratings.stakes.Stakes: what each result would do (RATINGS.md §6)
 
 
-def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | None) -> PredictionPanel:
+def _prediction(
+    ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | None
+) -> PredictionPanel:
     """The engine's win probability for your side, once every player is known."""
     # An unbound form's arguments come from a complete lineup in the address (_prefilled).
     complete = form.lineup_complete if form.is_bound else arguments is not None
@@ -177,7 +179,9 @@ def _prediction(ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | No
     prediction = predict_lineup(ladder, side_a, side_b, arguments["played_on"])
     probability = None if prediction is None else prediction.probability
     if probability is None:
-        return PredictionPanel(None, "No prediction: the rating engine has none for these players yet.")
+        return PredictionPanel(
+            None, "No prediction: the rating engine has none for these players yet."
+        )
     partners = side_a[1:]
     yours = f"you and {names_and(partners)}" if partners else "you"
     stakes = stakes_of_lineup(ladder, side_a, side_b, arguments["played_on"])
