@@ -1219,13 +1219,12 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
     double s_a, s_b, mult, rd[MAX_PLAYERS], rating[MAX_PLAYERS], ratio[MAX_PLAYERS];
     double weights[MAX_PLAYERS][MAX_SIDE];
     int32_t head[MAX_PLAYERS], len[MAX_PLAYERS];
-    int inflated[MAX_PLAYERS], a_won, rc = STOP, tracked = 0;
+    int inflated[MAX_PLAYERS], a_won, rc = STOP, tracked = 0, n_made = 0;
     int glicko1 = self->rules.method == GLICKO1_TEAM;
     Contestant who[MAX_PLAYERS];
     Result res[MAX_PLAYERS];
     const Maths *m = &self->rules.maths;
 
-    memset(made, 0, sizeof(made));
     n = 0; /* players whose windows are pruned, to put back on failure */
     for (i = 0; i < N_MATCH_FIELDS; i++) {
         if ((f[i] = match_field(self, match, i)) == NULL) {
@@ -1381,6 +1380,8 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
 
     /* The PlayerChange of every player, built before anything is committed. */
     rc = ERROR;
+    n_made = (int)(n_a + n_b);
+    memset(made, 0, (size_t)n_made * sizeof(made[0]));
     if ((changes = PyTuple_New(n_a + n_b)) == NULL)
         goto unprune;
     for (i = 0; i < n_a + n_b; i++) {
@@ -1457,7 +1458,7 @@ done:
     (void)n;
     for (i = 0; i < N_MATCH_FIELDS; i++)
         Py_XDECREF(f[i]);
-    for (i = 0; i < MAX_PLAYERS; i++)
+    for (i = 0; i < n_made; i++)
         for (j = 0; j < N_MADE; j++)
             Py_XDECREF(made[i][j]);
     Py_XDECREF(s_obj);
@@ -1769,7 +1770,7 @@ Replay_run(Replay *self, PyObject *args)
 {
     PyObject *matches, *out, *probs = Py_None;
     Py_ssize_t start, i;
-    int rc = RATED;
+    int rc = RATED, gc_was_on;
     if (!PyArg_ParseTuple(args, "OnO!|O:run", &matches, &start, &PyList_Type, &out, &probs))
         return NULL;
     if (probs == Py_None)
@@ -1788,6 +1789,11 @@ Replay_run(Replay *self, PyObject *args)
         start = 0;
     Py_INCREF(matches);
     self->busy = 1;
+    /* Every object a run builds is untracked or cannot form a cycle (make_change), but each
+       PlayerChange still counts as a GC allocation: with the collector on, a million-match
+       run would walk every tracked object of the process (the history's Match objects
+       included) over and over. */
+    gc_was_on = PyGC_Disable();
     for (i = start; i < PySequence_Fast_GET_SIZE(matches); i++) {
         PyObject *match = PySequence_Fast_GET_ITEM(matches, i);
         int slot = (int)(i & 7);
@@ -1807,6 +1813,8 @@ Replay_run(Replay *self, PyObject *args)
             break;
         }
     }
+    if (gc_was_on)
+        PyGC_Enable();
     self->busy = 0;
     clear_hints(self);
     Py_DECREF(matches);
@@ -2249,6 +2257,122 @@ native_rate_sides(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("(NN)", out_a, out_b);
 }
 
+PyDoc_STRVAR(plain_loop_doc,
+             "plain_loop(n_players, a, b, ordinals, outcomes, team, rules, window) -> checksum\n\n"
+             "For benchmarks/engine.py: the replay's arithmetic as a plain C loop over arrays, no\n"
+             "Python object in or out. `a`, `b`: int32 player indices, `team` a side, per match;\n"
+             "`ordinals`: int32 per match; `outcomes`: (s_a, s_b, m, a_won) as 4 doubles per match;\n"
+             "`window`: (lookback, alpha, threshold, period, phi_max, initial rating, RD,\n"
+             "volatility). Steps 1, 4 and 7 on the same ring buffers and counts as the replay,\n"
+             "the same kernel. Returns the sum of the final ratings.");
+
+static PyObject *
+native_plain_loop(PyObject *module, PyObject *args)
+{
+    Py_ssize_t n_players, team, n_matches, k, i, j, t;
+    Py_buffer a = {0}, b = {0}, ords = {0}, outs = {0};
+    PyObject *rules_obj, *result = NULL;
+    Rules rules;
+    long long lookback, period;
+    double alpha, threshold, phi_max, init[3], checksum = 0.0;
+    Player *players = NULL;
+    Contestant who[MAX_PLAYERS];
+    Result res[MAX_PLAYERS];
+    double weights[MAX_PLAYERS][MAX_SIDE];
+    int32_t idx[MAX_PLAYERS];
+    int rc;
+
+    if (!PyArg_ParseTuple(args, "ny*y*y*y*nO(LddLdddd):plain_loop", &n_players, &a, &b, &ords,
+                          &outs, &team, &rules_obj, &lookback, &alpha, &threshold, &period,
+                          &phi_max, &init[0], &init[1], &init[2]))
+        return NULL;
+    n_matches = ords.len / (Py_ssize_t)sizeof(int32_t);
+    if (parse_rules(rules_obj, &rules) < 0)
+        goto done;
+    if (team < 1 || team > MAX_SIDE || period < 1 ||
+        a.len != n_matches * team * (Py_ssize_t)sizeof(int32_t) || b.len != a.len ||
+        outs.len != n_matches * 4 * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "plain_loop: array sizes do not match");
+        goto done;
+    }
+    if ((players = PyMem_Calloc((size_t)n_players, sizeof(Player))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (k = 0; k < n_players; k++) {
+        players[k].rating = init[0];
+        players[k].rd = init[1];
+        players[k].vol = init[2];
+    }
+    for (k = 0; k < n_matches; k++) {
+        const int32_t *ia = (const int32_t *)a.buf + k * team, *ib = (const int32_t *)b.buf + k * team;
+        const double *o = (const double *)outs.buf + 4 * k;
+        long long ord = ((const int32_t *)ords.buf)[k];
+        int glicko1 = rules.method == GLICKO1_TEAM;
+        for (i = 0; i < team; i++) {
+            idx[i] = ia[i];
+            idx[team + i] = ib[i];
+        }
+        for (i = 0; i < 2 * team; i++) {
+            Player *p = &players[idx[i]];
+            Py_ssize_t first = i < team ? team : 0;
+            int32_t distinct;
+            if (window_reserve(p, (int32_t)team) < 0)
+                goto done;
+            window_prune(p, ord, lookback);
+            distinct = p->distinct;
+            for (j = 0; j < team; j++) {
+                int32_t c = count_get(p, idx[first + j]);
+                weights[i][j] = glicko1 ? 1.0 : 1.0 / (1.0 + alpha * (double)c);
+                distinct += c == 0;
+            }
+            who[i].rating = p->rating;
+            who[i].rd = p->rd;
+            if (p->last != 0 && ord - p->last >= period) {
+                double phi = p->rd / rules.maths.scale,
+                       grown = sqrt(phi * phi + (double)((ord - p->last) / period) * p->vol * p->vol);
+                who[i].rd = rules.maths.scale * (grown < phi_max ? grown : phi_max);
+            }
+            who[i].vol = p->vol;
+            who[i].weights = weights[i];
+            who[i].gate = glicko1 || (double)distinct / (double)(p->len + team) >= threshold;
+            who[i].perf = 1.0;
+        }
+        if ((rc = rate_match(&rules, who, team, who + team, team, o[0], o[1], o[2], o[3] != 0.0,
+                             res, res + team))) {
+            raise_failure(rc, &rules.maths);
+            goto done;
+        }
+        for (i = 0; i < 2 * team; i++) {
+            Player *p = &players[idx[i]];
+            Py_ssize_t first = i < team ? team : 0;
+            p->rating = res[i].rating;
+            p->rd = res[i].rd;
+            p->vol = res[i].vol;
+            p->matches++;
+            p->last = ord;
+            for (t = 0; t < team; t++)
+                window_push(p, (int32_t)ord, idx[first + t], t > 0);
+        }
+    }
+    for (k = 0; k < n_players; k++)
+        checksum += players[k].rating;
+    result = PyFloat_FromDouble(checksum);
+done:
+    if (players != NULL) {
+        for (k = 0; k < n_players; k++) {
+            PyMem_Free(players[k].win);
+            PyMem_Free(players[k].counts);
+        }
+        PyMem_Free(players);
+    }
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&ords);
+    PyBuffer_Release(&outs);
+    return result;
+}
+
 #define FASTCALL(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL
 
 static PyMethodDef native_methods[] = {
@@ -2257,6 +2381,7 @@ static PyMethodDef native_methods[] = {
     {"update", FASTCALL(native_update), update_doc},
     {"update_one", FASTCALL(native_update_one), update_one_doc},
     {"rate_sides", FASTCALL(native_rate_sides), rate_sides_doc},
+    {"plain_loop", (PyCFunction)native_plain_loop, METH_VARARGS, plain_loop_doc},
     {NULL, NULL, 0, NULL},
 };
 

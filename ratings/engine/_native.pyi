@@ -60,7 +60,7 @@ def plain_loop(
     outcomes: bytes,
     team: int,
     rules: tuple[Any, ...],
-    window: tuple[int, float, float, int, float],
+    window: tuple[int, float, float, int, float, float, float, float],
     /,
 ) -> float: ...
 
