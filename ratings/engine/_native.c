@@ -1393,8 +1393,10 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
             (made[i][2] = res[i].vol == p->vol ? Py_NewRef(p->vol_obj)
                                                : PyFloat_FromDouble(res[i].vol)) == NULL ||
             (made[i][3] = PyFloat_FromDouble(res[i].expected)) == NULL ||
-            (made[i][4] = PyFloat_FromDouble(res[i].weight)) == NULL ||
-            (made[i][5] = PyFloat_FromDouble(ratio[i])) == NULL ||
+            (made[i][4] = res[i].weight == 1.0 ? Py_NewRef(self->one)
+                                               : PyFloat_FromDouble(res[i].weight)) == NULL ||
+            (made[i][5] = ratio[i] == 1.0 ? Py_NewRef(self->one)
+                                          : PyFloat_FromDouble(ratio[i])) == NULL ||
             (made[i][6] = res[i].perf == 1.0 ? Py_NewRef(self->one)
                                              : PyFloat_FromDouble(res[i].perf)) == NULL)
             goto unprune;
