@@ -1941,48 +1941,9 @@ Replay_export(Replay *self, PyObject *Py_UNUSED(ignored))
     return Py_BuildValue("(LO)", self->last_ordinal, self->last_id);
 }
 
-PyDoc_STRVAR(forget_doc,
-             "forget(names, last_ordinal, last_id)\n\n"
-             "After Python rated a match itself: reload these players when they next play,\n"
-             "and continue from Python's last rated match.");
-
-static PyObject *
-Replay_forget(Replay *self, PyObject *args)
-{
-    PyObject *names, *seq, *last_id;
-    long long last_ordinal;
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "OLO:forget", &names, &last_ordinal, &last_id))
-        return NULL;
-    if (check_ready(self) < 0)
-        return NULL;
-    if ((seq = PySequence_Fast(names, "names must be a sequence")) == NULL)
-        return NULL;
-    for (i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-        PyObject *found = PyDict_GetItemWithError(self->index, PySequence_Fast_GET_ITEM(seq, i));
-        if (found != NULL) {
-            Py_ssize_t idx = PyLong_AsSsize_t(found);
-            if (idx < 0) {
-                Py_DECREF(seq);
-                return NULL;
-            }
-            player_clear(&self->players[idx]);
-        }
-        else if (PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-    }
-    Py_DECREF(seq);
-    self->last_ordinal = last_ordinal;
-    Py_SETREF(self->last_id, Py_NewRef(last_id));
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef Replay_methods[] = {
     {"run", (PyCFunction)Replay_run, METH_VARARGS, run_doc},
     {"export", (PyCFunction)Replay_export, METH_NOARGS, export_doc},
-    {"forget", (PyCFunction)Replay_forget, METH_VARARGS, forget_doc},
     {NULL, NULL, 0, NULL},
 };
 
