@@ -79,7 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("roots", nargs="*", default=[str(HERE.parents[1])])
     parser.add_argument("--matches", type=int, default=50_000)
-    parser.add_argument("--plain", action="store_true", help="also count the plain C loop")
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="also count the plain C loop (with building its arrays in Python)",
+    )
     parser.add_argument("--work", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.work:
