@@ -6,9 +6,9 @@ Wall-clock timings on a shared two-core machine move by 30% with the load; callg
 instruction count does not (the same binary and input give the same count). For each
 checkout ROOT (a directory with this repository's layout and its C module built in
 place), it counts the instructions of a Python process that builds the benchmark's
-synthetic singles history (benchmarks/engine.py) and then replays it, natively and in
-pure Python, subtracts a run that only builds the history, and prints instructions per
-match. Compare two checkouts in one run (an old one: `git worktree add /tmp/old REV`,
+synthetic singles history (benchmarks/engine.py) and then replays it (`Replayer.rate_all`,
+and with `--plain` the plain C loop of the same arithmetic, `_native.plain_loop`),
+subtracts a run that only builds the history, and prints instructions per match. Compare two checkouts in one run (an old one: `git worktree add /tmp/old REV`,
 then build its C module in place) to see what a change costs.
 """
 
@@ -43,10 +43,10 @@ def _work(root: str, mode: str, matches: int) -> None:
     history = bench.synthetic_history(matches, PLAYERS)
     if mode == "gen":
         return
-    if mode == "c" and replay_module.NATIVE is None:
-        raise SystemExit(f"{root}: the C module is not built")
+    if mode == "plain":
+        bench.time_plain_loop(history, Params())
+        return
     replayer = replay_module.Replayer(Params(), get_format("badminton_21"))
-    replayer.use_native = mode == "c"
     replayer.rate_all(history)
 
 
@@ -79,14 +79,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("roots", nargs="*", default=[str(HERE.parents[1])])
     parser.add_argument("--matches", type=int, default=50_000)
-    parser.add_argument("--pure", action="store_true", help="also count the pure-Python replay")
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="also count the plain C loop (with building its arrays in Python)",
+    )
     parser.add_argument("--work", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.work:
         root, mode, matches = args.work
         _work(root, mode, int(matches))
         return 0
-    modes = ["c", "python"] if args.pure else ["c"]
+    modes = ["c", "plain"] if args.plain else ["c"]
     print(f"| checkout | {' | '.join(f'{m} replay, instructions/match' for m in modes)} |")
     print(f"| --- | {' | '.join('---' for _ in modes)} |")
     for root in args.roots:

@@ -30,7 +30,7 @@ from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import insert_rows
 from ratings.engine import Match as EngineMatch
-from ratings.engine import PlayerState, Replayer, ReplaySnapshot
+from ratings.engine import PlayerChange, PlayerState, Replayer, ReplaySnapshot
 from ratings.models import (
     PlayerRating,
     RatingChange,
@@ -164,6 +164,10 @@ def bump_board(*ladder_ids: int) -> int:
     version = secrets.randbits(62)
     Ladder.objects.filter(pk__in=ladder_ids).update(board_version=version)
     return version
+
+
+# Matches rated per call of the engine's batch path when storing a run's changes.
+RATE_BATCH = 4096
 
 
 def _chunks(ids: list[int], size: int = 1000) -> Iterable[list[int]]:
@@ -343,10 +347,20 @@ def _rate_and_store(
     touched: set[str] = set()
     stored = 0
 
+    def rated() -> Iterable[tuple[EngineMatch, tuple[PlayerChange, ...]]]:
+        # The engine's batch path (one C pass per batch), a batch at a time so that a long
+        # replay's matches and changes are never all in memory at once.
+        batch: list[EngineMatch] = []
+        for match in matches:
+            batch.append(match)
+            if len(batch) == RATE_BATCH:
+                yield from zip(batch, replayer.rate_all(batch), strict=True)
+                batch = []
+        yield from zip(batch, replayer.rate_all(batch), strict=True)
+
     def rows() -> Iterable[tuple[object, ...]]:
         nonlocal stored
-        for match in matches:
-            changes = replayer.rate(match)
+        for match, changes in rated():
             side_a = set(match.side_a)
             for c in changes:
                 if c.won:

@@ -1,28 +1,32 @@
-/* The singles hot path of `Replayer.rate_all` in C (RATINGS.md §3), optional.
+/* The rating update in C (RATINGS.md §3 and §5): the one implementation every path
+   runs, singles and teams, every team method, both outcome models, the wrong-way floor.
 
-   `ratings/engine/replay.py` stays the source of truth: it owns every player's
-   state between calls, snapshots, predictions and the window rules. A `Replay`
-   object is a working copy for one `rate_all` call: it loads a player from the
-   Replayer's Python `_Player` the first time the player appears in the call,
-   rates singles matches with exactly the arithmetic of `Replayer.rate` (same
-   operations in the same order, the same libm), and writes the players it
-   changed back with `export()`.
+   Two layers. The kernel (`rate_match`, `rate_side`, `update`, `finish`,
+   `new_volatility`) takes plain doubles: each player's state at the start of a match
+   (RD grown for inactivity, repetition weights and diversity gate counted) and returns
+   their new, bounded states. Python reaches it through `rate_sides`, `update`,
+   `update_one`, `finish` and `new_volatility` (glicko2.py and teams.py are thin wrappers).
 
-   Anything it does not handle itself (a team match, a date before the last
-   rated match, a score line that fails validation, a match against oneself, an
-   update that would raise in Python: volatility iteration cap, math range or
-   domain error, division by zero) makes `run` stop *before* changing anything
-   for that match and return its index. The Python side then exports, rates
-   that one match in pure Python (which raises the same EngineError, or rates
-   it), tells this object to `forget` the players that match changed, and calls
-   `run` again from the next match. So every outcome, errors included, is the
-   pure-Python one by construction.
+   The replay (`Replay`, used by every `Replayer.rate`, `rate_all` and `predict_rate_all`)
+   runs the rest of §3 around the kernel: the inactivity growth of step 1, the lookback
+   window of steps 4 and 7, and the PlayerChange of every player. `replay.py` stays the
+   owner of every player's state between calls, snapshots, predictions and error
+   messages. A `Replay` object is a working copy for one call: it loads a player from the
+   Replayer's Python `_Player` the first time the player appears, and writes the players
+   it changed back with `export()`.
+
+   A match whose input it does not take as is (a date before the last rated match, a
+   score line that fails validation, a match against oneself, sides given as lists, more
+   than MAX_SIDE players a side) makes `run` stop *before* changing anything for that
+   match and return its index; Python then raises the match's error, or hands the match
+   back in plain form. An update that cannot finish (volatility iteration cap, a value out
+   of range) raises EngineError here, with nothing of that match applied.
 
    Per player: rating, RD, volatility (as doubles and as the Python objects
-   handed out in PlayerChange, so consecutive changes share them as in Python),
-   match count, last ordinal, and the lookback window as a ring buffer of
-   (ordinal, opponent index), with the count of matches against each opponent
-   inside the window in a small open-addressing hash table per player. */
+   handed out in PlayerChange, so consecutive changes share them), match count, last
+   ordinal, and the lookback window as a ring buffer of (ordinal, opponent index), with
+   the count of matches against each opponent inside the window in a small
+   open-addressing hash table per player. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -42,11 +46,11 @@
 
 /* Bumped whenever the Python-facing interface changes; replay.py ignores a module
    built from another version (a stale in-tree build) and stays pure Python. */
-#define API_VERSION 2
+#define API_VERSION 3
 
 #define N_CHANGE_FIELDS 16
-#define N_MATCH_FIELDS 5
-enum { M_PLAYED_ON, M_SIDE_A, M_SIDE_B, M_GAMES, M_ID };
+#define N_MATCH_FIELDS 6
+enum { M_PLAYED_ON, M_SIDE_A, M_SIDE_B, M_GAMES, M_ID, M_STATS };
 
 /* run() results of one match */
 #define RATED 0
@@ -101,7 +105,17 @@ py_sqrt(double x, double *r)
         (out) = (a) / den_;                                                                 \
     } while (0)
 
-/* glicko2.new_volatility */
+#define MAX_SIDE 16 /* players a side: a ladder allows 5 */
+
+/* Failure codes of the arithmetic: where the update cannot finish. The Python entry
+   points raise EngineError for each; the replay leaves such a match to Replayer.rate,
+   which raises it. */
+#define ERR_MATH 1       /* a division by zero, an overflow, a log or sqrt out of domain */
+#define ERR_ITERATIONS 2 /* the volatility iteration did not converge (MAX_VOLATILITY_ITERATIONS) */
+#define ERR_BRACKET 3    /* no bracket for the volatility root (MAX_BRACKET_STEPS) */
+
+/* §3 step 6: sigma' by Glickman's (2012) Illinois iteration (his step 5). f(x) is
+   written out inline; its readable form is glicko2.volatility_objective. */
 static int
 new_volatility(const Maths *m, double delta, double phi, double v, double sigma, double *out)
 {
@@ -109,17 +123,19 @@ new_volatility(const Maths *m, double delta, double phi, double v, double sigma,
     long long k, iterations;
 
     if (py_log(sigma * sigma, &a))
-        return 1;
+        return ERR_MATH;
     p2v = phi * phi + v;
-    rest = delta * delta - p2v;
+    rest = delta * delta - p2v; /* Delta^2 - phi^2 - v */
     DIV(inv_tau2, 1.0, m->tau * m->tau);
+    /* f(a): the (x - a) term vanishes and e^a = sigma^2. */
     ex = sigma * sigma;
     den = p2v + ex;
     DIV(f_a, ex * (rest - ex), 2.0 * den * den);
     big_a = a;
     if (rest > 0.0) {
         if (py_log(rest, &big_b))
-            return 1;
+            return ERR_MATH;
+        /* e^B = Delta^2 - phi^2 - v: the first term of f(B) is exactly zero. */
         f_b = -(big_b - a) * inv_tau2;
     }
     else {
@@ -127,10 +143,10 @@ new_volatility(const Maths *m, double delta, double phi, double v, double sigma,
         for (;;) {
             k += 1;
             if (k > m->max_bracket_steps)
-                return 1;
+                return ERR_BRACKET;
             big_b = a - (double)k * m->tau;
             if (py_exp(big_b, &ex))
-                return 1;
+                return ERR_MATH;
             den = p2v + ex;
             DIV(r, ex * (rest - ex), 2.0 * den * den);
             f_b = r + (double)k * m->tau * inv_tau2;
@@ -142,11 +158,11 @@ new_volatility(const Maths *m, double delta, double phi, double v, double sigma,
     while (fabs(big_b - big_a) > m->epsilon) {
         iterations += 1;
         if (iterations > m->max_iterations)
-            return 1;
+            return ERR_ITERATIONS;
         DIV(r, (big_a - big_b) * f_a, f_b - f_a);
         big_c = big_a + r;
         if (py_exp(big_c, &ex))
-            return 1;
+            return ERR_MATH;
         den = p2v + ex;
         DIV(r, ex * (rest - ex), 2.0 * den * den);
         f_c = r - (big_c - a) * inv_tau2;
@@ -160,44 +176,440 @@ new_volatility(const Maths *m, double delta, double phi, double v, double sigma,
         big_b = big_c;
         f_b = f_c;
     }
-    return py_exp(big_a / 2.0, out);
+    return py_exp(big_a / 2.0, out) ? ERR_MATH : 0;
 }
 
-/* glicko2.update_one: out = (mu', phi', sigma', E) */
-static int
-update_one(const Maths *m, double mu, double phi, double sigma, double mu_opp, double phi_opp,
-           double score, double weight, int gate_open, double out[4])
+/* §3 steps 6-8 from v and improvement = sum(m w_j g_j (s_j - E_j)): out = (mu', phi', sigma').
+   With the gate closed (too few distinct opponents) RD cannot shrink: phi' = max(phi, phi*). */
+static inline int
+finish(const Maths *m, double mu, double phi, double sigma, double v, double improvement,
+       int gate_open, double out[3])
 {
-    double root, g_o, z, e, v, improvement, sigma_new, phi_star_sq, phi_star, phi_new, r;
-
-    if (py_sqrt(1.0 + m->three_over_pi2 * phi_opp * phi_opp, &root))
-        return 1;
-    DIV(g_o, 1.0, root);
-    if (py_exp(-g_o * (mu - mu_opp) * m->slope, &z))
-        return 1;
-    DIV(e, 1.0, 1.0 + z);
-    DIV(v, 1.0, weight * g_o * g_o * z * e * e);
-    improvement = weight * g_o * (score - e);
-    if (new_volatility(m, v * improvement, phi, v, sigma, &sigma_new))
-        return 1;
+    double sigma_new, phi_star_sq, phi_star, phi_new, r;
+    int rc = new_volatility(m, v * improvement, phi, v, sigma, &sigma_new);
+    if (rc)
+        return rc;
     phi_star_sq = phi * phi + sigma_new * sigma_new;
     if (gate_open) {
         double inv_star, inv_v;
         DIV(inv_star, 1.0, phi_star_sq);
         DIV(inv_v, 1.0, v);
         if (py_sqrt(inv_star + inv_v, &r))
-            return 1;
+            return ERR_MATH;
         DIV(phi_new, 1.0, r);
     }
     else {
         if (py_sqrt(phi_star_sq, &phi_star))
-            return 1;
+            return ERR_MATH;
         phi_new = phi > phi_star ? phi : phi_star;
     }
     out[0] = mu + phi_new * phi_new * improvement;
     out[1] = phi_new;
     out[2] = sigma_new;
+    return 0;
+}
+
+/* §3 step 3: g(phi) = 1 / sqrt(1 + 3 phi^2 / pi^2). */
+static inline int
+g_of(const Maths *m, double phi, double *out)
+{
+    double root;
+    if (py_sqrt(1.0 + m->three_over_pi2 * phi * phi, &root))
+        return ERR_MATH;
+    DIV(*out, 1.0, root);
+    return 0;
+}
+
+/* §3 steps 3-8 against several opponents in one rating period: out = (mu', phi', sigma').
+   results[j] = (mu_j, phi_j, s_j, m * weight_j). E (1 - E) is written z / (1 + z)^2, which
+   keeps its precision when E is within 1e-16 of 1. */
+static int
+update(const Maths *m, double mu, double phi, double sigma, const double (*results)[4],
+       Py_ssize_t n, int gate_open, double out[3])
+{
+    double information = 0.0, improvement = 0.0, g_j, z, e_j, v;
+    Py_ssize_t j;
+    for (j = 0; j < n; j++) {
+        if (g_of(m, results[j][1], &g_j) || py_exp(-g_j * (mu - results[j][0]) * m->slope, &z))
+            return ERR_MATH;
+        DIV(e_j, 1.0, 1.0 + z);
+        information += results[j][3] * g_j * g_j * z * e_j * e_j;
+        improvement += results[j][3] * g_j * (results[j][2] - e_j);
+    }
+    DIV(v, 1.0, information);
+    return finish(m, mu, phi, sigma, v, improvement, gate_open, out);
+}
+
+/* `update` against one (possibly composite) opponent: out = (mu', phi', sigma', E). */
+static int
+update_one(const Maths *m, double mu, double phi, double sigma, double mu_opp, double phi_opp,
+           double score, double weight, int gate_open, double out[4])
+{
+    double g_o, z, e, v, improvement;
+    int rc;
+    if (g_of(m, phi_opp, &g_o) || py_exp(-g_o * (mu - mu_opp) * m->slope, &z))
+        return ERR_MATH;
+    DIV(e, 1.0, 1.0 + z);
+    DIV(v, 1.0, weight * g_o * g_o * z * e * e);
+    improvement = weight * g_o * (score - e);
+    if ((rc = finish(m, mu, phi, sigma, v, improvement, gate_open, out)))
+        return rc;
     out[3] = e;
+    return 0;
+}
+
+/* -------------------------------------------------------------------------- */
+/* One match, every team method (RATINGS.md §5), singles included               */
+
+/* The order of types.TEAM_METHODS and types.COMPOSITE_RD_CHOICES. */
+enum { COMPOSITE_OPPONENT, INDIVIDUAL, COMPOSITE_TEAM, PERFORMANCE_WEIGHTED, GLICKO1_TEAM };
+enum { RD_MEAN, RD_RMS_OF_MEAN, RD_RMS };
+
+/* glicko1_team works in rating points with Glicko-1's q and the boost of the Pokémon 2v2
+   seed: b(RD) = 0.5 (350 - RD), no boost at 350 (Glicko-1's RD for an unrated player). */
+#define G1_BOOST_SLOPE 0.5
+#define G1_BOOST_ZERO_RD 350.0
+
+/* A ladder's rules: the parameters of one match's update beyond the arithmetic's. */
+typedef struct {
+    Maths maths;
+    double center, low, high, rd_max;
+    int floor; /* §3 step 9: the wrong-way floor */
+    int method, composite_rd;
+    int has_delta_max;
+    double delta_max, g1_scale, g1_rd_max;
+    int g1_boost;
+    double g1_q, g1_three_q2_over_pi2;
+} Rules;
+
+/* One player at the start of a match: RD already grown for inactivity (step 1), the
+   repetition weight against each opponent (step 4, in the other side's order) and the
+   diversity gate (step 7) already counted. */
+typedef struct {
+    double rating, rd, vol;
+    const double *weights;
+    int gate;
+    double perf; /* performance_weighted's weight (1 without stats) */
+} Contestant;
+
+/* One player's new, bounded state and what produced it (teams.Result). */
+typedef struct {
+    double rating, rd, vol, expected, weight, perf;
+    int floored;
+} Result;
+
+static inline double
+mu_of(const Rules *r, double rating)
+{
+    return (rating - r->center) / r->maths.scale;
+}
+
+/* A side's RD on the Glicko-2 scale: mean, rms_of_mean (sqrt(sum phi^2) / n) or rms. */
+static int
+composite_phi(const Rules *r, const Contestant *side, Py_ssize_t n, int how, double *out)
+{
+    double total = 0.0, squares = 0.0, phi;
+    Py_ssize_t i;
+    for (i = 0; i < n; i++) {
+        phi = side[i].rd / r->maths.scale;
+        total += phi;
+        squares += phi * phi;
+    }
+    if (how == RD_MEAN)
+        *out = total / (double)n;
+    else if (how == RD_RMS_OF_MEAN) {
+        if (py_sqrt(squares, out))
+            return ERR_MATH;
+        *out = *out / (double)n;
+    }
+    else if (py_sqrt(squares / (double)n, out))
+        return ERR_MATH;
+    return 0;
+}
+
+static inline double
+mean_weight(const Contestant *p, Py_ssize_t n_opp)
+{
+    double total = 0.0;
+    Py_ssize_t j;
+    for (j = 0; j < n_opp; j++)
+        total += p->weights[j];
+    return total / (double)n_opp;
+}
+
+/* §3 step 9: rating clamped, RD capped, then the wrong-way floor: a winner's rating never
+   ends below `before`, a loser's never above it. */
+static inline void
+bounded(const Rules *r, double rating, double before, double rd, int won, Result *out)
+{
+    rating = rating < r->low ? r->low : rating > r->high ? r->high : rating;
+    out->floored = 0;
+    if (r->floor && (won ? rating < before : rating > before)) {
+        rating = before;
+        out->floored = 1;
+    }
+    out->rating = rating;
+    out->rd = rd < r->rd_max ? rd : r->rd_max;
+}
+
+/* The new rating as the old one plus the change, R + 173.7178 (mu' - mu). Not
+   173.7178 mu' + centre: that round trip can land an ulp below R when mu' equals mu, and a
+   winner whose update did not move them would seem to lose rating. */
+static inline double
+moved(const Rules *r, double rating, double mu_new)
+{
+    return rating + r->maths.scale * (mu_new - mu_of(r, rating));
+}
+
+/* Every player of `side` after meeting `opp` with outcome `s` (the side's), multiplier
+   `mult` (m, §3 step 2) and `won` (the side won the match, for the floor). */
+static int
+rate_side(const Rules *r, const Contestant *side, Py_ssize_t n, const Contestant *opp,
+          Py_ssize_t n_opp, double s, double mult, int won, Result *out)
+{
+    const Maths *m = &r->maths;
+    double res[4], mu_c = 0.0, phi_c, weight, e;
+    Py_ssize_t i, j;
+    int rc;
+
+    switch (r->method) {
+    case COMPOSITE_OPPONENT:
+    case PERFORMANCE_WEIGHTED:
+        /* Each player against one composite opponent (thesis algorithm 2). performance_weighted:
+           the composite RD is rms_of_mean, and the change is scaled by the player's weight,
+           mu' = mu + w (mu* - mu), then bounded by delta_max (team-performance seed). */
+        for (j = 0; j < n_opp; j++)
+            mu_c += mu_of(r, opp[j].rating);
+        mu_c = mu_c / (double)n_opp;
+        if (composite_phi(r, opp, n_opp,
+                          r->method == PERFORMANCE_WEIGHTED ? RD_RMS_OF_MEAN : r->composite_rd,
+                          &phi_c))
+            return ERR_MATH;
+        for (i = 0; i < n; i++) {
+            const Contestant *p = &side[i];
+            double mu = mu_of(r, p->rating), rating;
+            weight = mean_weight(p, n_opp);
+            if ((rc = update_one(m, mu, p->rd / m->scale, p->vol, mu_c, phi_c, s, weight * mult,
+                                 p->gate, res)))
+                return rc;
+            if (r->method == COMPOSITE_OPPONENT) {
+                rating = moved(r, p->rating, res[0]);
+                out[i].perf = 1.0;
+            }
+            else {
+                double change = m->scale * p->perf * (res[0] - mu);
+                if (r->has_delta_max)
+                    change = change < -r->delta_max ? -r->delta_max
+                             : change > r->delta_max ? r->delta_max
+                                                     : change;
+                rating = p->rating + change;
+                out[i].perf = p->perf;
+            }
+            bounded(r, rating, p->rating, m->scale * res[1], won, &out[i]);
+            out[i].vol = res[2];
+            out[i].expected = res[3];
+            out[i].weight = weight;
+        }
+        return 0;
+
+    case INDIVIDUAL: {
+        /* Each opponent a separate result in the same rating period (thesis algorithm 1). */
+        double terms[MAX_SIDE][4];
+        if (n_opp > MAX_SIDE)
+            return ERR_MATH;
+        for (i = 0; i < n; i++) {
+            const Contestant *p = &side[i];
+            double mu = mu_of(r, p->rating), g_j, z, e_j, total = 0.0;
+            for (j = 0; j < n_opp; j++) {
+                terms[j][0] = mu_of(r, opp[j].rating);
+                terms[j][1] = opp[j].rd / m->scale;
+                terms[j][2] = s;
+                terms[j][3] = p->weights[j] * mult;
+            }
+            if ((rc = update(m, mu, p->rd / m->scale, p->vol, (const double(*)[4])terms, n_opp,
+                             p->gate, res)))
+                return rc;
+            for (j = 0; j < n_opp; j++) {
+                if (g_of(m, terms[j][1], &g_j) || py_exp(-g_j * (mu - terms[j][0]) * m->slope, &z))
+                    return ERR_MATH;
+                DIV(e_j, 1.0, 1.0 + z);
+                total += e_j;
+            }
+            bounded(r, moved(r, p->rating, res[0]), p->rating, m->scale * res[1], won, &out[i]);
+            out[i].vol = res[2];
+            out[i].expected = total / (double)n_opp;
+            out[i].weight = mean_weight(p, n_opp);
+            out[i].perf = 1.0;
+        }
+        return 0;
+    }
+
+    case COMPOSITE_TEAM: {
+        /* Side composite against opposing composite (thesis algorithm 3, with phi' squared).
+           E, v and Delta once per side; the side's weight is the mean of its players' mean
+           weights, so v and Delta really are the same for every player; each player then gets
+           their own volatility, phi' (own gate) and mu' = mu_i + phi'^2 m w g(phi_b) (s - E). */
+        double mu_a = 0.0, mu_b = 0.0, phi_b, informed, g_b, z, v, improvement;
+        for (i = 0; i < n; i++)
+            mu_a += mu_of(r, side[i].rating);
+        mu_a = mu_a / (double)n;
+        for (j = 0; j < n_opp; j++)
+            mu_b += mu_of(r, opp[j].rating);
+        mu_b = mu_b / (double)n_opp;
+        if (composite_phi(r, opp, n_opp, r->composite_rd, &phi_b))
+            return ERR_MATH;
+        weight = 0.0;
+        for (i = 0; i < n; i++)
+            weight += mean_weight(&side[i], n_opp);
+        weight = weight / (double)n;
+        informed = weight * mult;
+        if (g_of(m, phi_b, &g_b) || py_exp(-g_b * (mu_a - mu_b) * m->slope, &z))
+            return ERR_MATH;
+        DIV(e, 1.0, 1.0 + z);
+        DIV(v, 1.0, informed * g_b * g_b * z * e * e);
+        improvement = informed * g_b * (s - e);
+        for (i = 0; i < n; i++) {
+            const Contestant *p = &side[i];
+            if ((rc = finish(m, mu_of(r, p->rating), p->rd / m->scale, p->vol, v, improvement,
+                             p->gate, res)))
+                return rc;
+            bounded(r, moved(r, p->rating, res[0]), p->rating, m->scale * res[1], won, &out[i]);
+            out[i].vol = res[2];
+            out[i].expected = e;
+            out[i].weight = weight;
+            out[i].perf = 1.0;
+        }
+        return 0;
+    }
+
+    case GLICKO1_TEAM: {
+        /* Glicko-1 in rating points, team RD the RMS of its players', the certainty boost
+           (Pokémon 2v2 seed). The match carries m times the information:
+           RD'^2 = 1 / (1/RD^2 + m/d^2), Delta R = scale rdFactor q RD'^2 m g(RD_opp) (s - E). */
+        double rd_own = 0.0, rd_opp = 0.0, r_own = 0.0, r_opp = 0.0, root, g_opp, power, inv_d2;
+        for (i = 0; i < n; i++) {
+            rd_own += side[i].rd * side[i].rd;
+            r_own += side[i].rating;
+        }
+        for (j = 0; j < n_opp; j++) {
+            rd_opp += opp[j].rd * opp[j].rd;
+            r_opp += opp[j].rating;
+        }
+        if (py_sqrt(rd_own / (double)n, &rd_own) || py_sqrt(rd_opp / (double)n_opp, &rd_opp))
+            return ERR_MATH;
+        r_own = r_own / (double)n;
+        r_opp = r_opp / (double)n_opp;
+        if (r->g1_boost) {
+            r_own += G1_BOOST_SLOPE * (G1_BOOST_ZERO_RD - rd_own);
+            r_opp += G1_BOOST_SLOPE * (G1_BOOST_ZERO_RD - rd_opp);
+        }
+        if (py_sqrt(1.0 + r->g1_three_q2_over_pi2 * rd_opp * rd_opp, &root))
+            return ERR_MATH;
+        DIV(g_opp, 1.0, root);
+        power = pow(10.0, -g_opp * (r_own - r_opp) / 400.0);
+        if (isinf(power))
+            return ERR_MATH;
+        DIV(e, 1.0, 1.0 + power);
+        inv_d2 = r->g1_q * r->g1_q * g_opp * g_opp * e * (1.0 - e);
+        for (i = 0; i < n; i++) {
+            const Contestant *p = &side[i];
+            double precision, rd_factor, change, inv_rd2, rd_new, a, b;
+            DIV(inv_rd2, 1.0, p->rd * p->rd);
+            precision = inv_rd2 + mult * inv_d2;
+            DIV(a, 1.0, r->g1_scale);
+            b = p->rd / r->g1_rd_max;
+            rd_factor = a >= b ? a : b;
+            DIV(change, r->g1_scale * rd_factor * r->g1_q, precision);
+            change = change * mult * g_opp * (s - e);
+            DIV(rd_new, 1.0, precision);
+            if (py_sqrt(rd_new, &rd_new))
+                return ERR_MATH;
+            bounded(r, p->rating + change, p->rating, rd_new, won, &out[i]);
+            out[i].vol = p->vol;
+            out[i].expected = e;
+            out[i].weight = 1.0;
+            out[i].perf = 1.0;
+        }
+        return 0;
+    }
+    }
+    return ERR_MATH;
+}
+
+/* teams.rate_sides: both sides from the states before the match. */
+static inline int
+rate_match(const Rules *r, const Contestant *a, Py_ssize_t n_a, const Contestant *b,
+           Py_ssize_t n_b, double s_a, double s_b, double mult, int a_won, Result *out_a,
+           Result *out_b)
+{
+    int rc = rate_side(r, a, n_a, b, n_b, s_a, mult, a_won, out_a);
+    return rc ? rc : rate_side(r, b, n_b, a, n_a, s_b, mult, !a_won, out_b);
+}
+
+/* EngineError (ratings.engine.types), raised by the module's functions. */
+static PyObject *engine_error;
+
+/* Raise EngineError for a failure code of the arithmetic. */
+static void
+raise_failure(int code, const Maths *m)
+{
+    if (code == ERR_ITERATIONS)
+        PyErr_Format(engine_error,
+                     "volatility iteration did not converge in %lld steps: the rating update "
+                     "cannot finish with these parameters",
+                     m->max_iterations);
+    else if (code == ERR_BRACKET)
+        PyErr_Format(engine_error,
+                     "volatility bracket not found after %lld steps (a value is NaN or infinite)",
+                     m->max_bracket_steps);
+    else
+        PyErr_SetString(engine_error,
+                        "the rating update went out of range (a division by zero, an overflow "
+                        "or a square root or logarithm of a non-positive number)");
+}
+
+/* The arithmetic's constants: (scale, tau, slope, three_over_pi_squared, epsilon, max_iterations,
+   max_bracket_steps) as glicko2.py states them. */
+static int
+parse_maths(PyObject *t, Maths *m)
+{
+    if (!PyTuple_Check(t)) {
+        PyErr_SetString(PyExc_TypeError, "maths must be a tuple");
+        return -1;
+    }
+    return PyArg_ParseTuple(t, "dddddLL;maths", &m->scale, &m->tau, &m->slope, &m->three_over_pi2,
+                            &m->epsilon, &m->max_iterations, &m->max_bracket_steps)
+               ? 0
+               : -1;
+}
+
+/* A ladder's rules from teams.native_rules(params): (maths, center, low, high, rd_max,
+   floor, method, composite_rd, delta_max or None, g1_scale, g1_rd_max, g1_boost). */
+static int
+parse_rules(PyObject *t, Rules *r)
+{
+    PyObject *maths, *delta_max;
+    if (!PyTuple_Check(t)) {
+        PyErr_SetString(PyExc_TypeError, "rules must be a tuple");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(t, "O!ddddpiiOddp;rules", &PyTuple_Type, &maths, &r->center, &r->low,
+                          &r->high, &r->rd_max, &r->floor, &r->method, &r->composite_rd,
+                          &delta_max, &r->g1_scale, &r->g1_rd_max, &r->g1_boost) ||
+        parse_maths(maths, &r->maths) < 0)
+        return -1;
+    if (r->method < COMPOSITE_OPPONENT || r->method > GLICKO1_TEAM || r->composite_rd < RD_MEAN ||
+        r->composite_rd > RD_RMS) {
+        PyErr_SetString(PyExc_ValueError, "unknown team method or composite_rd");
+        return -1;
+    }
+    r->has_delta_max = delta_max != Py_None;
+    r->delta_max = 0.0;
+    if (r->has_delta_max && (r->delta_max = PyFloat_AsDouble(delta_max)) == -1.0 &&
+        PyErr_Occurred())
+        return -1;
+    r->g1_q = log(10.0) / 400.0;
+    r->g1_three_q2_over_pi2 = 3.0 * r->g1_q * r->g1_q / (Py_MATH_PI * Py_MATH_PI);
     return 0;
 }
 
@@ -232,14 +644,14 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    Maths maths;
+    Rules rules;
     long long lookback, period;
-    double alpha, threshold, center, low, high, rd_max, phi_max;
-    int floor; /* §3 step 9: the wrong-way floor */
+    double alpha, threshold, phi_max;
     /* the Replayer's collaborators */
     PyObject *player_fn;  /* name -> _Player (Replayer._player) */
     PyObject *outcomes;   /* dict: games -> (s_a, m, a_won, s_b, Outcome) (Replayer._outcomes) */
     PyObject *outcome_fn; /* games -> the same, validating and caching (Replayer._outcome) */
+    PyObject *perf_fn;    /* match -> (weights of side A, of side B) (Replayer._performance) */
     PyObject *change_type;
     Py_ssize_t change_offsets[N_CHANGE_FIELDS];
     int fast_change; /* fill PlayerChange slots directly */
@@ -719,49 +1131,101 @@ make_change(Replay *self, PyObject **values)
 }
 
 /* -------------------------------------------------------------------------- */
-/* One match: Replayer.rate's singles path                                      */
+/* One match: Replayer.rate                                                     */
 
-/* predict.win_probability for two single players (points in, P out), with the RDs
-   already grown for inactivity to the match date, as predict.inflated_rd does. */
+/* predict.win_probability (points in, P out), with the RDs already grown for inactivity
+   to the match date, as predict.inflated_rd does: mean rating and RMS RD of each side. */
 static int
-win_probability(const Maths *m, double rating_a, double rd_a, double rating_b, double rd_b,
-                double *out)
+win_probability(const Maths *m, const double *ratings, const double *rds, Py_ssize_t n_a,
+                Py_ssize_t n_b, double *out)
 {
-    double mu_a = rating_a / m->scale, mu_b = rating_b / m->scale, phi_a, phi_b, t, spread, z;
-    /* rms() of one RD: sqrt((0 + rd * rd) / 1) */
-    if (py_sqrt(rd_a * rd_a, &phi_a) || py_sqrt(rd_b * rd_b, &phi_b))
-        return 1;
-    phi_a = phi_a / m->scale;
-    phi_b = phi_b / m->scale;
-    if (py_sqrt(phi_a * phi_a + phi_b * phi_b, &t) ||
+    double sums[2] = {0.0, 0.0}, squares[2] = {0.0, 0.0}, mu[2], phi[2], t, spread, z;
+    Py_ssize_t i, side, n[2] = {n_a, n_b};
+    for (i = 0; i < n_a + n_b; i++) {
+        side = i >= n_a;
+        sums[side] += ratings[i];
+        squares[side] += rds[i] * rds[i];
+    }
+    for (side = 0; side < 2; side++) {
+        mu[side] = sums[side] / (double)n[side] / m->scale;
+        if (py_sqrt(squares[side] / (double)n[side], &phi[side]))
+            return 1;
+        phi[side] = phi[side] / m->scale;
+    }
+    if (py_sqrt(phi[0] * phi[0] + phi[1] * phi[1], &t) ||
         py_sqrt(1.0 + m->three_over_pi2 * t * t, &spread))
         return 1;
     DIV(spread, 1.0, spread);
-    if (py_exp(-spread * (mu_a - mu_b) * m->slope, &z))
+    if (py_exp(-spread * (mu[0] - mu[1]) * m->slope, &z))
         return 1;
     DIV(*out, 1.0, 1.0 + z);
     return 0;
 }
+
+/* The players of one side: a tuple of 1..MAX_SIDE names, else 0 (Python's). */
+static inline Py_ssize_t
+side_size(PyObject *side)
+{
+    Py_ssize_t n;
+    if (!PyTuple_CheckExact(side))
+        return 0;
+    n = PyTuple_GET_SIZE(side);
+    return n <= MAX_SIDE ? n : 0;
+}
+
+/* performance_weighted: each player's weight from Replayer._performance(match), which
+   returns (weights of side A, weights of side B). */
+static int
+read_performance(Replay *self, PyObject *match, Contestant *who, Py_ssize_t n_a, Py_ssize_t n_b)
+{
+    PyObject *pair = PyObject_CallOneArg(self->perf_fn, match);
+    Py_ssize_t side, i, n;
+    int rc = -1;
+    if (pair == NULL)
+        return -1;
+    if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
+        PyErr_SetString(PyExc_TypeError, "performance weights: (side A, side B)");
+        goto done;
+    }
+    for (side = 0; side < 2; side++) {
+        PyObject *w = PyTuple_GET_ITEM(pair, side);
+        n = side ? n_b : n_a;
+        if (!PyTuple_CheckExact(w) || PyTuple_GET_SIZE(w) != n) {
+            PyErr_SetString(PyExc_TypeError, "performance weights: one per player");
+            goto done;
+        }
+        for (i = 0; i < n; i++)
+            if (as_double(PyTuple_GET_ITEM(w, i), &who[side ? n_a + i : i].perf) < 0)
+                goto done;
+    }
+    rc = 0;
+done:
+    Py_DECREF(pair);
+    return rc;
+}
+
+#define MAX_PLAYERS (2 * MAX_SIDE)
+#define N_MADE 7 /* new floats per player: rating, rd, volatility, E, weight, ratio, perf */
 
 static int
 rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize_t hint_a,
          Py_ssize_t hint_b, PyObject *hint_name_a, PyObject *hint_name_b)
 {
     PyObject *f[N_MATCH_FIELDS] = {NULL};
-    PyObject *s_obj = NULL, *name_a, *name_b, *made[12] = {NULL}, *ca = NULL, *cb = NULL,
-             *pair = NULL, *prob = NULL;
-    Py_ssize_t ia, ib;
+    PyObject *s_obj = NULL, *made[MAX_PLAYERS][N_MADE], *changes = NULL, *prob = NULL;
+    PyObject *names[MAX_PLAYERS], *m_obj, *won_obj, *s_b_obj;
+    Py_ssize_t idx[MAX_PLAYERS], n_a, n_b, n, i, j;
     long long ord;
-    PyObject *m_obj, *won_obj, *s_b_obj;
-    double s_a, mult, mu_a, mu_b, phi_a, phi_b, rd_a, rd_b, w_a, w_b, ratio_a, ratio_b, res_a[4],
-        res_b[4], new_a, new_b, rd_a2, rd_b2;
-    int64_t k_a, k_b;
-    int gate_a, gate_b, a_won, floor_a = 0, floor_b = 0, inflated_a = 0, inflated_b = 0,
-        rc = STOP, i;
-    int32_t head_a, len_a, head_b, len_b;
-    Player *pa, *pb;
-    const Maths *m = &self->maths;
+    double s_a, s_b, mult, rd[MAX_PLAYERS], rating[MAX_PLAYERS], ratio[MAX_PLAYERS];
+    double weights[MAX_PLAYERS][MAX_SIDE];
+    int32_t head[MAX_PLAYERS], len[MAX_PLAYERS];
+    int inflated[MAX_PLAYERS], a_won, rc = STOP, tracked = 0, n_made = 0;
+    int glicko1 = self->rules.method == GLICKO1_TEAM;
+    Contestant who[MAX_PLAYERS];
+    Result res[MAX_PLAYERS];
+    const Maths *m = &self->rules.maths;
 
+    n = 0; /* players whose windows are pruned, to put back on failure */
     for (i = 0; i < N_MATCH_FIELDS; i++) {
         if ((f[i] = match_field(self, match, i)) == NULL) {
             rc = stop_or_fail();
@@ -784,6 +1248,11 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
             }
         }
     }
+    /* Sides given as tuples of at most MAX_SIDE names; anything else is Python's. */
+    n_a = side_size(f[M_SIDE_A]);
+    n_b = side_size(f[M_SIDE_B]);
+    if (n_a == 0 || n_b == 0)
+        goto done;
     /* The outcome, from Replayer._outcomes or Replayer._outcome (which validates). */
     s_obj = PyDict_GetItemWithError(self->outcomes, f[M_GAMES]);
     if (s_obj != NULL) {
@@ -809,200 +1278,193 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
         !PyBool_Check(won_obj) || !PyFloat_CheckExact(s_b_obj))
         goto done;
     s_a = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(s_obj, 0));
+    s_b = PyFloat_AS_DOUBLE(s_b_obj);
     mult = PyFloat_AS_DOUBLE(m_obj);
     a_won = won_obj == Py_True;
-    /* Singles only; anything else (teams, lists for sides) is Python's. */
-    if (!PyTuple_CheckExact(f[M_SIDE_A]) || PyTuple_GET_SIZE(f[M_SIDE_A]) != 1 ||
-        !PyTuple_CheckExact(f[M_SIDE_B]) || PyTuple_GET_SIZE(f[M_SIDE_B]) != 1)
-        goto done;
-    name_a = PyTuple_GET_ITEM(f[M_SIDE_A], 0);
-    name_b = PyTuple_GET_ITEM(f[M_SIDE_B], 0);
-    /* The index looked up ahead for this very name object, else the lookup now. */
-    ia = (hint_a >= 0 && hint_name_a == name_a) ? hint_a : intern_name(self, name_a);
-    ib = (hint_b >= 0 && hint_name_b == name_b) ? hint_b : (ia < 0 ? -1 : intern_name(self, name_b));
-    if (ia < 0 || ib < 0) {
-        rc = stop_or_fail();
-        goto done;
-    }
-    if (ia == ib) /* playing oneself: Python raises */
-        goto done;
-    if (self->players[ia].obj == NULL && (rc = load_player(self, ia)) != RATED)
-        goto done;
-    if (self->players[ib].obj == NULL && (rc = load_player(self, ib)) != RATED)
-        goto done;
-    rc = STOP;
-    /* Room for this match's window entries and counts, so committing cannot fail. */
-    if (window_reserve(&self->players[ia], 1) < 0 || window_reserve(&self->players[ib], 1) < 0) {
-        rc = ERROR;
-        goto done;
-    }
-    pa = &self->players[ia];
-    pb = &self->players[ib];
 
-    /* Steps 4 and 7: the window, repetition weight and diversity gate. */
-    head_a = pa->head;
-    len_a = pa->len;
-    head_b = pb->head;
-    len_b = pb->len;
-    window_prune(pa, ord, self->lookback);
-    window_prune(pb, ord, self->lookback);
-    k_a = count_get(pa, ib);
-    k_b = count_get(pb, ia);
-    w_a = 1.0 / (1.0 + self->alpha * (double)k_a);
-    w_b = 1.0 / (1.0 + self->alpha * (double)k_b);
-    ratio_a = (double)(pa->distinct + (k_a ? 0 : 1)) / (double)(pa->len + 1);
-    ratio_b = (double)(pb->distinct + (k_b ? 0 : 1)) / (double)(pb->len + 1);
-    gate_a = ratio_a >= self->threshold;
-    gate_b = ratio_b >= self->threshold;
-    /* Step 1: inactivity (Replayer._inflated_rd, glicko2.inflate). */
-    rd_a = pa->rd;
-    if (pa->last != 0 && ord - pa->last >= self->period) {
-        long long periods = (ord - pa->last) / self->period;
-        if (periods > 0) {
-            double phi = pa->rd / m->scale, grown;
-            if (py_sqrt(phi * phi + (double)periods * pa->vol * pa->vol, &grown))
-                goto unprune;
-            rd_a = m->scale * (grown < self->phi_max ? grown : self->phi_max);
-            inflated_a = 1;
+    /* The players: indices (singles: looked up ahead for this very name object), no one
+       twice (Python raises), each loaded, with room for this match's window entries. */
+    for (i = 0; i < n_a + n_b; i++) {
+        PyObject *name = i < n_a ? PyTuple_GET_ITEM(f[M_SIDE_A], i)
+                                 : PyTuple_GET_ITEM(f[M_SIDE_B], i - n_a);
+        names[i] = name;
+        if (n_a == 1 && n_b == 1 && i == 0 && hint_a >= 0 && hint_name_a == name)
+            idx[i] = hint_a;
+        else if (n_a == 1 && n_b == 1 && i == 1 && hint_b >= 0 && hint_name_b == name)
+            idx[i] = hint_b;
+        else
+            idx[i] = intern_name(self, name);
+        if (idx[i] < 0) {
+            rc = stop_or_fail();
+            goto done;
         }
+        for (j = 0; j < i; j++)
+            if (idx[j] == idx[i])
+                goto done;
     }
-    rd_b = pb->rd;
-    if (pb->last != 0 && ord - pb->last >= self->period) {
-        long long periods = (ord - pb->last) / self->period;
-        if (periods > 0) {
-            double phi = pb->rd / m->scale, grown;
-            if (py_sqrt(phi * phi + (double)periods * pb->vol * pb->vol, &grown))
-                goto unprune;
-            rd_b = m->scale * (grown < self->phi_max ? grown : self->phi_max);
-            inflated_b = 1;
+    for (i = 0; i < n_a + n_b; i++)
+        if (self->players[idx[i]].obj == NULL && (rc = load_player(self, idx[i])) != RATED)
+            goto done;
+    rc = STOP;
+    for (i = 0; i < n_a + n_b; i++)
+        if (window_reserve(&self->players[idx[i]], (int32_t)(i < n_a ? n_b : n_a)) < 0) {
+            rc = ERROR;
+            goto done;
         }
+
+    /* Steps 4 and 7 (the window: repetition weights, diversity gate), and step 1
+       (inactivity, Replayer._inflated_rd, glicko2.inflate). */
+    for (i = 0; i < n_a + n_b; i++) {
+        Player *p = &self->players[idx[i]];
+        Py_ssize_t first = i < n_a ? n_a : 0, n_opp = i < n_a ? n_b : n_a;
+        int32_t distinct;
+        head[i] = p->head;
+        len[i] = p->len;
+        n = i + 1;
+        window_prune(p, ord, self->lookback);
+        distinct = p->distinct;
+        for (j = 0; j < n_opp; j++) {
+            int32_t k = count_get(p, idx[first + j]);
+            weights[i][j] = glicko1 ? 1.0 : 1.0 / (1.0 + self->alpha * (double)k);
+            distinct += k == 0;
+        }
+        ratio[i] = (double)distinct / (double)(p->len + n_opp);
+        rd[i] = p->rd;
+        inflated[i] = 0;
+        if (p->last != 0 && ord - p->last >= self->period) {
+            long long periods = (ord - p->last) / self->period;
+            if (periods > 0) {
+                double phi = p->rd / m->scale, grown;
+                if (py_sqrt(phi * phi + (double)periods * p->vol * p->vol, &grown)) {
+                    raise_failure(ERR_MATH, m);
+                    rc = ERROR;
+                    goto unprune;
+                }
+                rd[i] = m->scale * (grown < self->phi_max ? grown : self->phi_max);
+                inflated[i] = 1;
+            }
+        }
+        rating[i] = p->rating;
+        who[i].rating = p->rating;
+        who[i].rd = rd[i];
+        who[i].vol = p->vol;
+        who[i].weights = weights[i];
+        who[i].gate = glicko1 || ratio[i] >= self->threshold;
+        who[i].perf = 1.0;
+    }
+    /* performance_weighted: the players' weights from the match's stats (§5). */
+    if (self->rules.method == PERFORMANCE_WEIGHTED && f[M_STATS] != Py_None &&
+        read_performance(self, match, who, n_a, n_b) < 0) {
+        rc = ERROR;
+        goto unprune;
     }
     if (probs != NULL) { /* §6 before the match, as Replayer.predict(side_a, side_b, date) */
         double p;
-        if (win_probability(m, pa->rating, rd_a, pb->rating, rd_b, &p))
+        if (win_probability(m, rating, rd, n_a, n_b, &p)) {
+            raise_failure(ERR_MATH, m);
+            rc = ERROR;
             goto unprune;
+        }
         if ((prob = PyFloat_FromDouble(p)) == NULL) {
             rc = ERROR;
             goto unprune;
         }
     }
-    mu_a = (pa->rating - self->center) / m->scale;
-    mu_b = (pb->rating - self->center) / m->scale;
-    phi_a = rd_a / m->scale;
-    phi_b = rd_b / m->scale;
-    /* The information multiplier m weighs the match (§3 step 2): it multiplies the weight. */
-    if (update_one(m, mu_a, phi_a, pa->vol, mu_b, phi_b, s_a, w_a * mult, gate_a, res_a) ||
-        update_one(m, mu_b, phi_b, pb->vol, mu_a, phi_a, 1.0 - s_a, w_b * mult, gate_b, res_b))
+    /* Steps 2-9 and §5: the update of every player. */
+    if ((i = rate_match(&self->rules, who, n_a, who + n_a, n_b, s_a, s_b, mult, a_won, res,
+                        res + n_a))) {
+        raise_failure((int)i, m);
+        rc = ERROR;
         goto unprune;
-    /* Step 9: bounds, then the wrong-way floor (teams._bounded). */
-    /* As teams._moved: the old rating plus the change, R + 173.7178 (mu' - mu). */
-    new_a = pa->rating + m->scale * (res_a[0] - (pa->rating - self->center) / m->scale);
-    new_a = new_a < self->low ? self->low : new_a > self->high ? self->high : new_a;
-    new_b = pb->rating + m->scale * (res_b[0] - (pb->rating - self->center) / m->scale);
-    new_b = new_b < self->low ? self->low : new_b > self->high ? self->high : new_b;
-    if (self->floor && (a_won ? new_a < pa->rating : new_a > pa->rating)) {
-        new_a = pa->rating;
-        floor_a = 1;
     }
-    if (self->floor && (a_won ? new_b > pb->rating : new_b < pb->rating)) {
-        new_b = pb->rating;
-        floor_b = 1;
-    }
-    rd_a2 = m->scale * res_a[1];
-    if (rd_a2 > self->rd_max)
-        rd_a2 = self->rd_max;
-    rd_b2 = m->scale * res_b[1];
-    if (rd_b2 > self->rd_max)
-        rd_b2 = self->rd_max;
 
-    /* The two PlayerChange, built before anything is committed. */
+    /* The PlayerChange of every player, built before anything is committed. */
     rc = ERROR;
-    if ((made[0] = PyFloat_FromDouble(new_a)) == NULL ||
-        (made[1] = PyFloat_FromDouble(rd_a2)) == NULL ||
-        (made[2] = PyFloat_FromDouble(res_a[2])) == NULL ||
-        (made[3] = PyFloat_FromDouble(res_a[3])) == NULL ||
-        (made[4] = PyFloat_FromDouble(w_a)) == NULL ||
-        (made[5] = PyFloat_FromDouble(ratio_a)) == NULL ||
-        (made[6] = PyFloat_FromDouble(new_b)) == NULL ||
-        (made[7] = PyFloat_FromDouble(rd_b2)) == NULL ||
-        (made[8] = PyFloat_FromDouble(res_b[2])) == NULL ||
-        (made[9] = PyFloat_FromDouble(res_b[3])) == NULL ||
-        (made[10] = PyFloat_FromDouble(w_b)) == NULL ||
-        (made[11] = PyFloat_FromDouble(ratio_b)) == NULL)
+    n_made = (int)(n_a + n_b);
+    memset(made, 0, (size_t)n_made * sizeof(made[0]));
+    if ((changes = PyTuple_New(n_a + n_b)) == NULL)
         goto unprune;
-    {
-        PyObject *rd_before_a = inflated_a ? PyFloat_FromDouble(rd_a) : Py_NewRef(pa->rd_obj);
-        PyObject *rd_before_b = inflated_b ? PyFloat_FromDouble(rd_b) : Py_NewRef(pb->rd_obj);
-        if (rd_before_a != NULL && rd_before_b != NULL) {
-            PyObject *va[N_CHANGE_FIELDS] = {
-                name_a,   pa->rating_obj, rd_before_a,         pa->vol_obj, made[0],
-                made[1],  made[2],        made[3],             PyTuple_GET_ITEM(s_obj, 0),
-                made[4],  made[5],        gate_a ? Py_True : Py_False, self->one,
-                a_won ? Py_True : Py_False, m_obj, floor_a ? Py_True : Py_False};
-            PyObject *vb[N_CHANGE_FIELDS] = {
-                name_b,   pb->rating_obj, rd_before_b,         pb->vol_obj, made[6],
-                made[7],  made[8],        made[9],             s_b_obj,
-                made[10], made[11],       gate_b ? Py_True : Py_False, self->one,
-                a_won ? Py_False : Py_True, m_obj, floor_b ? Py_True : Py_False};
-            if ((ca = make_change(self, va)) != NULL)
-                cb = make_change(self, vb);
+    for (i = 0; i < n_a + n_b; i++) {
+        Player *p = &self->players[idx[i]];
+        PyObject *rd_before, *change;
+        int on_a = i < n_a;
+        if ((made[i][0] = PyFloat_FromDouble(res[i].rating)) == NULL ||
+            (made[i][1] = PyFloat_FromDouble(res[i].rd)) == NULL ||
+            (made[i][2] = res[i].vol == p->vol ? Py_NewRef(p->vol_obj)
+                                               : PyFloat_FromDouble(res[i].vol)) == NULL ||
+            (made[i][3] = PyFloat_FromDouble(res[i].expected)) == NULL ||
+            (made[i][4] = res[i].weight == 1.0 ? Py_NewRef(self->one)
+                                               : PyFloat_FromDouble(res[i].weight)) == NULL ||
+            (made[i][5] = ratio[i] == 1.0 ? Py_NewRef(self->one)
+                                          : PyFloat_FromDouble(ratio[i])) == NULL ||
+            (made[i][6] = res[i].perf == 1.0 ? Py_NewRef(self->one)
+                                             : PyFloat_FromDouble(res[i].perf)) == NULL)
+            goto unprune;
+        rd_before = inflated[i] ? PyFloat_FromDouble(rd[i]) : Py_NewRef(p->rd_obj);
+        if (rd_before == NULL)
+            goto unprune;
+        {
+            PyObject *values[N_CHANGE_FIELDS] = {
+                names[i],   p->rating_obj, rd_before,
+                p->vol_obj, made[i][0],    made[i][1],
+                made[i][2], made[i][3],    on_a ? PyTuple_GET_ITEM(s_obj, 0) : s_b_obj,
+                made[i][4], made[i][5],    who[i].gate ? Py_True : Py_False,
+                made[i][6], (on_a ? a_won : !a_won) ? Py_True : Py_False,
+                m_obj,      res[i].floored ? Py_True : Py_False};
+            change = make_change(self, values);
         }
-        Py_XDECREF(rd_before_a);
-        Py_XDECREF(rd_before_b);
+        Py_DECREF(rd_before);
+        if (change == NULL)
+            goto unprune;
+        tracked |= PyObject_GC_IsTracked(change);
+        PyTuple_SET_ITEM(changes, i, change);
     }
-    if (cb == NULL || mark_dirty(self, ia) < 0 || mark_dirty(self, ib) < 0)
-        goto unprune;
-    if ((pair = PyTuple_New(2)) == NULL)
-        goto unprune;
+    for (i = 0; i < n_a + n_b; i++)
+        if (mark_dirty(self, idx[i]) < 0)
+            goto unprune;
     /* CPython untracks a tuple only when no item is a GC type; these items are, but
-       untracked ones (make_change): without this every pair would stay tracked and
+       untracked ones (make_change): without this every tuple would stay tracked and
        make full collections walk the whole result. */
-    if (!PyObject_GC_IsTracked(ca) && !PyObject_GC_IsTracked(cb))
-        PyObject_GC_UnTrack(pair);
-    PyTuple_SET_ITEM(pair, 0, ca);
-    PyTuple_SET_ITEM(pair, 1, cb);
-    ca = cb = NULL;
-    if ((prob != NULL && PyList_Append(probs, prob) < 0) || PyList_Append(out, pair) < 0)
+    if (!tracked)
+        PyObject_GC_UnTrack(changes);
+    if ((prob != NULL && PyList_Append(probs, prob) < 0) || PyList_Append(out, changes) < 0)
         goto unprune;
 
     /* Commit. */
-    pa = &self->players[ia];
-    pb = &self->players[ib];
-    Py_SETREF(pa->rating_obj, made[0]);
-    Py_SETREF(pa->rd_obj, made[1]);
-    Py_SETREF(pa->vol_obj, made[2]);
-    Py_SETREF(pb->rating_obj, made[6]);
-    Py_SETREF(pb->rd_obj, made[7]);
-    Py_SETREF(pb->vol_obj, made[8]);
-    made[0] = made[1] = made[2] = made[6] = made[7] = made[8] = NULL;
-    pa->rating = new_a;
-    pa->rd = rd_a2;
-    pa->vol = res_a[2];
-    pb->rating = new_b;
-    pb->rd = rd_b2;
-    pb->vol = res_b[2];
-    pa->matches++;
-    pb->matches++;
-    pa->last = pb->last = ord;
-    window_push(pa, (int32_t)ord, ib, 0);
-    window_push(pb, (int32_t)ord, ia, 0);
+    for (i = 0; i < n_a + n_b; i++) {
+        Player *p = &self->players[idx[i]];
+        Py_ssize_t first = i < n_a ? n_a : 0, n_opp = i < n_a ? n_b : n_a;
+        Py_SETREF(p->rating_obj, made[i][0]);
+        Py_SETREF(p->rd_obj, made[i][1]);
+        Py_SETREF(p->vol_obj, made[i][2]);
+        made[i][0] = made[i][1] = made[i][2] = NULL;
+        p->rating = res[i].rating;
+        p->rd = res[i].rd;
+        p->vol = res[i].vol;
+        p->matches++;
+        p->last = ord;
+        for (j = 0; j < n_opp; j++)
+            window_push(p, (int32_t)ord, idx[first + j], j > 0);
+    }
     self->last_ordinal = ord;
     Py_SETREF(self->last_id, Py_NewRef(f[M_ID]));
     rc = RATED;
+    n = 0;
     goto done;
 
 unprune:
-    window_unprune(&self->players[ia], head_a, len_a);
-    window_unprune(&self->players[ib], head_b, len_b);
+    for (i = n - 1; i >= 0; i--)
+        window_unprune(&self->players[idx[i]], head[i], len[i]);
+    n = 0;
 done:
+    (void)n;
     for (i = 0; i < N_MATCH_FIELDS; i++)
         Py_XDECREF(f[i]);
-    for (i = 0; i < 12; i++)
-        Py_XDECREF(made[i]);
+    for (i = 0; i < n_made; i++)
+        for (j = 0; j < N_MADE; j++)
+            Py_XDECREF(made[i][j]);
     Py_XDECREF(s_obj);
-    Py_XDECREF(ca);
-    Py_XDECREF(cb);
-    Py_XDECREF(pair);
+    Py_XDECREF(changes);
     Py_XDECREF(prob);
     return rc;
 }
@@ -1041,35 +1503,35 @@ member_offsets(PyObject *type, PyObject *names, Py_ssize_t n, Py_ssize_t *offset
 static int
 Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"constants", "player", "outcomes", "outcome", "change", "change_fields",
-                             "fast_change", "match", "match_fields", "deque", "last", NULL};
-    PyObject *constants, *player, *outcomes, *outcome, *change, *change_fields, *match,
-        *match_fields, *deque, *last_id;
+    static char *kwlist[] = {"constants", "player", "outcomes", "outcome", "performance",
+                             "change", "change_fields", "fast_change", "match", "match_fields",
+                             "deque", "last", NULL};
+    PyObject *constants, *player, *outcomes, *outcome, *performance, *change, *change_fields, *match,
+        *match_fields, *deque, *last_id, *rules;
     int fast_change, i;
     long long last_ordinal;
-    Maths *m = &self->maths;
 
     if (self->index != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Replay objects cannot be re-initialised");
         return -1;
     }
     if (!PyArg_ParseTupleAndKeywords(
-            args, kwargs, "O!OO!OOOpOO!O(LO)", kwlist, &PyTuple_Type, &constants, &player,
-            &PyDict_Type, &outcomes, &outcome, &change, &change_fields, &fast_change, &match,
+            args, kwargs, "O!OO!OOOOpOO!O(LO)", kwlist, &PyTuple_Type, &constants, &player,
+            &PyDict_Type, &outcomes, &outcome, &performance, &change, &change_fields, &fast_change,
+            &match,
             &PyTuple_Type, &match_fields, &deque, &last_ordinal, &last_id))
         return -1;
-    if (!PyArg_ParseTuple(constants, "LddLdddddddpdddLL;constants", &self->lookback,
-                          &self->alpha, &self->threshold, &self->period, &self->center,
-                          &self->low, &self->high, &self->rd_max, &m->tau, &m->slope,
-                          &self->phi_max, &self->floor, &m->scale, &m->three_over_pi2, &m->epsilon,
-                          &m->max_iterations, &m->max_bracket_steps))
+    if (!PyArg_ParseTuple(constants, "LddLdO;constants", &self->lookback, &self->alpha,
+                          &self->threshold, &self->period, &self->phi_max, &rules) ||
+        parse_rules(rules, &self->rules) < 0)
         return -1;
     if (self->period < 1) {
         PyErr_SetString(PyExc_ValueError, "rating_period_days must be 1 or more");
         return -1;
     }
     if (PyTuple_GET_SIZE(match_fields) != N_MATCH_FIELDS) {
-        PyErr_SetString(PyExc_ValueError, "match_fields: played_on, side_a, side_b, games, id");
+        PyErr_SetString(PyExc_ValueError,
+                        "match_fields: played_on, side_a, side_b, games, id, stats");
         return -1;
     }
     for (i = 0; i < N_MATCH_FIELDS; i++) {
@@ -1088,6 +1550,7 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
     self->player_fn = Py_NewRef(player);
     self->outcomes = Py_NewRef(outcomes);
     self->outcome_fn = Py_NewRef(outcome);
+    self->perf_fn = Py_NewRef(performance);
     self->change_type = Py_NewRef(change);
     self->match_type = Py_NewRef(match);
     self->deque_type = Py_NewRef(deque);
@@ -1107,6 +1570,7 @@ Replay_traverse(Replay *self, visitproc visit, void *arg)
     Py_VISIT(self->player_fn);
     Py_VISIT(self->outcomes);
     Py_VISIT(self->outcome_fn);
+    Py_VISIT(self->perf_fn);
     Py_VISIT(self->change_type);
     Py_VISIT(self->match_type);
     Py_VISIT(self->deque_type);
@@ -1132,6 +1596,7 @@ Replay_clear(Replay *self)
     Py_CLEAR(self->player_fn);
     Py_CLEAR(self->outcomes);
     Py_CLEAR(self->outcome_fn);
+    Py_CLEAR(self->perf_fn);
     Py_CLEAR(self->change_type);
     Py_CLEAR(self->match_type);
     Py_CLEAR(self->deque_type);
@@ -1307,7 +1772,7 @@ Replay_run(Replay *self, PyObject *args)
 {
     PyObject *matches, *out, *probs = Py_None;
     Py_ssize_t start, i;
-    int rc = RATED;
+    int rc = RATED, gc_was_on;
     if (!PyArg_ParseTuple(args, "OnO!|O:run", &matches, &start, &PyList_Type, &out, &probs))
         return NULL;
     if (probs == Py_None)
@@ -1326,6 +1791,11 @@ Replay_run(Replay *self, PyObject *args)
         start = 0;
     Py_INCREF(matches);
     self->busy = 1;
+    /* Every object a run builds is untracked or cannot form a cycle (make_change), but each
+       PlayerChange still counts as a GC allocation: with the collector on, a million-match
+       run would walk every tracked object of the process (the history's Match objects
+       included) over and over. */
+    gc_was_on = PyGC_Disable();
     for (i = start; i < PySequence_Fast_GET_SIZE(matches); i++) {
         PyObject *match = PySequence_Fast_GET_ITEM(matches, i);
         int slot = (int)(i & 7);
@@ -1345,6 +1815,8 @@ Replay_run(Replay *self, PyObject *args)
             break;
         }
     }
+    if (gc_was_on)
+        PyGC_Enable();
     self->busy = 0;
     clear_hints(self);
     Py_DECREF(matches);
@@ -1469,53 +1941,15 @@ Replay_export(Replay *self, PyObject *Py_UNUSED(ignored))
     return Py_BuildValue("(LO)", self->last_ordinal, self->last_id);
 }
 
-PyDoc_STRVAR(forget_doc,
-             "forget(names, last_ordinal, last_id)\n\n"
-             "After Python rated a match itself: reload these players when they next play,\n"
-             "and continue from Python's last rated match.");
-
-static PyObject *
-Replay_forget(Replay *self, PyObject *args)
-{
-    PyObject *names, *seq, *last_id;
-    long long last_ordinal;
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "OLO:forget", &names, &last_ordinal, &last_id))
-        return NULL;
-    if (check_ready(self) < 0)
-        return NULL;
-    if ((seq = PySequence_Fast(names, "names must be a sequence")) == NULL)
-        return NULL;
-    for (i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-        PyObject *found = PyDict_GetItemWithError(self->index, PySequence_Fast_GET_ITEM(seq, i));
-        if (found != NULL) {
-            Py_ssize_t idx = PyLong_AsSsize_t(found);
-            if (idx < 0) {
-                Py_DECREF(seq);
-                return NULL;
-            }
-            player_clear(&self->players[idx]);
-        }
-        else if (PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-    }
-    Py_DECREF(seq);
-    self->last_ordinal = last_ordinal;
-    Py_SETREF(self->last_id, Py_NewRef(last_id));
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef Replay_methods[] = {
     {"run", (PyCFunction)Replay_run, METH_VARARGS, run_doc},
     {"export", (PyCFunction)Replay_export, METH_NOARGS, export_doc},
-    {"forget", (PyCFunction)Replay_forget, METH_VARARGS, forget_doc},
     {NULL, NULL, 0, NULL},
 };
 
 PyDoc_STRVAR(Replay_doc,
-             "Replay(*, constants, player, outcomes, outcome, change, change_fields, fast_change,\n"
+             "Replay(*, constants, player, outcomes, outcome, performance, change, change_fields,\n"
+             "       fast_change,\n"
              "       match, match_fields, deque, last)\n\n"
              "A working copy of a Replayer for one rate_all call (see the module docstring).");
 
@@ -1549,52 +1983,373 @@ static PyTypeObject ReplayType = {
 /* -------------------------------------------------------------------------- */
 /* Module                                                                        */
 
+/* A float argument; -1 with an exception otherwise. */
+static int
+arg_doubles(PyObject *const *args, Py_ssize_t n, double *out)
+{
+    Py_ssize_t i;
+    for (i = 0; i < n; i++)
+        if (as_double(args[i], &out[i]) < 0)
+            return -1;
+    return 0;
+}
+
+PyDoc_STRVAR(new_volatility_doc,
+             "new_volatility(delta, phi, v, sigma, maths) -> sigma'\n\n"
+             "§3 step 6 (glicko2.new_volatility); raises EngineError past the iteration caps.");
+
+static PyObject *
+native_new_volatility(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double x[4], out;
+    Maths m;
+    int rc;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "new_volatility takes 5 arguments");
+        return NULL;
+    }
+    if (arg_doubles(args, 4, x) < 0 || parse_maths(args[4], &m) < 0)
+        return NULL;
+    if ((rc = new_volatility(&m, x[0], x[1], x[2], x[3], &out))) {
+        raise_failure(rc, &m);
+        return NULL;
+    }
+    return PyFloat_FromDouble(out);
+}
+
+PyDoc_STRVAR(finish_doc,
+             "finish(mu, phi, sigma, v, improvement, gate_open, maths) -> (mu', phi', sigma')\n\n"
+             "§3 steps 6-8 (glicko2.finish).");
+
+static PyObject *
+native_finish(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double x[5], out[3];
+    Maths m;
+    int gate, rc;
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "finish takes 7 arguments");
+        return NULL;
+    }
+    if (arg_doubles(args, 5, x) < 0 || (gate = PyObject_IsTrue(args[5])) < 0 ||
+        parse_maths(args[6], &m) < 0)
+        return NULL;
+    if ((rc = finish(&m, x[0], x[1], x[2], x[3], x[4], gate, out))) {
+        raise_failure(rc, &m);
+        return NULL;
+    }
+    return Py_BuildValue("(ddd)", out[0], out[1], out[2]);
+}
+
+PyDoc_STRVAR(update_doc,
+             "update(mu, phi, sigma, results, gate_open, maths) -> (mu', phi', sigma')\n\n"
+             "§3 steps 3-8 against several opponents in one rating period (glicko2.update);\n"
+             "results holds (mu_j, phi_j, s_j, weight_j) per opponent.");
+
+static PyObject *
+native_update(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double x[3], out[3], (*terms)[4];
+    Maths m;
+    PyObject *seq;
+    Py_ssize_t n, j;
+    int gate, rc = 0;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "update takes 6 arguments");
+        return NULL;
+    }
+    if (arg_doubles(args, 3, x) < 0 || (gate = PyObject_IsTrue(args[4])) < 0 ||
+        parse_maths(args[5], &m) < 0)
+        return NULL;
+    if ((seq = PySequence_Fast(args[3], "results must be a sequence")) == NULL)
+        return NULL;
+    n = PySequence_Fast_GET_SIZE(seq);
+    if (n == 0) {
+        Py_DECREF(seq);
+        PyErr_SetString(engine_error, "an update needs at least one opponent");
+        return NULL;
+    }
+    if ((terms = PyMem_Malloc((size_t)n * sizeof(*terms))) == NULL) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (j = 0; j < n && rc == 0; j++)
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, j), "dddd;(mu_j, phi_j, s_j, weight_j)",
+                              &terms[j][0], &terms[j][1], &terms[j][2], &terms[j][3]))
+            rc = -1;
+    Py_DECREF(seq);
+    if (rc == 0 && (rc = update(&m, x[0], x[1], x[2], (const double(*)[4])terms, n, gate, out)))
+        raise_failure(rc, &m);
+    PyMem_Free(terms);
+    if (rc)
+        return NULL;
+    return Py_BuildValue("(ddd)", out[0], out[1], out[2]);
+}
+
 PyDoc_STRVAR(update_one_doc,
-             "update_one(mu, phi, sigma, mu_opp, phi_opp, score, weight, tau, slope, gate_open,\n"
-             "           three_over_pi_squared, epsilon, max_iterations, max_bracket_steps)\n\n"
-             "glicko2.update_one in C: (mu', phi', sigma', E), or None where the Python\n"
-             "function would raise.");
+             "update_one(mu, phi, sigma, mu_opp, phi_opp, score, weight, gate_open, maths)\n"
+             "-> (mu', phi', sigma', E)\n\n"
+             "update against one (possibly composite) opponent (glicko2.update_one).");
 
 static PyObject *
 native_update_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    double x[11], out[4];
-    long long caps[2];
+    double x[7], out[4];
     Maths m;
-    int i, gate;
-    if (nargs != 14) {
-        PyErr_SetString(PyExc_TypeError, "update_one takes 14 arguments");
+    int gate, rc;
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "update_one takes 9 arguments");
         return NULL;
     }
-    for (i = 0; i < 9; i++)
-        if (as_double(args[i], &x[i]) < 0)
-            return NULL;
-    if ((gate = PyObject_IsTrue(args[9])) < 0 || as_double(args[10], &x[9]) < 0 ||
-        as_double(args[11], &x[10]) < 0)
+    if (arg_doubles(args, 7, x) < 0 || (gate = PyObject_IsTrue(args[7])) < 0 ||
+        parse_maths(args[8], &m) < 0)
         return NULL;
-    for (i = 0; i < 2; i++) {
-        caps[i] = PyLong_AsLongLong(args[12 + i]);
-        if (caps[i] == -1 && PyErr_Occurred())
-            return NULL;
+    if ((rc = update_one(&m, x[0], x[1], x[2], x[3], x[4], x[5], x[6], gate, out))) {
+        raise_failure(rc, &m);
+        return NULL;
     }
-    m.scale = 173.7178;
-    m.tau = x[7];
-    m.slope = x[8];
-    m.three_over_pi2 = x[9];
-    m.epsilon = x[10];
-    m.max_iterations = caps[0];
-    m.max_bracket_steps = caps[1];
-    if (update_one(&m, x[0], x[1], x[2], x[3], x[4], x[5], x[6], gate, out))
-        Py_RETURN_NONE;
     return Py_BuildValue("(dddd)", out[0], out[1], out[2], out[3]);
 }
 
+/* One side of rate_sides: (rating, rd, volatility, weights, gate_open, performance_weight)
+   per player into `who`, the weights into `weights` (MAX_SIDE a player). */
+static Py_ssize_t
+read_side(PyObject *side, Py_ssize_t n_opp, Contestant *who, double (*weights)[MAX_SIDE])
+{
+    PyObject *seq = PySequence_Fast(side, "a side must be a sequence"), *w;
+    Py_ssize_t n, i, j;
+    if (seq == NULL)
+        return -1;
+    n = PySequence_Fast_GET_SIZE(seq);
+    for (i = 0; i < n; i++) {
+        PyObject *ws;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i),
+                              "dddOpd;(rating, rd, volatility, weights, gate_open, performance)",
+                              &who[i].rating, &who[i].rd, &who[i].vol, &w, &who[i].gate,
+                              &who[i].perf))
+            goto fail;
+        if ((ws = PySequence_Fast(w, "weights must be a sequence")) == NULL)
+            goto fail;
+        if (PySequence_Fast_GET_SIZE(ws) != n_opp) {
+            Py_DECREF(ws);
+            PyErr_SetString(engine_error, "one repetition weight per opponent");
+            goto fail;
+        }
+        for (j = 0; j < n_opp; j++)
+            if (as_double(PySequence_Fast_GET_ITEM(ws, j), &weights[i][j]) < 0) {
+                Py_DECREF(ws);
+                goto fail;
+            }
+        Py_DECREF(ws);
+        who[i].weights = weights[i];
+    }
+    Py_DECREF(seq);
+    return n;
+fail:
+    Py_DECREF(seq);
+    return -1;
+}
+
+static PyObject *
+results_tuple(const Result *res, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n), *r;
+    Py_ssize_t i;
+    if (t == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        r = Py_BuildValue("(ddddddO)", res[i].rating, res[i].rd, res[i].vol, res[i].expected,
+                          res[i].weight, res[i].perf, res[i].floored ? Py_True : Py_False);
+        if (r == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, r);
+    }
+    return t;
+}
+
+PyDoc_STRVAR(rate_sides_doc,
+             "rate_sides(rules, side_a, side_b, s_a, s_b, m, a_won) -> (results_a, results_b)\n\n"
+             "Every player's new, bounded state after one match (teams.rate_sides): each side\n"
+             "holds (rating, rd, volatility, weights, gate_open, performance_weight) per player,\n"
+             "each result is (rating, rd, volatility, expected, repetition_weight,\n"
+             "performance_weight, floor_applied).");
+
+static PyObject *
+native_rate_sides(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Rules rules;
+    Contestant a[MAX_SIDE], b[MAX_SIDE];
+    Result ra[MAX_SIDE], rb[MAX_SIDE];
+    double wa[MAX_SIDE][MAX_SIDE], wb[MAX_SIDE][MAX_SIDE], x[3];
+    Py_ssize_t n_a, n_b;
+    int a_won, rc;
+    PyObject *out_a, *out_b;
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "rate_sides takes 7 arguments");
+        return NULL;
+    }
+    if (parse_rules(args[0], &rules) < 0 || arg_doubles(args + 3, 3, x) < 0 ||
+        (a_won = PyObject_IsTrue(args[6])) < 0)
+        return NULL;
+    n_a = PyObject_Length(args[1]);
+    n_b = PyObject_Length(args[2]);
+    if (n_a < 0 || n_b < 0)
+        return NULL;
+    if (n_a == 0 || n_b == 0) {
+        PyErr_SetString(engine_error, "each side needs at least one player");
+        return NULL;
+    }
+    if (n_a > MAX_SIDE || n_b > MAX_SIDE) {
+        PyErr_Format(engine_error, "at most %d players a side", MAX_SIDE);
+        return NULL;
+    }
+    if (read_side(args[1], n_b, a, wa) < 0 || read_side(args[2], n_a, b, wb) < 0)
+        return NULL;
+    if ((rc = rate_match(&rules, a, n_a, b, n_b, x[0], x[1], x[2], a_won, ra, rb))) {
+        raise_failure(rc, &rules.maths);
+        return NULL;
+    }
+    if ((out_a = results_tuple(ra, n_a)) == NULL)
+        return NULL;
+    if ((out_b = results_tuple(rb, n_b)) == NULL) {
+        Py_DECREF(out_a);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", out_a, out_b);
+}
+
+PyDoc_STRVAR(plain_loop_doc,
+             "plain_loop(n_players, a, b, ordinals, outcomes, team, rules, window) -> checksum\n\n"
+             "For benchmarks/engine.py: the replay's arithmetic as a plain C loop over arrays, no\n"
+             "Python object in or out. `a`, `b`: int32 player indices, `team` a side, per match;\n"
+             "`ordinals`: int32 per match; `outcomes`: (s_a, s_b, m, a_won) as 4 doubles per match;\n"
+             "`window`: (lookback, alpha, threshold, period, phi_max, initial rating, RD,\n"
+             "volatility). Steps 1, 4 and 7 on the same ring buffers and counts as the replay,\n"
+             "the same kernel. Returns the sum of the final ratings.");
+
+static PyObject *
+native_plain_loop(PyObject *module, PyObject *args)
+{
+    Py_ssize_t n_players, team, n_matches, k, i, j, t;
+    Py_buffer a = {0}, b = {0}, ords = {0}, outs = {0};
+    PyObject *rules_obj, *result = NULL;
+    Rules rules;
+    long long lookback, period;
+    double alpha, threshold, phi_max, init[3], checksum = 0.0;
+    Player *players = NULL;
+    Contestant who[MAX_PLAYERS];
+    Result res[MAX_PLAYERS];
+    double weights[MAX_PLAYERS][MAX_SIDE];
+    int32_t idx[MAX_PLAYERS];
+    int rc;
+
+    if (!PyArg_ParseTuple(args, "ny*y*y*y*nO(LddLdddd):plain_loop", &n_players, &a, &b, &ords,
+                          &outs, &team, &rules_obj, &lookback, &alpha, &threshold, &period,
+                          &phi_max, &init[0], &init[1], &init[2]))
+        return NULL;
+    n_matches = ords.len / (Py_ssize_t)sizeof(int32_t);
+    if (parse_rules(rules_obj, &rules) < 0)
+        goto done;
+    if (team < 1 || team > MAX_SIDE || period < 1 ||
+        a.len != n_matches * team * (Py_ssize_t)sizeof(int32_t) || b.len != a.len ||
+        outs.len != n_matches * 4 * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "plain_loop: array sizes do not match");
+        goto done;
+    }
+    if ((players = PyMem_Calloc((size_t)n_players, sizeof(Player))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (k = 0; k < n_players; k++) {
+        players[k].rating = init[0];
+        players[k].rd = init[1];
+        players[k].vol = init[2];
+    }
+    for (k = 0; k < n_matches; k++) {
+        const int32_t *ia = (const int32_t *)a.buf + k * team, *ib = (const int32_t *)b.buf + k * team;
+        const double *o = (const double *)outs.buf + 4 * k;
+        long long ord = ((const int32_t *)ords.buf)[k];
+        int glicko1 = rules.method == GLICKO1_TEAM;
+        for (i = 0; i < team; i++) {
+            idx[i] = ia[i];
+            idx[team + i] = ib[i];
+        }
+        for (i = 0; i < 2 * team; i++) {
+            Player *p = &players[idx[i]];
+            Py_ssize_t first = i < team ? team : 0;
+            int32_t distinct;
+            if (window_reserve(p, (int32_t)team) < 0)
+                goto done;
+            window_prune(p, ord, lookback);
+            distinct = p->distinct;
+            for (j = 0; j < team; j++) {
+                int32_t c = count_get(p, idx[first + j]);
+                weights[i][j] = glicko1 ? 1.0 : 1.0 / (1.0 + alpha * (double)c);
+                distinct += c == 0;
+            }
+            who[i].rating = p->rating;
+            who[i].rd = p->rd;
+            if (p->last != 0 && ord - p->last >= period) {
+                double phi = p->rd / rules.maths.scale,
+                       grown = sqrt(phi * phi + (double)((ord - p->last) / period) * p->vol * p->vol);
+                who[i].rd = rules.maths.scale * (grown < phi_max ? grown : phi_max);
+            }
+            who[i].vol = p->vol;
+            who[i].weights = weights[i];
+            who[i].gate = glicko1 || (double)distinct / (double)(p->len + team) >= threshold;
+            who[i].perf = 1.0;
+        }
+        if ((rc = rate_match(&rules, who, team, who + team, team, o[0], o[1], o[2], o[3] != 0.0,
+                             res, res + team))) {
+            raise_failure(rc, &rules.maths);
+            goto done;
+        }
+        for (i = 0; i < 2 * team; i++) {
+            Player *p = &players[idx[i]];
+            Py_ssize_t first = i < team ? team : 0;
+            p->rating = res[i].rating;
+            p->rd = res[i].rd;
+            p->vol = res[i].vol;
+            p->matches++;
+            p->last = ord;
+            for (t = 0; t < team; t++)
+                window_push(p, (int32_t)ord, idx[first + t], t > 0);
+        }
+    }
+    for (k = 0; k < n_players; k++)
+        checksum += players[k].rating;
+    result = PyFloat_FromDouble(checksum);
+done:
+    if (players != NULL) {
+        for (k = 0; k < n_players; k++) {
+            PyMem_Free(players[k].win);
+            PyMem_Free(players[k].counts);
+        }
+        PyMem_Free(players);
+    }
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&ords);
+    PyBuffer_Release(&outs);
+    return result;
+}
+
+#define FASTCALL(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL
+
 static PyMethodDef native_methods[] = {
-    {"update_one", (PyCFunction)(void (*)(void))native_update_one, METH_FASTCALL, update_one_doc},
+    {"new_volatility", FASTCALL(native_new_volatility), new_volatility_doc},
+    {"finish", FASTCALL(native_finish), finish_doc},
+    {"update", FASTCALL(native_update), update_doc},
+    {"update_one", FASTCALL(native_update_one), update_one_doc},
+    {"rate_sides", FASTCALL(native_rate_sides), rate_sides_doc},
+    {"plain_loop", (PyCFunction)native_plain_loop, METH_VARARGS, plain_loop_doc},
     {NULL, NULL, 0, NULL},
 };
 
-PyDoc_STRVAR(module_doc, "The singles hot path of Replayer.rate_all in C (optional; see replay.py).");
+PyDoc_STRVAR(module_doc, "The rating update (RATINGS.md §3, §5) and the batch replay in C: the one "
+             "implementation every path calls (see replay.py and teams.py).");
 
 static struct PyModuleDef native_module = {
     PyModuleDef_HEAD_INIT, "ratings.engine._native", module_doc, -1, native_methods,
@@ -1604,9 +2359,18 @@ PyMODINIT_FUNC
 PyInit__native(void)
 {
     PyObject *module;
+    PyObject *types;
     PyDateTime_IMPORT;
     if (PyDateTimeAPI == NULL)
         return NULL;
+    if (engine_error == NULL) {
+        if ((types = PyImport_ImportModule("ratings.engine.types")) == NULL)
+            return NULL;
+        engine_error = PyObject_GetAttrString(types, "EngineError");
+        Py_DECREF(types);
+        if (engine_error == NULL)
+            return NULL;
+    }
     if (PyType_Ready(&ReplayType) < 0)
         return NULL;
 #define INTERN(var, text)                                                                  \

@@ -1,21 +1,20 @@
 """One player's margin-aware Glicko-2 update (RATINGS.md §3), on the Glicko-2 scale.
 
-Everything here takes and returns plain floats (mu, phi, sigma): it is the hot loop
-of every replay, so it builds no objects beyond the returned tuple. Rating points <->
-Glicko-2 scale conversions live in `scales`; steps 4 and 7 (counting repeat opponents
-and distinct opponents) in `replay`, which hands the weight and the gate in here.
-
-`_native.c` repeats `update_one` and `new_volatility` in C for `Replayer.rate_all` (same
-operations in the same order: the same results bit for bit); a change here must be made
-there too, and tests/ratings/engine/test_engine_native.py checks that they agree.
+Steps 3-8 are computed by the C kernel (`_native.c`), the one implementation of the
+rating update that every path calls: these functions hand it plain floats and the
+constants below. Rating points <-> Glicko-2 scale conversions live in `scales`; steps 4
+and 7 (counting repeat opponents and distinct opponents) in the replay, which hands the
+weight and the gate in. A readable model of the same rules, used only to check the
+kernel, is tests/ratings/engine/reference.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import exp, log, pi, sqrt
+from math import exp, pi, sqrt
 
-from ratings.engine.types import EngineError
+from ratings.engine import _native
+from ratings.engine.scales import GLICKO2_SCALE
 
 # Glickman (2012) step 5: convergence tolerance of the volatility iteration.
 VOLATILITY_EPSILON = 1e-6
@@ -51,73 +50,26 @@ def inflate(phi: float, sigma: float, periods: int, phi_max: float) -> float:
     return grown if grown < phi_max else phi_max
 
 
-def volatility_objective(
-    x: float, delta: float, phi: float, v: float, sigma: float, tau: float
-) -> float:
-    """Glickman's `f(x)`, whose root `A` gives `sigma' = exp(A / 2)` (the readable form of step 6)."""
-    ex = exp(x)
-    den = phi * phi + v + ex
-    return ex * (delta * delta - phi * phi - v - ex) / (2.0 * den * den) - (
-        x - log(sigma * sigma)
-    ) / (tau * tau)
+def maths(tau: float, slope: float = 1.0) -> tuple[float, float, float, float, float, int, int]:
+    """The arithmetic's constants as the C kernel takes them (`_native.c` parse_maths)."""
+    return (
+        GLICKO2_SCALE,
+        tau,
+        slope,
+        THREE_OVER_PI_SQUARED,
+        VOLATILITY_EPSILON,
+        MAX_VOLATILITY_ITERATIONS,
+        MAX_BRACKET_STEPS,
+    )
 
 
 def new_volatility(delta: float, phi: float, v: float, sigma: float, tau: float) -> float:
     """Step 6: sigma' by Glickman's (2012) Illinois iteration (step 5 of his paper).
 
-    Solves `volatility_objective(x) = 0` to `VOLATILITY_EPSILON` and raises EngineError past
-    the iteration caps. For speed `f` is written out inline: a function call per
-    evaluation would cost a third of the update.
+    Solves Glickman's `f(x) = 0` to `VOLATILITY_EPSILON`; raises EngineError past the
+    iteration caps.
     """
-    a = log(sigma * sigma)
-    p2v = phi * phi + v
-    rest = delta * delta - p2v  # Delta^2 - phi^2 - v
-    inv_tau2 = 1.0 / (tau * tau)
-    # f(a): the (x - a) term vanishes and e^a = sigma^2.
-    ex = sigma * sigma
-    den = p2v + ex
-    f_a = ex * (rest - ex) / (2.0 * den * den)
-    big_a = a
-    if rest > 0.0:
-        big_b = log(rest)
-        # e^B = Delta^2 - phi^2 - v: the first term of f(B) is exactly zero.
-        f_b = -(big_b - a) * inv_tau2
-    else:
-        k = 0
-        while True:
-            k += 1
-            if k > MAX_BRACKET_STEPS:
-                raise EngineError(
-                    f"volatility bracket not found after {MAX_BRACKET_STEPS} steps "
-                    f"(Delta={delta!r}, phi={phi!r}, v={v!r}, sigma={sigma!r}, tau={tau!r})"
-                )
-            big_b = a - k * tau
-            ex = exp(big_b)
-            den = p2v + ex
-            f_b = ex * (rest - ex) / (2.0 * den * den) + k * tau * inv_tau2
-            if f_b >= 0.0:
-                break
-    iterations = 0
-    cap = MAX_VOLATILITY_ITERATIONS
-    while abs(big_b - big_a) > VOLATILITY_EPSILON:
-        iterations += 1
-        if iterations > cap:
-            raise EngineError(
-                f"volatility iteration did not converge in {cap} steps "
-                f"(Delta={delta!r}, phi={phi!r}, v={v!r}, sigma={sigma!r}, tau={tau!r})"
-            )
-        big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
-        ex = exp(big_c)
-        den = p2v + ex
-        f_c = ex * (rest - ex) / (2.0 * den * den) - (big_c - a) * inv_tau2
-        if f_c * f_b <= 0.0:
-            big_a = big_b
-            f_a = f_b
-        else:
-            f_a = f_a / 2.0
-        big_b = big_c
-        f_b = f_c
-    return exp(big_a / 2.0)
+    return float(_native.new_volatility(delta, phi, v, sigma, maths(tau)))
 
 
 def finish(
@@ -133,14 +85,10 @@ def finish(
 
     With the gate closed (too few distinct opponents) RD cannot shrink: `phi' = max(phi, phi*)`.
     """
-    sigma_new = new_volatility(v * improvement, phi, v, sigma, tau)
-    phi_star_sq = phi * phi + sigma_new * sigma_new
-    if gate_open:
-        phi_new = 1.0 / sqrt(1.0 / phi_star_sq + 1.0 / v)
-    else:
-        phi_star = sqrt(phi_star_sq)
-        phi_new = phi if phi > phi_star else phi_star
-    return mu + phi_new * phi_new * improvement, phi_new, sigma_new
+    result: tuple[float, float, float] = _native.finish(
+        mu, phi, sigma, v, improvement, gate_open, maths(tau)
+    )
+    return result
 
 
 def update(
@@ -157,18 +105,10 @@ def update(
     `results` holds `(mu_j, phi_j, s_j, weight_j)` per opponent. Inactivity (step 1) must
     already be applied to `phi`; bounds (step 9) are applied by the caller.
     """
-    if not results:
-        raise EngineError("an update needs at least one opponent")
-    information = 0.0
-    improvement = 0.0
-    for mu_j, phi_j, s_j, w_j in results:
-        g_j = 1.0 / sqrt(1.0 + THREE_OVER_PI_SQUARED * phi_j * phi_j)
-        z = exp(-g_j * (mu - mu_j) * slope)
-        e_j = 1.0 / (1.0 + z)
-        # E (1 - E) written as z / (1 + z)^2 keeps its precision when E is within 1e-16 of 1.
-        information += w_j * g_j * g_j * z * e_j * e_j
-        improvement += w_j * g_j * (s_j - e_j)
-    return finish(mu, phi, sigma, 1.0 / information, improvement, tau, gate_open)
+    result: tuple[float, float, float] = _native.update(
+        mu, phi, sigma, results, gate_open, maths(tau, slope)
+    )
+    return result
 
 
 def update_one(
@@ -183,21 +123,8 @@ def update_one(
     slope: float,
     gate_open: bool,
 ) -> tuple[float, float, float, float]:
-    """`update` against a single (possibly composite) opponent: (mu', phi', sigma', E).
-
-    The same arithmetic as `update` with one result, without building the sequence.
-    """
-    g_o = 1.0 / sqrt(1.0 + THREE_OVER_PI_SQUARED * phi_opp * phi_opp)
-    z = exp(-g_o * (mu - mu_opp) * slope)
-    e = 1.0 / (1.0 + z)
-    v = 1.0 / (weight * g_o * g_o * z * e * e)
-    improvement = weight * g_o * (score - e)
-    # Steps 6-8 as in `finish`, written out: this is the hot path of every singles replay.
-    sigma_new = new_volatility(v * improvement, phi, v, sigma, tau)
-    phi_star_sq = phi * phi + sigma_new * sigma_new
-    if gate_open:
-        phi_new = 1.0 / sqrt(1.0 / phi_star_sq + 1.0 / v)
-    else:
-        phi_star = sqrt(phi_star_sq)
-        phi_new = phi if phi > phi_star else phi_star
-    return mu + phi_new * phi_new * improvement, phi_new, sigma_new, e
+    """`update` against a single (possibly composite) opponent: (mu', phi', sigma', E)."""
+    result: tuple[float, float, float, float] = _native.update_one(
+        mu, phi, sigma, mu_opp, phi_opp, score, weight, gate_open, maths(tau, slope)
+    )
+    return result

@@ -18,37 +18,35 @@ weight the update used: the mean over opponents, for composite_team the side's m
 glicko1_team has no repetition weight or diversity gate: `repetition_weight` is 1 and
 `gate_open` True; the diversity ratio is still reported.
 
-Every match, singles or teams, is rated by `teams.rate_sides` (one Python source of
-the update). Native path: `rate_all` (and so `replay`) hands singles to the C module
-`_native` (ratings/engine/_native.c, built by `pip install -e .`) when it is importable,
-with the same arithmetic in the same order, so the results are the same bit for bit
-(tests/ratings/engine/test_engine_native.py compares them). The
+Every match, singles or teams, is rated by the C module `_native`
+(ratings/engine/_native.c, built by `pip install -e .`): its `Replay` runs steps 1, 4 and
+7 (inactivity, repetition weights, the diversity gate) and the kernel of every team
+method, the one implementation of the update. `rate` is `rate_all` of one match. The
 Replayer's own state stays the truth: the C side loads each player it meets from here,
-leaves every match it does not handle (teams, errors) to `rate`, and writes the players
-back before anything else can look at them. `LADDER_ENGINE_NATIVE=0` switches it off;
-`Replayer.use_native = False` does for one replayer.
+and writes the players back before anything else can look at them. A match the C side
+does not take as given (an error, sides given as lists) comes back here: `_plain`
+raises its error, or returns it in plain form for the C side to rate. A readable model
+of the rules, used only by the tests to check this one, is tests/ratings/engine/reference.py.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from datetime import date
 from itertools import islice
-from types import MappingProxyType, MemberDescriptorType, ModuleType
+from types import MappingProxyType, MemberDescriptorType
 from typing import Any
 
-from ratings.engine import glicko2
+from ratings.engine import _native
 from ratings.engine import predict as _predict
 from ratings.engine.formats import ScoringFormat
-from ratings.engine.glicko2 import inflate
 from ratings.engine.initial import default_state
 from ratings.engine.outcome import Outcome, match_outcome
-from ratings.engine.scales import GLICKO2_SCALE, expected_slope, rd_ceiling
-from ratings.engine.teams import Contestant, rate_sides
+from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
+from ratings.engine.teams import native_rules, performance_weights
 from ratings.engine.types import (
     COMPOSITE_RD_CHOICES,
     OUTCOME_MODELS,
@@ -69,34 +67,21 @@ MIN_SCALE_FACTOR = 50.0
 # The largest margin_boost a ladder accepts: a clear win counting 11 narrow ones is already
 # far past the sensible 0-3 of RATINGS.md §2.
 MAX_MARGIN_BOOST = 10.0
-# Team methods that reduce to the plain single-opponent update for singles with
-# identical arithmetic (performance_weighted rescales the change, glicko1_team is Glicko-1):
-# the C module rates those singles.
-_NATIVE_SINGLES_METHODS = frozenset({"composite_opponent", "individual", "composite_team"})
-# The interface version of _native.c this module speaks; another build is ignored.
-NATIVE_API_VERSION = 2
+# The interface version of _native.c this module speaks.
+NATIVE_API_VERSION = 3
+# The most players a side the C replay takes (MAX_SIDE in _native.c); a ladder allows 5.
+MAX_SIDE = 16
 # rate_all reads an iterator (not a list or tuple) in pieces of this many matches.
 NATIVE_CHUNK = 65536
 # Ordinals differ by less than this, so a longer lookback is the same as this one.
 _LOOKBACK_CAP = 1 << 40
-_MATCH_FIELDS = ("played_on", "side_a", "side_b", "games", "id")
+_MATCH_FIELDS = ("played_on", "side_a", "side_b", "games", "id", "stats")
 
-
-def _load_native() -> ModuleType | None:
-    """The C module, unless LADDER_ENGINE_NATIVE=0 or it is missing or from another version."""
-    if os.environ.get("LADDER_ENGINE_NATIVE", "1").strip().lower() in ("0", "false", "no", "off"):
-        return None
-    try:
-        from ratings.engine import _native  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    if getattr(_native, "API_VERSION", None) != NATIVE_API_VERSION:
-        return None
-    return _native
-
-
-#: The C module `rate_all` uses for singles, or None (pure Python).
-NATIVE: ModuleType | None = _load_native()
+if getattr(_native, "API_VERSION", None) != NATIVE_API_VERSION:
+    raise ImportError(
+        f"ratings.engine._native speaks API {getattr(_native, 'API_VERSION', None)}, "
+        f"replay.py {NATIVE_API_VERSION}: a stale build; run pip install -e ."
+    )
 
 
 # A score line's outcome as Replayer caches it: (s_a, m, a_won, s_b, the Outcome); the
@@ -246,7 +231,11 @@ def _readonly_result(
 
 
 def _slots_of(cls: type[PlayerChange]) -> list[MemberDescriptorType] | None:
-    """The slot descriptors of a plain frozen, slotted dataclass, in field order; else None."""
+    """The slot descriptors of a plain frozen, slotted dataclass, in field order; else None.
+
+    A frozen dataclass's __init__ pays for `object.__setattr__` on each field; the C side
+    fills the slots directly instead (the same object: same type, fields, equality).
+    """
     slots = [cls.__dict__.get(f.name) for f in fields(cls)]
     if hasattr(cls, "__post_init__") or not all(
         isinstance(slot, MemberDescriptorType) for slot in slots
@@ -255,56 +244,9 @@ def _slots_of(cls: type[PlayerChange]) -> list[MemberDescriptorType] | None:
     return slots  # type: ignore[return-value]
 
 
-def _fast_constructor(cls: type[PlayerChange]) -> Callable[..., PlayerChange]:
-    """A positional constructor for the frozen, slotted PlayerChange that skips its __init__.
-
-    A frozen dataclass's __init__ pays for `object.__setattr__` on each field, which made
-    it the largest single cost of a replay. Filling the slots through their descriptors
-    gives the same object (same type, fields, equality) in about half the time. Falls back
-    to the class itself if it ever stops being a plain slotted dataclass (a __post_init__
-    or a field without a slot). The C module fills the same slots (`fast_change`).
-    """
-    slots = _slots_of(cls)
-    if slots is None:
-        return cls
-    if len(slots) != 16:
-        return cls
-    (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15) = (
-        slot.__set__ for slot in slots
-    )
-    new = object.__new__
-
-    # Written out: a loop over the setters costs a third more (one PlayerChange per player
-    # per match is built on every replay).
-    def make(
-        player: str, rating_before: float, rd_before: float, volatility_before: float,
-        rating_after: float, rd_after: float, volatility_after: float, expected: float,
-        outcome: float, repetition_weight: float, diversity_ratio: float, gate_open: bool,
-        performance_weight: float, won: bool, margin_multiplier: float, floor_applied: bool,
-    ) -> PlayerChange:  # fmt: skip
-        obj = new(cls)
-        s0(obj, player)
-        s1(obj, rating_before)
-        s2(obj, rd_before)
-        s3(obj, volatility_before)
-        s4(obj, rating_after)
-        s5(obj, rd_after)
-        s6(obj, volatility_after)
-        s7(obj, expected)
-        s8(obj, outcome)
-        s9(obj, repetition_weight)
-        s10(obj, diversity_ratio)
-        s11(obj, gate_open)
-        s12(obj, performance_weight)
-        s13(obj, won)
-        s14(obj, margin_multiplier)
-        s15(obj, floor_applied)
-        return obj
-
-    return make
-
-
-_change = _fast_constructor(PlayerChange)
+_CHANGE_FIELDS = tuple(f.name for f in fields(PlayerChange))
+# The C side fills PlayerChange's slots directly when it is a plain slotted dataclass.
+_FAST_CHANGE = _slots_of(PlayerChange) is not None
 
 
 class _Player:
@@ -331,9 +273,6 @@ class _Player:
 class Replayer:
     """Rates matches one by one in (played_on, id) order and answers predictions in between."""
 
-    # rate_all through the C module when it is there (NATIVE); False: pure Python.
-    use_native = True
-
     def __init__(
         self,
         params: Params,
@@ -351,19 +290,7 @@ class Replayer:
         # games -> _CachedOutcome
         self._outcomes: dict[tuple[tuple[int, int], ...], _CachedOutcome] = {}
         self._phi_max = rd_ceiling(params) / GLICKO2_SCALE
-        self._constants = (
-            params.lookback_days,
-            params.repetition_alpha,
-            params.diversity_threshold,
-            params.rating_period_days,
-            params.rating_center,
-            params.rating_min,
-            params.rating_max,
-            params.rd_max,
-            params.tau,
-            expected_slope(params.scale_factor),
-        )
-        self._native_singles = params.team_method in _NATIVE_SINGLES_METHODS
+        native_rules(params)  # refuses an unknown team method or composite_rd now
 
     # -- reading -----------------------------------------------------------------
 
@@ -478,11 +405,8 @@ class Replayer:
         """Rate matches in the order given (they must be in (played_on, id) order).
 
         The same as `[self.rate(m) for m in matches]`, results, errors and the state left
-        behind included; singles go through the C module when it is there.
+        behind included, in one pass of the C replay.
         """
-        if NATIVE is None or not (self.use_native and self._native_singles):
-            rate = self.rate
-            return [rate(m) for m in matches]
         return self._rate_all_native(matches)
 
     def predict_rate_all(
@@ -492,49 +416,41 @@ class Replayer:
 
         The same as `predict(m.side_a, m.side_b, m.played_on)` then `rate(m)` for each
         match (RATINGS.md §7's protocol: nothing is fitted on a match before it was
-        predicted); singles go through the C module when it is there.
+        predicted).
         """
         probs: list[float] = []
-        if NATIVE is None or not (self.use_native and self._native_singles):
-            out = []
-            for m in matches:
-                probs.append(self.predict(m.side_a, m.side_b, m.played_on))
-                out.append(self.rate(m))
-            return probs, out
         todo = matches if isinstance(matches, list | tuple) else list(matches)
         return probs, self._rate_all_native(todo, probs)
 
+    def rate(self, match: Match) -> tuple[PlayerChange, ...]:
+        """Rate one match; side A's players first, then side B's.
+
+        Raises EngineError for an invalid match, or one dated before the last rated match
+        (or on the same day with a smaller or equal id): replay from that date instead.
+        """
+        return self._rate_all_native((match,))[0]
+
     def _native_engine(self) -> Any:
         """A C working copy of this replayer for one rate_all call (see _native.c)."""
-        assert NATIVE is not None
-        lookback, alpha, threshold, period, center, low, high, rd_max, tau, slope = self._constants
+        params = self.params
+        # Replay_init: the window and inactivity rules, then the kernel's (teams.native_rules).
         constants = (
-            min(lookback, _LOOKBACK_CAP),
-            alpha,
-            threshold,
-            min(period, _LOOKBACK_CAP),
-            center,
-            low,
-            high,
-            rd_max,
-            tau,
-            slope,
+            min(params.lookback_days, _LOOKBACK_CAP),
+            params.repetition_alpha,
+            params.diversity_threshold,
+            min(params.rating_period_days, _LOOKBACK_CAP),
             self._phi_max,
-            self.params.wrong_way_floor,
-            GLICKO2_SCALE,
-            glicko2.THREE_OVER_PI_SQUARED,
-            glicko2.VOLATILITY_EPSILON,
-            glicko2.MAX_VOLATILITY_ITERATIONS,
-            glicko2.MAX_BRACKET_STEPS,
+            native_rules(params),
         )
-        return NATIVE.Replay(
+        return _native.Replay(
             constants=constants,
             player=self._player,
             outcomes=self._outcomes,
             outcome=self._outcome,
+            performance=self._performance,
             change=PlayerChange,
-            change_fields=tuple(f.name for f in fields(PlayerChange)),
-            fast_change=_slots_of(PlayerChange) is not None,
+            change_fields=_CHANGE_FIELDS,
+            fast_change=_FAST_CHANGE,
             match=Match,
             match_fields=_MATCH_FIELDS,
             deque=deque,
@@ -572,9 +488,9 @@ class Replayer:
         out: list[tuple[PlayerChange, ...]],
         probs: list[float] | None = None,
     ) -> None:
-        """Rate `matches` natively; each match the C side leaves (teams, errors) through `rate`.
+        """Rate `matches` natively; a match the C side leaves is raised or handed back plain.
 
-        With `probs`, each match's `predict` comes first (predict_rate_all).
+        With `probs`, each match's §6 prediction comes first (predict_rate_all).
         """
         i, n = 0, len(matches)
         while True:
@@ -582,35 +498,41 @@ class Replayer:
             if i >= n:
                 return
             self._last_ordinal, self._last_id = engine.export()
-            match = matches[i]
-            if probs is not None:
-                probs.append(self.predict(match.side_a, match.side_b, match.played_on))
-            changes = self.rate(match)  # raises for a bad match, as rate_all does
-            out.append(changes)
-            engine.forget([c.player for c in changes], self._last_ordinal, self._last_id)
+            plain = self._plain(matches[i])  # raises for a bad match, as rate_all does
+            if engine.run((plain,), 0, out, probs) != 1:
+                raise EngineError(f"match {plain.id} of {plain.played_on} could not be rated")
             i += 1
 
-    def rate(self, match: Match) -> tuple[PlayerChange, ...]:
-        """Rate one match; side A's players first, then side B's.
+    def _plain(self, match: Match) -> Match:
+        """A match the C replay stopped at: raise its error, or return it in plain form.
 
-        Raises EngineError for an invalid match, or one dated before the last rated match
-        (or on the same day with a smaller or equal id): replay from that date instead.
+        Plain: sides and games as tuples, the date a `date`. The checks are those of §3's
+        order, the sides and the score line, with their messages for people.
         """
         ordinal = match.played_on.toordinal()
         if ordinal <= self._last_ordinal:
             self._check_order(match, ordinal)
-        games = match.games
-        try:
-            cached = self._outcomes.get(games)
-        except TypeError:  # games given as lists rather than tuples
-            games = tuple(tuple(g) for g in games)  # type: ignore[misc]
-            cached = self._outcomes.get(games)
-        if cached is None:
-            cached = self._outcome(games)
-        changes = self._rate_teams(match, ordinal, cached[4])
-        self._last_ordinal = ordinal
-        self._last_id = match.id
-        return changes
+        side_a, side_b = tuple(match.side_a), tuple(match.side_b)
+        if not side_a or not side_b:
+            raise EngineError("each side needs at least one player")
+        everyone = (*side_a, *side_b)
+        if len(set(everyone)) != len(everyone):
+            if len(everyone) == 2:
+                raise EngineError(f"{side_a[0]} cannot play against themselves")
+            twice = sorted({n for n in everyone if everyone.count(n) > 1})
+            raise EngineError(f"{', '.join(twice)} cannot appear twice in one match")
+        if len(side_a) > MAX_SIDE or len(side_b) > MAX_SIDE:
+            raise EngineError(f"at most {MAX_SIDE} players a side")
+        games = tuple((a, b) for a, b in match.games)
+        if games not in self._outcomes:
+            self._outcome(games)  # validates the score line
+        return replace(
+            match,
+            played_on=date.fromordinal(ordinal),
+            side_a=side_a,
+            side_b=side_b,
+            games=games,
+        )
 
     def _check_order(self, match: Match, ordinal: int) -> None:
         last = date.fromordinal(self._last_ordinal)
@@ -641,125 +563,13 @@ class Replayer:
             p = self._players[name] = _Player(self._initial.get(name, self._default))
         return p
 
-    def _prune(self, p: _Player, ordinal: int) -> list[tuple[int, tuple[str, ...]]]:
-        """Drop window entries older than lookback_days before `ordinal`; returns them for `_unprune`."""
-        recent, counts, lookback = p.recent, p.counts, self.params.lookback_days
-        dropped = []
-        while recent and ordinal - recent[0][0] > lookback:
-            entry = recent.popleft()
-            dropped.append(entry)
-            for o in entry[1]:
-                left = counts[o] - 1
-                if left:
-                    counts[o] = left
-                else:
-                    del counts[o]
-            p.slots -= len(entry[1])
-        return dropped
-
-    @staticmethod
-    def _unprune(p: _Player, dropped: list[tuple[int, tuple[str, ...]]]) -> None:
-        """Put back what `_prune` dropped, when the match could not be rated after all."""
-        for entry in reversed(dropped):
-            p.recent.appendleft(entry)
-            for o in entry[1]:
-                p.counts[o] = p.counts.get(o, 0) + 1
-            p.slots += len(entry[1])
-
-    def _inflated_rd(self, p: _Player, ordinal: int) -> float:
-        """§3 step 1 in points: RD grown by whole rating periods since the last match."""
-        if p.last is None:
-            return p.rd
-        periods = (ordinal - p.last) // self.params.rating_period_days
-        if periods <= 0:
-            return p.rd
-        return GLICKO2_SCALE * inflate(p.rd / GLICKO2_SCALE, p.volatility, periods, self._phi_max)
-
-    def _rate_teams(self, match: Match, ordinal: int, outcome: Outcome) -> tuple[PlayerChange, ...]:
-        """Any team size and method, through teams.rate_sides.
-
-        Steps 1, 4 and 7 (inactivity, repetition weights, the diversity gate) are read off
-        each player's window here; the window is updated only once the match is rated.
-        """
-        side_a, side_b = match.side_a, match.side_b
-        if not side_a or not side_b:
-            raise EngineError("each side needs at least one player")
-        everyone = (*side_a, *side_b)
-        if len(set(everyone)) != len(everyone):
-            if len(everyone) == 2:
-                raise EngineError(f"{side_a[0]} cannot play against themselves")
-            twice = sorted({n for n in everyone if everyone.count(n) > 1})
-            raise EngineError(f"{', '.join(twice)} cannot appear twice in one match")
-        params = self.params
-        lookback, alpha, threshold, period = self._constants[:4]
-        glicko1 = params.team_method == "glicko1_team"
+    def _performance(self, match: Match) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """§5 performance_weighted: each side's weights from the match's stats (the C side asks)."""
         stats = match.stats or {}
-        get = self._players.get
-        players = [get(n) or self._player(n) for n in everyone]
-        dropped = [
-            self._prune(p, ordinal) if p.recent and ordinal - p.recent[0][0] > lookback else None
-            for p in players
-        ]
-        sides: list[list[Contestant]] = [[], []]
-        ratios: list[float] = []
-        for side, own, opponents in ((0, side_a, side_b), (1, side_b, side_a)):
-            for name, p in zip(
-                own, players[: len(side_a)] if side == 0 else players[len(side_a) :], strict=True
-            ):
-                counts = p.counts
-                if glicko1:
-                    weights = (1.0,) * len(opponents)
-                else:
-                    weights = tuple([1.0 / (1.0 + alpha * counts.get(o, 0)) for o in opponents])
-                distinct = len(counts)
-                for o in opponents:
-                    if o not in counts:
-                        distinct += 1
-                ratio = distinct / (p.slots + len(opponents))
-                ratios.append(ratio)
-                rd = p.rd
-                if p.last is not None and ordinal - p.last >= period:
-                    rd = self._inflated_rd(p, ordinal)
-                sides[side].append(
-                    Contestant(
-                        name, p.rating, rd, p.volatility, weights,
-                        glicko1 or ratio >= threshold, stats.get(name),
-                    )
-                )  # fmt: skip
-        try:
-            results_a, results_b = rate_sides(sides[0], sides[1], outcome, params)
-        except EngineError:
-            for p, d in zip(players, dropped, strict=True):
-                if d:
-                    self._unprune(p, d)
-            raise
-        s_a, s_b, m, a_won = outcome.s_a, outcome.s_b, outcome.multiplier, outcome.a_won
-        changes = []
-        for c, r, p, ratio, on_a in zip(
-            (*sides[0], *sides[1]),
-            (*results_a, *results_b),
-            players,
-            ratios,
-            [True] * len(side_a) + [False] * len(side_b),
-            strict=True,
-        ):
-            changes.append(
-                _change(
-                    c.name, c.rating, c.rd, c.volatility, r.rating, r.rd, r.volatility,
-                    r.expected, s_a if on_a else s_b, r.repetition_weight, ratio, c.gate_open,
-                    r.performance_weight, a_won if on_a else not a_won, m, r.floor_applied,
-                )
-            )  # fmt: skip
-            opponents = side_b if on_a else side_a
-            p.rating, p.rd, p.volatility = r.rating, r.rd, r.volatility
-            p.matches += 1
-            p.last = ordinal
-            p.recent.append((ordinal, opponents))
-            counts = p.counts
-            for o in opponents:
-                counts[o] = counts.get(o, 0) + 1
-            p.slots += len(opponents)
-        return tuple(changes)
+        return (
+            performance_weights([stats.get(n) for n in match.side_a], self.params),
+            performance_weights([stats.get(n) for n in match.side_b], self.params),
+        )
 
 
 def replay(

@@ -1,19 +1,18 @@
-"""The C replay (ratings/engine/_native.c, used by `Replayer.rate_all`) equals pure Python.
+"""The C replay (ratings/engine/_native.c): one batch equals one match at a time.
 
-Every comparison is exact (`==` on PlayerChange compares the floats bit for bit) and,
-for a readable failure, field by field within 1e-9 first. The pure side is the same
-Replayer with `use_native = False`.
+`Replayer.rate_all` rates a whole history in one pass of a C working copy; `rate` makes
+a fresh working copy for each match, which loads its players from the Replayer's state
+and writes them back. Both must give the same results, errors and state, bit for bit
+(`==` on PlayerChange compares the floats exactly; field by field within 1e-9 first, for
+a readable failure). The arithmetic itself is checked against the plain model in
+tests/ratings/engine/reference.py (test_reference.py, and `update_one` below).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import math
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -21,56 +20,47 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ratings.engine import glicko2
+from ratings.engine import _native, glicko2
 from ratings.engine import replay as replay_module
 from ratings.engine.formats import get_format
-from ratings.engine.replay import NATIVE, Replayer, ReplaySnapshot, replay
+from ratings.engine.replay import Replayer, ReplaySnapshot, replay
+from ratings.engine.scales import expected_slope
 from ratings.engine.types import (
     OUTCOME_MODELS,
+    TEAM_METHODS,
     EngineError,
     Match,
     Params,
     PlayerChange,
     PlayerState,
 )
-from ratings.lab import tune
-from ratings.lab.evaluate import time_order
 from ratings.lab.importfmt import parse_matches
+from tests.ratings.engine import reference
 
 ROOT = Path(__file__).resolve().parents[3]
 BWF = ROOT / "tests" / "data" / "bwf_mens_singles_2018_2021.csv"
 BADMINTON = get_format("badminton_21")
 DAY = date(2024, 1, 1)
-FAST_METHODS = ("composite_opponent", "individual", "composite_team")
-
-needs_native = pytest.mark.skipif(
-    NATIVE is None, reason="ratings.engine._native is not built (pip install -e .)"
-)
 
 
-def test_native_module_is_built() -> None:
-    """`pip install -e .` builds the C module; in CI a missing one fails instead of skipping."""
-    if os.environ.get("LADDER_ENGINE_NATIVE", "1") == "0":
-        pytest.skip("LADDER_ENGINE_NATIVE=0: pure Python on purpose")
-    if NATIVE is None:
-        try:
-            module = importlib.import_module("ratings.engine._native")
-        except ImportError as exc:
-            problem = f"cannot import ratings.engine._native ({exc}); run pip install -e ."
-        else:
-            problem = (
-                f"ratings.engine._native speaks API {getattr(module, 'API_VERSION', None)}, "
-                f"replay.py {replay_module.NATIVE_API_VERSION}: a stale build, run pip install -e ."
-            )
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(problem)
-        pytest.skip(problem)
-    assert NATIVE.API_VERSION == replay_module.NATIVE_API_VERSION
+def test_native_module_speaks_this_api() -> None:
+    assert _native.API_VERSION == replay_module.NATIVE_API_VERSION
 
 
-def _pure(replayer: Replayer) -> Replayer:
-    replayer.use_native = False
-    return replayer
+class OneByOne(Replayer):
+    """`rate_all` as a loop over `rate`: a fresh C working copy for every match."""
+
+    def rate_all(self, matches: Iterable[Match]) -> list[tuple[PlayerChange, ...]]:
+        return [self.rate(m) for m in matches]
+
+    def predict_rate_all(
+        self, matches: Iterable[Match]
+    ) -> tuple[list[float], list[tuple[PlayerChange, ...]]]:
+        probs, out = [], []
+        for m in matches:
+            probs.append(self.predict(m.side_a, m.side_b, m.played_on))
+            out.append(self.rate(m))
+        return probs, out
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(PlayerChange))
@@ -122,7 +112,7 @@ def rate_both(native: Replayer, pure: Replayer, matches: list[Match]) -> None:
 def both(
     params: Params, initial: dict[str, PlayerState] | None = None
 ) -> tuple[Replayer, Replayer]:
-    return Replayer(params, BADMINTON, initial), _pure(Replayer(params, BADMINTON, initial))
+    return Replayer(params, BADMINTON, initial), OneByOne(params, BADMINTON, initial)
 
 
 def singles(day: date, a: str, b: str, games=((21, 15), (21, 17)), match_id=None) -> Match:  # type: ignore[no-untyped-def]
@@ -137,7 +127,6 @@ def bwf() -> list[Match]:
     return parse_matches(BWF.read_text(encoding="utf-8"), BADMINTON)
 
 
-@needs_native
 @pytest.mark.parametrize(
     "overrides",
     [
@@ -155,22 +144,20 @@ def bwf() -> list[Match]:
          "repetition_alpha": 1.0, "tau": 1.2},
     ],
 )  # fmt: skip
-def test_bwf_native_equals_pure(bwf: list[Match], overrides: dict) -> None:  # type: ignore[type-arg]
+def test_bwf_batch_equals_one_by_one(bwf: list[Match], overrides: dict) -> None:  # type: ignore[type-arg]
     native, pure = both(Params().with_overrides(**overrides))
     assert native._native_engine().fast == (True, True)
     assert_same_changes(native.rate_all(bwf), pure.rate_all(bwf))
     assert_same_replayers(native, pure)
 
 
-@needs_native
-def test_replay_function_uses_native_and_equals_pure(bwf: list[Match]) -> None:
+def test_replay_function_equals_one_by_one(bwf: list[Match]) -> None:
     native = replay(bwf, Params(), BADMINTON)
-    pure_replayer = _pure(Replayer(Params(), BADMINTON))
+    pure_replayer = OneByOne(Params(), BADMINTON)
     assert list(native.changes) == pure_replayer.rate_all(native.matches)
     assert dict(native.states) == dict(pure_replayer.states)
 
 
-@needs_native
 def test_native_changes_are_ordinary_player_changes(bwf: list[Match]) -> None:
     change = Replayer(Params(), BADMINTON).rate_all(bwf[:3])[2][0]
     assert type(change) is PlayerChange
@@ -197,7 +184,10 @@ def badminton_games(draw) -> tuple[tuple[int, int], ...]:  # type: ignore[no-unt
 
 params_st = st.builds(
     Params,
-    team_method=st.sampled_from(FAST_METHODS),
+    team_method=st.sampled_from(TEAM_METHODS),
+    stat_weights=st.just({"kills": 1.0, "deaths": -0.5}),
+    g1_boost=st.booleans(),
+    delta_max=st.one_of(st.none(), st.floats(5, 200)),
     composite_rd=st.sampled_from(["mean", "rms_of_mean", "rms"]),
     outcome_model=st.sampled_from(OUTCOME_MODELS),
     margin_boost=st.floats(0, 10),
@@ -230,7 +220,7 @@ def history(draw, doubles: bool = False) -> tuple[Params, dict[str, PlayerState]
 
     Few players and gaps from 0 to 400 days make repeat opponents (repetition weight),
     a closed diversity gate, inactivity and window pruning all common. With `doubles`,
-    some matches are 2 v 2 (they go through the pure-Python path in between).
+    some matches are 2 v 2 or 3 v 2, some with stats (performance_weighted uses them).
     """
     params = draw(params_st)
     names = [f"P{i}" for i in range(draw(st.integers(2, 7)))]
@@ -244,44 +234,47 @@ def history(draw, doubles: bool = False) -> tuple[Params, dict[str, PlayerState]
             next_id = None if next_id is not None else 1000  # ids may be missing
         elif next_id is not None:
             next_id += 1
+        stats = None
         if doubles and len(names) >= 4 and draw(st.integers(0, 3)) == 0:
-            picked = draw(st.permutations(names))[:4]
+            size = 5 if len(names) >= 5 and draw(st.booleans()) else 4
+            picked = draw(st.permutations(names))[:size]
             side_a, side_b = tuple(picked[:2]), tuple(picked[2:])
+            if draw(st.booleans()):
+                stats = {n: {"kills": draw(st.integers(0, 30)), "deaths": 3.0} for n in picked}
         else:
             a = draw(st.sampled_from(names))
             b = draw(st.sampled_from([n for n in names if n != a]))
             side_a, side_b = (a,), (b,)
-        matches.append(Match(day, side_a, side_b, draw(badminton_games()), id=next_id))
+        games = draw(badminton_games())
+        matches.append(Match(day, side_a, side_b, games, stats=stats, id=next_id))
     return params, initial, matches
 
 
 PROFILE = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@needs_native
 @PROFILE
 @given(history())
-def test_random_singles_histories_native_equals_pure(case) -> None:  # type: ignore[no-untyped-def]
+def test_random_singles_histories_batch_equals_one_by_one(case) -> None:  # type: ignore[no-untyped-def]
     params, initial, matches = case
     native, pure = both(params, initial)
     rate_both(native, pure, matches)
 
 
-@needs_native
 @PROFILE
 @given(history(doubles=True))
-def test_histories_with_team_matches_native_equals_pure(case) -> None:  # type: ignore[no-untyped-def]
-    """Team matches in between go through `rate`; the C side reloads whoever they changed."""
+def test_histories_with_team_matches_batch_equals_one_by_one(case) -> None:  # type: ignore[no-untyped-def]
+    """Team matches of every method, with and without stats, in the same C pass."""
     params, initial, matches = case
     native, pure = both(params, initial)
     rate_both(native, pure, matches)
 
 
-@needs_native
 @PROFILE
 @given(history(doubles=True))
-def test_predict_rate_all_native_equals_pure(case) -> None:  # type: ignore[no-untyped-def]
-    """§7's predict-then-rate in one batch: the same P (bit for bit) and changes as pure."""
+def test_predict_rate_all_equals_predict_then_rate(case) -> None:  # type: ignore[no-untyped-def]
+    """§7's predict-then-rate in one batch: the same P (bit for bit: the C side's §6 and
+    predict.py's) and changes as one match at a time."""
     params, initial, matches = case
     native, pure = both(params, initial)
 
@@ -300,11 +293,10 @@ def test_predict_rate_all_native_equals_pure(case) -> None:  # type: ignore[no-u
     assert_same_replayers(native, pure)
 
 
-@needs_native
 def test_predict_rate_all_is_predict_then_rate(bwf: list[Match]) -> None:
     native = Replayer(Params(), BADMINTON)
     probs, changes = native.predict_rate_all(bwf)
-    one_by_one = _pure(Replayer(Params(), BADMINTON))
+    one_by_one = OneByOne(Params(), BADMINTON)
     expected = []
     for m in bwf:
         expected.append(one_by_one.predict(m.side_a, m.side_b, m.played_on))
@@ -313,26 +305,14 @@ def test_predict_rate_all_is_predict_then_rate(bwf: list[Match]) -> None:
     assert_same_replayers(native, one_by_one)
 
 
-@needs_native
-def test_tune_training_score_is_the_same_natively(
-    bwf: list[Match], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    train = tune.train_split(time_order(bwf))
-    params = Params(scale_factor=227.0, repetition_alpha=0.0, rating_period_days=3)
-    native = tune.train_score(train, params, BADMINTON)
-    monkeypatch.setattr(replay_module, "NATIVE", None)
-    assert native == tune.train_score(train, params, BADMINTON)
-
-
-@needs_native
 @PROFILE
 @given(history(doubles=True), st.lists(st.integers(0, 2), min_size=1, max_size=12), st.data())
 def test_mixing_rate_rate_all_and_snapshots(case, steps, data) -> None:  # type: ignore[no-untyped-def]
-    """Any mix of rate(), rate_all() and snapshot round trips ends where pure Python does."""
+    """Any mix of rate(), rate_all() and snapshot round trips ends where one by one does."""
     params, initial, matches = case
-    pure = _pure(Replayer(params, BADMINTON, initial))
+    pure = OneByOne(params, BADMINTON, initial)
     error, expected = _outcome_of(pure, matches)
-    assume(error is None)  # errors: test_histories_with_team_matches_native_equals_pure
+    assume(error is None)  # errors: test_histories_with_team_matches_batch_equals_one_by_one
     native = Replayer(params, BADMINTON, initial)
     got: list[tuple[PlayerChange, ...]] = []
     i = 0
@@ -353,41 +333,39 @@ def test_mixing_rate_rate_all_and_snapshots(case, steps, data) -> None:  # type:
     assert_same_replayers(native, pure)
 
 
-@needs_native
 @settings(max_examples=300, deadline=None)
 @given(
-    st.floats(-20, 20),
-    st.floats(0.01, 3.5),
-    st.floats(0.001, 0.5),
-    st.floats(-20, 20),
-    st.floats(0.01, 3.5),
+    st.floats(-3, 3),
+    st.floats(0.05, 2.5),
+    st.floats(0.01, 0.3),
+    st.floats(-3, 3),
+    st.floats(0.05, 2.5),
     st.floats(0, 1),
-    st.floats(0.05, 1),
-    st.floats(0.05, 2),
-    st.floats(0.5, 8),
+    st.floats(0.05, 3),
+    st.floats(0.2, 1.5),
     st.booleans(),
 )
-def test_update_one_is_bit_identical(mu, phi, sigma, mu_o, phi_o, s, w, tau, slope, gate) -> None:  # type: ignore[no-untyped-def]
-    args = (mu, phi, sigma, mu_o, phi_o, s, w, tau, slope, gate)
-    constants = (
-        glicko2.THREE_OVER_PI_SQUARED,
-        glicko2.VOLATILITY_EPSILON,
-        glicko2.MAX_VOLATILITY_ITERATIONS,
-        glicko2.MAX_BRACKET_STEPS,
-    )
-    assert NATIVE is not None
-    try:
-        expected = glicko2.update_one(*args)
-    except (EngineError, ArithmeticError, ValueError):
-        assert NATIVE.update_one(*args, *constants) is None
-    else:
-        assert NATIVE.update_one(*args, *constants) == expected
+def test_update_one_follows_the_reference(mu, phi, sigma, mu_o, phi_o, s, w, tau, gate) -> None:  # type: ignore[no-untyped-def]
+    """The kernel's §3 steps 3-8 against the plain model's formulas (scale_factor 400)."""
+    slope = expected_slope(400.0)
+    got = glicko2.update_one(mu, phi, sigma, mu_o, phi_o, s, w, tau, slope, gate)
+    spec = reference.Settings(tau=tau)
+    e = reference.expected(mu, mu_o, phi_o, spec)
+    g = reference.g(phi_o)
+    v = 1 / (w * g**2 * e * (1 - e))
+    total = w * g * (s - e)
+    sigma_new = reference.new_sigma(v * total, phi, v, sigma, tau)
+    phi_star = math.sqrt(phi**2 + sigma_new**2)
+    phi_new = 1 / math.sqrt(1 / phi_star**2 + 1 / v) if gate else max(phi, phi_star)
+    expected = (mu + phi_new**2 * total, phi_new, sigma_new, e)
+    assert got == pytest.approx(expected, rel=1e-6, abs=1e-9)
+    # One opponent through `update` is the same arithmetic, bit for bit.
+    assert glicko2.update(mu, phi, sigma, [(mu_o, phi_o, s, w)], tau, slope, gate) == got[:3]
 
 
 # -- errors: the same exception, the same state left behind --------------------------
 
 
-@needs_native
 @pytest.mark.parametrize(
     "bad",
     [
@@ -415,7 +393,6 @@ def test_bad_match_raises_the_same_error_and_keeps_the_state(bad: Match) -> None
     assert_same_changes(native.rate_all(after), pure.rate_all(after))
 
 
-@needs_native
 def test_an_opponent_out_of_reach_rates_the_same_in_c() -> None:
     """The slow case of the volatility iteration (101 steps) gives the same bits in C."""
     params = Params(scale_factor=100.0, tau=0.25, match_win_bonus=0.5, margin_weight=0.0)
@@ -429,9 +406,8 @@ def test_an_opponent_out_of_reach_rates_the_same_in_c() -> None:
     assert_same_replayers(native, pure)
 
 
-@needs_native
 def test_iteration_cap_surfaces_as_engine_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The C side stops at the match; Python rates it and raises the same EngineError."""
+    """The update raises EngineError at the match, with nothing of it applied."""
     matches = [singles(DAY + timedelta(days=i), "Ann", f"Opp{i % 4}") for i in range(10)]
     native, pure = both(Params(lookback_days=5))
     native.rate_all(matches[:6])
@@ -449,7 +425,6 @@ def test_iteration_cap_surfaces_as_engine_error(monkeypatch: pytest.MonkeyPatch)
     assert_same_replayers(native, pure)
 
 
-@needs_native
 def test_an_iterator_that_fails_midway_leaves_what_came_before(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -468,12 +443,11 @@ def test_an_iterator_that_fails_midway_leaves_what_came_before(
     assert_same_replayers(native, pure)
     fresh = Replayer(Params(), BADMINTON)
     assert_same_changes(
-        fresh.rate_all(iter(matches)), _pure(Replayer(Params(), BADMINTON)).rate_all(matches)
+        fresh.rate_all(iter(matches)), OneByOne(Params(), BADMINTON).rate_all(matches)
     )
 
 
-@needs_native
-def test_lists_and_other_unusual_inputs_fall_back_to_python() -> None:
+def test_lists_and_other_unusual_inputs_are_rated_in_plain_form() -> None:
     matches = [
         Match(DAY, ("Ann",), ("Bob",), [[21, 15], [21, 17]]),  # type: ignore[arg-type]
         Match(DAY, ["Ann"], ["Cat"], ((21, 15), (21, 17))),  # type: ignore[arg-type]
@@ -484,9 +458,8 @@ def test_lists_and_other_unusual_inputs_fall_back_to_python() -> None:
     assert_same_replayers(native, pure)
 
 
-@needs_native
 def test_snapshot_round_trip_through_native(bwf: list[Match]) -> None:
-    whole = _pure(Replayer(Params(), BADMINTON))
+    whole = OneByOne(Params(), BADMINTON)
     expected = whole.rate_all(bwf)
     first = Replayer(Params(), BADMINTON)
     got = first.rate_all(bwf[:1500])
@@ -496,26 +469,3 @@ def test_snapshot_round_trip_through_native(bwf: list[Match]) -> None:
     got += restored.rate_all(bwf[1500:])
     assert_same_changes(got, expected)
     assert_same_replayers(restored, whole)
-
-
-# -- the switch ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(("value", "native"), [("0", False), ("off", False), ("1", True)])
-def test_environment_switch(value: str, native: bool) -> None:
-    code = "from ratings.engine import replay; print(replay.NATIVE is not None)"
-    env = {**os.environ, "LADDER_ENGINE_NATIVE": value}
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == str(native and NATIVE is not None)
-
-
-def test_pure_python_when_switched_off(monkeypatch: pytest.MonkeyPatch, bwf: list[Match]) -> None:
-    """Without the module rate_all is the plain loop over rate (and gives the same)."""
-    monkeypatch.setattr(replay_module, "NATIVE", None)
-    plain = Replayer(Params(), BADMINTON)
-    changes = plain.rate_all(bwf[:200])
-    assert changes == [r for r in map(Replayer(Params(), BADMINTON).rate, bwf[:200])]
-    assert all(math.isfinite(c.rating_after) for pair in changes for c in pair)

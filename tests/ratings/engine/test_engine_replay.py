@@ -17,7 +17,6 @@ from ratings.engine.outcome import match_outcome
 from ratings.engine.replay import (
     Replayer,
     ReplaySnapshot,
-    _fast_constructor,
     replay,
     validate_params,
 )
@@ -334,30 +333,24 @@ def test_replay_function_sorts_by_date_then_id() -> None:
 @pytest.mark.parametrize("outcome_model", ["margin_information", "score"])
 def test_singles_are_the_same_update_under_three_methods(method: str, outcome_model: str) -> None:
     """With one player a side these methods are §3's plain update, bit for bit: the premise
-    of the C module rating their singles alike (_NATIVE_SINGLES_METHODS)."""
+    of the kernel's singles being §3's update whatever the method."""
     base = SpecParams(composite_rd="rms", outcome_model=outcome_model)
     matches = _history(60, seed=5)
     reference = Replayer(base, BADMINTON)
     other = Replayer(base.with_overrides(team_method=method), BADMINTON)
-    reference.use_native = other.use_native = False
     assert reference.rate_all(matches) == other.rate_all(matches)
 
 
-def test_fast_player_change_constructor_builds_the_same_object() -> None:
-    make = _fast_constructor(PlayerChange)
-    args = ("Ann", 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 0.5, 0.9, 1.0, 0.5, True, 1.0, True, 1.5, False)
-    made = make(*args)
-    assert type(made) is PlayerChange
-    assert made == PlayerChange(*args)
-    assert made.change == 3.0
+def test_player_changes_are_ordinary_frozen_player_changes() -> None:
+    """The C side fills PlayerChange's slots directly: the result is the same object."""
+    (ann, bob) = Replayer(SpecParams(), BADMINTON).rate(
+        Match(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15), (21, 17)))
+    )
+    assert type(ann) is PlayerChange
+    assert ann == PlayerChange(*(getattr(ann, f.name) for f in dataclasses.fields(PlayerChange)))
+    assert ann.change == ann.rating_after - ann.rating_before
     with pytest.raises(dataclasses.FrozenInstanceError):
-        made.rating_after = 1.0  # type: ignore[misc]
-
-    @dataclasses.dataclass(frozen=True)
-    class NoSlots:
-        x: int
-
-    assert _fast_constructor(NoSlots) is NoSlots  # type: ignore[arg-type]
+        ann.rating_after = 1.0  # type: ignore[misc]
 
 
 # -- points at stake (RATINGS.md §6) -------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 from ratings.engine.formats import get_format
 from ratings.engine.outcome import Outcome
 from ratings.engine.replay import Replayer
-from ratings.engine.teams import Contestant, composite_phi, performance_weights, rate_sides
+from ratings.engine.teams import Contestant, performance_weights, rate_sides
 from ratings.engine.types import TEAM_METHODS, EngineError, Match, Params, PlayerState
 from tests.ratings.engine import reference
 
@@ -353,12 +353,9 @@ def test_glicko1_new_players_start_at_130() -> None:
 # -- plumbing ----------------------------------------------------------------------
 
 
-def test_composite_phi_variants() -> None:
-    assert composite_phi([1.0, 3.0], "mean") == 2.0
-    assert composite_phi([3.0, 4.0], "rms_of_mean") == 2.5
-    assert composite_phi([3.0, 4.0], "rms") == pytest.approx(math.sqrt(12.5))
-    with pytest.raises(EngineError):
-        composite_phi([1.0], "median")
+def test_unknown_composite_rd_is_refused() -> None:
+    with pytest.raises(EngineError, match="composite_rd"):
+        rate(SpecParams(composite_rd="median"))
 
 
 def test_rate_sides_errors() -> None:
