@@ -40,7 +40,7 @@ from ratings.engine.formats import get_format  # noqa: E402
 from ratings.engine.replay import Replayer  # noqa: E402
 from ratings.engine.scales import rd_ceiling  # noqa: E402
 from ratings.engine.teams import native_rules  # noqa: E402
-from ratings.engine.types import Match, Params, PlayerChange  # noqa: E402
+from ratings.engine.types import MatchResult, Params, PlayerChange  # noqa: E402
 from ratings.lab.importfmt import parse_matches  # noqa: E402
 from ratings.lab.simulate import play_match  # noqa: E402
 from ratings.lab.tune import tune  # noqa: E402
@@ -89,7 +89,9 @@ def time_pypi_update(n: int) -> float | None:
     return best_of(3, run)
 
 
-def synthetic_history(matches: int, players: int, seed: int = 1, team: int = 1) -> list[Match]:
+def synthetic_history(
+    matches: int, players: int, seed: int = 1, team: int = 1
+) -> list[MatchResult]:
     """Matches among `players` of normal skill; scores played rally by rally (pooled).
 
     Singles: a player against one of the next NEIGHBOURHOOD players. Teams: `2 * team`
@@ -118,7 +120,7 @@ def synthetic_history(matches: int, players: int, seed: int = 1, team: int = 1) 
         games = rng.choice(won) if rng.random() < p else rng.choice(lost)
         day = first + timedelta(days=i * SEASON_DAYS // matches)
         history.append(
-            Match(
+            MatchResult(
                 day,
                 tuple(names[x] for x in side_a),
                 tuple(names[x] for x in side_b),
@@ -129,7 +131,7 @@ def synthetic_history(matches: int, players: int, seed: int = 1, team: int = 1) 
     return history
 
 
-def time_replay(history: list[Match], params: Params) -> tuple[float, Replayer, list]:  # type: ignore[type-arg]
+def time_replay(history: list[MatchResult], params: Params) -> tuple[float, Replayer, list]:  # type: ignore[type-arg]
     """CPU seconds for `Replayer.rate_all` over the whole history (every PlayerChange built).
 
     CPU time of this thread (`time.thread_time`), not the wall clock: on a shared machine
@@ -143,7 +145,7 @@ def time_replay(history: list[Match], params: Params) -> tuple[float, Replayer, 
     return time.thread_time() - start, replayer, changes
 
 
-def time_plain_loop(history: list[Match], params: Params) -> tuple[float, float]:
+def time_plain_loop(history: list[MatchResult], params: Params) -> tuple[float, float]:
     """CPU seconds for `_native.plain_loop` over the same history, and its checksum.
 
     The history is turned into arrays (indices, ordinals, outcomes) before the clock starts.
@@ -194,14 +196,14 @@ def context_share(changes: list) -> dict[str, float]:  # type: ignore[type-arg]
     }
 
 
-def time_tune(matches: list[Match], budget: int) -> tuple[float, dict]:  # type: ignore[type-arg]
+def time_tune(matches: list[MatchResult], budget: int) -> tuple[float, dict]:  # type: ignore[type-arg]
     start = time.perf_counter()
     result = tune(matches, Params(), get_format("badminton_21"), budget=budget, workers=2)
     return time.perf_counter() - start, result
 
 
 def compare(
-    history: list[Match], params: Params, runs: int
+    history: list[MatchResult], params: Params, runs: int
 ) -> tuple[float, float, dict[str, float]]:
     """Best of `runs` for the replay and for the plain loop, alternating; checks they agree.
 

@@ -117,8 +117,8 @@ def import_file(text: str, slug: str) -> float:
 
 def replay_from_early(slug: str) -> tuple[float, int]:
     """Seconds for the rating run after the ladder's 100th match was corrected, and matches stored."""
-    from ladder.models import Ladder, Match
-
+    from ladder.clubs.models import Ladder
+    from ladder.matches.models import Match
     from ratings.pipeline import rate_ladder
 
     ladder = Ladder.objects.get(slug=slug)

@@ -43,7 +43,7 @@ from ladder.matches.models import (
 )
 from ladder.matches.operations import tell_disputed, tell_reported
 from ratings.engine.scales import DISPLAY_DIVISOR
-from ratings.engine.types import Match as EngineMatch
+from ratings.engine.types import MatchResult
 from ratings.lab import simulate
 from ratings.tasks import enqueue_rating
 
@@ -347,7 +347,7 @@ def simulate_season(
 
 
 def _round_stats(
-    rng: random.Random, match: EngineMatch, levels: dict[str, float]
+    rng: random.Random, match: MatchResult, levels: dict[str, float]
 ) -> dict[str, dict[str, float]]:
     """Kills, deaths and ADR of a 5v5 map: a side's kills shared out with the better players
     getting more, its deaths (the other side's kills) with the better players dying less."""

@@ -22,7 +22,7 @@ from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import Game, Match, MatchPlayer
 from ladder.matches.operations import MAX_POINTS
 from ratings.bulk import insert_rows, reserve_ids
-from ratings.engine import Match as EngineMatch
+from ratings.engine import MatchResult
 from ratings.lab.importfmt import (
     PLAYER_SEPARATOR,
     ImportFormatError,
@@ -193,7 +193,7 @@ MATCH_FIELDS = (
 
 
 def _create_matches(
-    ladder: Ladder, parsed: Sequence[EngineMatch], users: dict[str, User], progress: Progress | None
+    ladder: Ladder, parsed: Sequence[MatchResult], users: dict[str, User], progress: Progress | None
 ) -> None:
     """Insert in the parsed order, so ids keep the file's order within a day."""
     now = timezone.now()
@@ -254,7 +254,7 @@ def export_matches(ladder: Ladder) -> str:
     loaded = load_matches(ladder)
     names = export_names({int(p) for m in loaded for p in (*m.side_a, *m.side_b)})
     matches = [
-        EngineMatch(
+        MatchResult(
             played_on=m.played_on,
             side_a=tuple(names[int(p)] for p in m.side_a),
             side_b=tuple(names[int(p)] for p in m.side_b),

@@ -29,8 +29,7 @@ from django.utils import timezone
 from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import insert_rows
-from ratings.engine import Match as EngineMatch
-from ratings.engine import PlayerChange, PlayerState, Replayer, ReplaySnapshot
+from ratings.engine import MatchResult, PlayerChange, PlayerState, Replayer, ReplaySnapshot
 from ratings.models import (
     PlayerRating,
     RatingChange,
@@ -184,7 +183,7 @@ def ladders_needing_rating() -> list[int]:
 # -- reading matches -------------------------------------------------------------
 
 
-def load_matches(ladder: Ladder, waiting_only: set[int] | None = None) -> list[EngineMatch]:
+def load_matches(ladder: Ladder, waiting_only: set[int] | None = None) -> list[MatchResult]:
     """The ladder's rated matches as engine values, in (played_on, id) order.
 
     `waiting_only`: just these matches, all of which wait for rating (`needs_rating`);
@@ -218,7 +217,7 @@ def load_matches(ladder: Ladder, waiting_only: set[int] | None = None) -> list[E
     ):
         games[match_id].append((a, b))
     return [
-        EngineMatch(
+        MatchResult(
             played_on=played_on,
             side_a=tuple(sides[pk][0]),
             side_b=tuple(sides[pk][1]),
@@ -333,7 +332,7 @@ def _replay_from(ladder: Ladder, first: Key | None) -> int:
 def _rate_and_store(
     ladder: Ladder,
     replayer: Replayer,
-    matches: Iterable[EngineMatch],
+    matches: Iterable[MatchResult],
     since: Key | None,
     full: bool = False,
 ) -> int:
@@ -347,10 +346,10 @@ def _rate_and_store(
     touched: set[str] = set()
     stored = 0
 
-    def rated() -> Iterable[tuple[EngineMatch, tuple[PlayerChange, ...]]]:
+    def rated() -> Iterable[tuple[MatchResult, tuple[PlayerChange, ...]]]:
         # The engine's batch path (one C pass per batch), a batch at a time so that a long
         # replay's matches and changes are never all in memory at once.
-        batch: list[EngineMatch] = []
+        batch: list[MatchResult] = []
         for match in matches:
             batch.append(match)
             if len(batch) == RATE_BATCH:

@@ -52,7 +52,7 @@ from ratings.engine.types import (
     OUTCOME_MODELS,
     TEAM_METHODS,
     EngineError,
-    Match,
+    MatchResult,
     Params,
     PlayerChange,
     PlayerState,
@@ -204,7 +204,7 @@ class ReplayResult:
     """Final states, and the changes of each match in the order the matches were rated."""
 
     states: Mapping[str, PlayerState]
-    matches: tuple[Match, ...]
+    matches: tuple[MatchResult, ...]
     changes: tuple[tuple[PlayerChange, ...], ...]
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -224,7 +224,7 @@ def _readonly_snapshot(
 
 def _readonly_result(
     states: dict[str, PlayerState],
-    matches: tuple[Match, ...],
+    matches: tuple[MatchResult, ...],
     changes: tuple[tuple[PlayerChange, ...], ...],
 ) -> ReplayResult:
     return ReplayResult(MappingProxyType(states), matches, changes)
@@ -339,7 +339,7 @@ class Replayer:
                 if p is not None:
                     copy = trial._player(n)
                     copy.recent, copy.counts, copy.slots = deque(p.recent), dict(p.counts), p.slots
-            out[label] = trial.rate(Match(on, tuple(side_a), tuple(side_b), games))
+            out[label] = trial.rate(MatchResult(on, tuple(side_a), tuple(side_b), games))
         return out
 
     def stake_games(self) -> dict[str, tuple[tuple[int, int], ...]]:
@@ -401,7 +401,7 @@ class Replayer:
 
     # -- rating ------------------------------------------------------------------
 
-    def rate_all(self, matches: Iterable[Match]) -> list[tuple[PlayerChange, ...]]:
+    def rate_all(self, matches: Iterable[MatchResult]) -> list[tuple[PlayerChange, ...]]:
         """Rate matches in the order given (they must be in (played_on, id) order).
 
         The same as `[self.rate(m) for m in matches]`, results, errors and the state left
@@ -410,7 +410,7 @@ class Replayer:
         return self._rate_all_native(matches)
 
     def predict_rate_all(
-        self, matches: Iterable[Match]
+        self, matches: Iterable[MatchResult]
     ) -> tuple[list[float], list[tuple[PlayerChange, ...]]]:
         """For each match in order: side A's §6 win probability on its date, then rate it.
 
@@ -422,7 +422,7 @@ class Replayer:
         todo = matches if isinstance(matches, list | tuple) else list(matches)
         return probs, self._rate_all_native(todo, probs)
 
-    def rate(self, match: Match) -> tuple[PlayerChange, ...]:
+    def rate(self, match: MatchResult) -> tuple[PlayerChange, ...]:
         """Rate one match; side A's players first, then side B's.
 
         Raises EngineError for an invalid match, or one dated before the last rated match
@@ -451,14 +451,14 @@ class Replayer:
             change=PlayerChange,
             change_fields=_CHANGE_FIELDS,
             fast_change=_FAST_CHANGE,
-            match=Match,
+            match=MatchResult,
             match_fields=_MATCH_FIELDS,
             deque=deque,
             last=(self._last_ordinal, self._last_id),
         )
 
     def _rate_all_native(
-        self, matches: Iterable[Match], probs: list[float] | None = None
+        self, matches: Iterable[MatchResult], probs: list[float] | None = None
     ) -> list[tuple[PlayerChange, ...]]:
         engine = self._native_engine()
         out: list[tuple[PlayerChange, ...]] = []
@@ -468,7 +468,7 @@ class Replayer:
             else:
                 it = iter(matches)
                 while True:
-                    chunk: list[Match] = []
+                    chunk: list[MatchResult] = []
                     try:
                         chunk.extend(islice(it, NATIVE_CHUNK))
                     except BaseException:
@@ -484,7 +484,7 @@ class Replayer:
     def _run_native(
         self,
         engine: Any,
-        matches: Sequence[Match],
+        matches: Sequence[MatchResult],
         out: list[tuple[PlayerChange, ...]],
         probs: list[float] | None = None,
     ) -> None:
@@ -503,7 +503,7 @@ class Replayer:
                 raise EngineError(f"match {plain.id} of {plain.played_on} could not be rated")
             i += 1
 
-    def _plain(self, match: Match) -> Match:
+    def _plain(self, match: MatchResult) -> MatchResult:
         """A match the C replay stopped at: raise its error, or return it in plain form.
 
         Plain: sides and games as tuples, the date a `date`. The checks are those of §3's
@@ -534,7 +534,7 @@ class Replayer:
             games=games,
         )
 
-    def _check_order(self, match: Match, ordinal: int) -> None:
+    def _check_order(self, match: MatchResult, ordinal: int) -> None:
         last = date.fromordinal(self._last_ordinal)
         if ordinal < self._last_ordinal:
             raise EngineError(
@@ -563,7 +563,7 @@ class Replayer:
             p = self._players[name] = _Player(self._initial.get(name, self._default))
         return p
 
-    def _performance(self, match: Match) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    def _performance(self, match: MatchResult) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """§5 performance_weighted: each side's weights from the match's stats (the C side asks)."""
         stats = match.stats or {}
         return (
@@ -573,7 +573,7 @@ class Replayer:
 
 
 def replay(
-    matches: Iterable[Match],
+    matches: Iterable[MatchResult],
     params: Params,
     scoring_format: ScoringFormat,
     initial_states: Mapping[str, PlayerState] | None = None,

@@ -88,8 +88,9 @@ class PlayerState:
 
 
 @dataclass(frozen=True, slots=True)
-class Match:
-    """One match: games are (side A points, side B points); stats per player name."""
+class MatchResult:
+    """One match as the engine rates it (the site's is ladder.matches.models.Match): games are
+    (side A points, side B points); stats per player name."""
 
     played_on: date
     side_a: tuple[str, ...]

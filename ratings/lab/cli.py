@@ -28,7 +28,7 @@ from typing import Any, TextIO
 
 from ratings.engine.formats import FORMAT_NAMES, ScoringFormat, get_format
 from ratings.engine.replay import Replayer, validate_params
-from ratings.engine.types import TEAM_METHODS, EngineError, Match, Params
+from ratings.engine.types import TEAM_METHODS, EngineError, MatchResult, Params
 from ratings.lab import evaluate
 from ratings.lab import simulate as simulate_
 from ratings.lab import tune as tune_
@@ -146,7 +146,7 @@ def params_from_args(args: argparse.Namespace, base: Params | None = None) -> Pa
     return start.with_overrides(**overrides)
 
 
-def check_stat_weights(params: Params, matches: Sequence[Match]) -> None:
+def check_stat_weights(params: Params, matches: Sequence[MatchResult]) -> None:
     """Refuse stat weights that name no stat of any match (a typo would weigh nothing)."""
     if not params.stat_weights or params.team_method != "performance_weighted":
         return
@@ -165,7 +165,7 @@ def format_from_args(args: argparse.Namespace) -> ScoringFormat:
     return get_format(args.format, args.best_of, args.points_per_game)
 
 
-def load_matches(path: str, scoring_format: ScoringFormat) -> list[Match]:
+def load_matches(path: str, scoring_format: ScoringFormat) -> list[MatchResult]:
     """The matches of an import file (raises ImportFormatError listing every bad line)."""
     with open(path, encoding="utf-8", newline="") as f:
         return parse_matches(f, scoring_format)

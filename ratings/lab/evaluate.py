@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ratings.engine.formats import ScoringFormat
-from ratings.engine.types import Match, Params
+from ratings.engine.types import MatchResult, Params
 from ratings.lab.peers import (
     PEERS,
     Default,
@@ -162,7 +162,7 @@ class Trace:
 
 
 def run_online(
-    matches: Sequence[Match],
+    matches: Sequence[MatchResult],
     system: RatingSystem,
     progress: Progress | None = None,
     ratings: bool = True,
@@ -199,7 +199,7 @@ def run_online(
     return trace
 
 
-def time_order(matches: Iterable[Match]) -> list[Match]:
+def time_order(matches: Iterable[MatchResult]) -> list[MatchResult]:
     """Matches in the order they are rated: by date, then id (stable for equal keys).
 
     The same order as ``replay.replay``; a file's rows keep their order within a day.
@@ -251,7 +251,7 @@ def build_system(
 
 
 def backtest(
-    matches: Sequence[Match],
+    matches: Sequence[MatchResult],
     params: Params,
     scoring_format: ScoringFormat,
     systems: Iterable[str] = SYSTEMS,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ratings.engine.formats import ScoreError, ScoringFormat
-from ratings.engine.types import MAX_TEAM_SIZE, EngineError, Match
+from ratings.engine.types import MAX_TEAM_SIZE, EngineError, MatchResult
 
 HEADER = ("played_on", "side_a", "side_b", "score", "stats")
 PLAYER_SEPARATOR = ";"
@@ -58,7 +58,7 @@ def parse_matches(
     scoring_format: ScoringFormat,
     team_size: int | None = None,
     limits: Limits = NO_LIMITS,
-) -> list[Match]:
+) -> list[MatchResult]:
     """The matches of an import file, sorted by date (file order within a day).
 
     `team_size`: players a side must have; None takes the first match's size for the
@@ -72,7 +72,7 @@ def parse_matches(
     )
     reader = csv.reader(_strip_bom(lines), strict=True)
     errors: list[tuple[int, str]] = []
-    matches: list[Match] = []
+    matches: list[MatchResult] = []
     expected_size = team_size
     first_size_line = 0
     try:
@@ -131,7 +131,7 @@ def parse_matches(
     return matches
 
 
-def _check_limits(match: Match, limits: Limits, problems: list[str]) -> None:
+def _check_limits(match: MatchResult, limits: Limits, problems: list[str]) -> None:
     if limits.earliest is not None and match.played_on < limits.earliest:
         problems.append(f"played_on {match.played_on} is before {limits.earliest}")
     if limits.latest is not None and match.played_on > limits.latest:
@@ -162,7 +162,7 @@ def _strip_bom(lines: Iterable[str]) -> Iterable[str]:
 
 def _parse_row(
     row: list[str], line: int, match_id: int, scoring_format: ScoringFormat, problems: list[str]
-) -> Match | None:
+) -> MatchResult | None:
     if len(row) not in (4, 5):
         problems.append(f"expected 5 columns ({','.join(HEADER)}), found {len(row)}")
         return None
@@ -182,7 +182,7 @@ def _parse_row(
     )
     if played_on is None or side_a is None or side_b is None or games is None:
         return None
-    return Match(
+    return MatchResult(
         played_on=played_on,
         side_a=side_a,
         side_b=side_b,
@@ -289,7 +289,7 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def write_matches(matches: Iterable[Match]) -> str:
+def write_matches(matches: Iterable[MatchResult]) -> str:
     """The matches in the import format, in the order given (parse_matches reads it back)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -29,7 +29,7 @@ from ratings.engine import glicko2
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.replay import Replayer
 from ratings.engine.scales import GLICKO2_SCALE
-from ratings.engine.types import Match, Params
+from ratings.engine.types import MatchResult, Params
 
 #: Convergence band on the ladder scale (RATINGS.md §7: "within ±50").
 LADDER_BAND = 50.0
@@ -38,7 +38,7 @@ LADDER_BAND = 50.0
 _ELO_SLOPE = math.log(10) / (4 * 400)
 
 
-def actual_result(match: Match) -> float:
+def actual_result(match: MatchResult) -> float:
     """1.0 if side A won more games, 0.0 if side B did, 0.5 for an even count."""
     won_a = sum(1 for a, b in match.games if a > b)
     won_b = sum(1 for a, b in match.games if b > a)
@@ -72,7 +72,7 @@ class RatingSystem(Protocol):
         """Probability that side A beats side B in a match played on ``on``."""
         ...
 
-    def update(self, match: Match) -> None:
+    def update(self, match: MatchResult) -> None:
         """Rate a played match."""
         ...
 
@@ -104,7 +104,7 @@ class Elo:
     def predict(self, side_a: Sequence[str], side_b: Sequence[str], on: date) -> float:
         return 1.0 / (1.0 + 10.0 ** ((self._mean(side_b) - self._mean(side_a)) / 400.0))
 
-    def update(self, match: Match) -> None:
+    def update(self, match: MatchResult) -> None:
         expected_a = self.predict(match.side_a, match.side_b, match.played_on)
         step = self.k * (actual_result(match) - expected_a)
         for p in match.side_a:
@@ -173,7 +173,7 @@ class Glicko2:
         g = glicko2.g(math.sqrt(phi_a * phi_a + phi_b * phi_b))
         return 1.0 / (1.0 + math.exp(-g * (mu_a - mu_b)))
 
-    def update(self, match: Match) -> None:
+    def update(self, match: MatchResult) -> None:
         on = match.played_on
         s_a = actual_result(match)
         opp_of_a = self._side(match.side_b, on)
@@ -230,7 +230,7 @@ class TrueSkill:
         var = (len(a) + len(b)) * self.env.beta**2 + sum(r.sigma**2 for r in a + b)
         return _phi_major(delta / math.sqrt(var))
 
-    def update(self, match: Match) -> None:
+    def update(self, match: MatchResult) -> None:
         result = actual_result(match)
         if result == 0.5:
             return  # no draws in this environment (valid formats have none either)
@@ -278,7 +278,7 @@ class OpenSkill:
         teams = [[self._get(p) for p in side_a], [self._get(p) for p in side_b]]
         return float(self.model.predict_win(teams)[0])
 
-    def update(self, match: Match) -> None:
+    def update(self, match: MatchResult) -> None:
         result = actual_result(match)
         ranks = [1.0, 1.0] if result == 0.5 else ([1.0, 2.0] if result == 1.0 else [2.0, 1.0])
         teams = [[self._get(p) for p in match.side_a], [self._get(p) for p in match.side_b]]
@@ -308,7 +308,7 @@ class Default:
     def predict(self, side_a: Sequence[str], side_b: Sequence[str], on: date) -> float:
         return float(self.replayer.predict(tuple(side_a), tuple(side_b), on))
 
-    def update(self, match: Match) -> None:
+    def update(self, match: MatchResult) -> None:
         self.replayer.rate(match)
 
 

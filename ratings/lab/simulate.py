@@ -37,7 +37,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from ratings.engine.formats import BADMINTON_21, ScoringFormat, get_format
-from ratings.engine.types import Match, Params
+from ratings.engine.types import MatchResult, Params
 from ratings.lab.evaluate import Progress, Trace, metrics, run_online, spearman
 from ratings.lab.peers import PEERS, Default, PeerUnavailable, make_peers
 
@@ -75,7 +75,7 @@ class World:
     """A simulated history: each player's true skill and the matches they played."""
 
     skills: dict[str, float]
-    matches: tuple[Match, ...]
+    matches: tuple[MatchResult, ...]
 
 
 def _logistic(x: float) -> float:
@@ -144,7 +144,7 @@ def make_world(players: int, matches: int, team_size: int, seed: int) -> World:
         games = play_match(rng, _logistic(RALLY_SLOPE * gap))
         stats = _rally_stats(rng, side_a, side_b, games, skills) if team_size > 1 else None
         history.append(
-            Match(
+            MatchResult(
                 played_on=FIRST_DAY + timedelta(days=i * SEASON_DAYS // max(matches, 1)),
                 side_a=side_a,
                 side_b=side_b,
@@ -340,7 +340,7 @@ def club_season(
         if isinstance(attendance, int | float)
         else {p: attendance[p] for p in players}
     )
-    history: list[Match] = []
+    history: list[MatchResult] = []
     day = end - timedelta(days=7 * weeks - 1)
     while day <= end:
         if day.weekday() in nights:
@@ -349,7 +349,9 @@ def club_season(
             for side_a, side_b in lineups:
                 gap = _mean(levels, side_a) - _mean(levels, side_b)
                 games = play_match(rng, _logistic(slope * gap), scoring_format)
-                history.append(Match(day, side_a, side_b, games, stats=None, id=len(history) + 1))
+                history.append(
+                    MatchResult(day, side_a, side_b, games, stats=None, id=len(history) + 1)
+                )
         day += timedelta(days=1)
     return World(skills=dict(levels), matches=tuple(history))
 

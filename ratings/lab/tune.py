@@ -41,7 +41,7 @@ from typing import Any
 
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.replay import Replayer
-from ratings.engine.types import OUTCOME_MODELS, EngineError, Match, Params
+from ratings.engine.types import OUTCOME_MODELS, EngineError, MatchResult, Params
 from ratings.lab.evaluate import (
     Progress,
     build_system,
@@ -142,12 +142,14 @@ def search_space(outcome_model: str, teams: bool = False, stat_weights: bool = F
     return space
 
 
-def train_split(matches: Sequence[Match]) -> Sequence[Match]:
+def train_split(matches: Sequence[MatchResult]) -> Sequence[MatchResult]:
     """The training half: the matches ``backtest`` uses to warm up."""
     return matches[: warmup_size(len(matches))]
 
 
-def train_score(matches: Sequence[Match], params: Params, scoring_format: ScoringFormat) -> float:
+def train_score(
+    matches: Sequence[MatchResult], params: Params, scoring_format: ScoringFormat
+) -> float:
     """Log-loss of §7 run on ``matches`` alone (its first half warms up).
 
     The same protocol as :func:`evaluate.run_online` with the ``default`` system (a
@@ -174,7 +176,7 @@ class _Validated(ScoringFormat):
         return None
 
 
-def _validated(matches: Sequence[Match], scoring_format: ScoringFormat) -> ScoringFormat:
+def _validated(matches: Sequence[MatchResult], scoring_format: ScoringFormat) -> ScoringFormat:
     """Validate every match's games once; the format to replay them with from then on."""
     for games in {m.games for m in matches}:
         scoring_format.validate_games(games)
@@ -184,7 +186,7 @@ def _validated(matches: Sequence[Match], scoring_format: ScoringFormat) -> Scori
 # Worker state: set before the pool forks, so nothing (Params holds a mapping proxy
 # that does not pickle) has to travel to the workers but override dicts and names.
 # (whole history in time order, its training half, the starting params, the format)
-_WORK: tuple[Sequence[Match], Sequence[Match], Params, ScoringFormat] | None = None
+_WORK: tuple[Sequence[MatchResult], Sequence[MatchResult], Params, ScoringFormat] | None = None
 
 
 def _score_overrides(overrides: Overrides) -> float:
@@ -313,13 +315,13 @@ def _budgets(budget: int, parts: int) -> list[int]:
     return [budget // parts + (1 if i < budget % parts else 0) for i in range(parts)]
 
 
-def is_team_history(matches: Sequence[Match]) -> bool:
+def is_team_history(matches: Sequence[MatchResult]) -> bool:
     """Whether any side has more than one player (then team methods differ)."""
     return any(len(m.side_a) > 1 or len(m.side_b) > 1 for m in matches)
 
 
 def tune(
-    matches: Sequence[Match],
+    matches: Sequence[MatchResult],
     params: Params,
     scoring_format: ScoringFormat,
     budget: int = DEFAULT_BUDGET,

@@ -176,7 +176,7 @@ def in_window(then: date, now: date, st: Settings) -> bool:
 
 
 def replay(matches, ppg: float, st: Settings) -> dict[str, Player]:  # type: ignore[no-untyped-def]
-    """Rate `matches` (engine Match objects or anything with the same fields) in order."""
+    """Rate `matches` (engine MatchResult objects or anything with the same fields) in order."""
     players: dict[str, Player] = {}
 
     glicko1 = st.team_method == "glicko1_team"

@@ -12,7 +12,7 @@ from ratings.engine import glicko2
 from ratings.engine.formats import get_format
 from ratings.engine.replay import Replayer
 from ratings.engine.scales import GLICKO2_SCALE as S
-from ratings.engine.types import EngineError, Match, Params
+from ratings.engine.types import EngineError, MatchResult, Params
 from tests.ratings.engine import reference
 
 # RATINGS.md's worked examples (§3, §5) assume §2's scale_factor 400 and margin_clamp 0.25;
@@ -56,7 +56,7 @@ def test_glickmans_intermediate_quantities() -> None:
 def test_two_new_players_21_15() -> None:
     """§3 check: two new players at 4500/250/0.06, one game 21-15, `score` model: about 4599 and 4401."""
     replayer = Replayer(SpecParams(outcome_model="score"), ONE_GAME_TO_21)
-    winner, loser = replayer.rate(Match(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15),)))
+    winner, loser = replayer.rate(MatchResult(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15),)))
     assert winner.outcome == pytest.approx(0.9625)
     assert loser.outcome == pytest.approx(0.0375)
     assert winner.expected == pytest.approx(0.5)
@@ -69,7 +69,7 @@ def test_two_new_players_21_15() -> None:
 
 def _first_match(params: Params, games: tuple[tuple[int, int], ...]) -> tuple[float, float]:
     winner, loser = Replayer(params, ONE_GAME_TO_21).rate(
-        Match(date(2024, 1, 1), ("Ann",), ("Bob",), games)
+        MatchResult(date(2024, 1, 1), ("Ann",), ("Bob",), games)
     )
     assert winner.won and not loser.won
     return winner.change, loser.change
@@ -98,7 +98,7 @@ def test_margin_information_21_15_by_hand() -> None:
     phi_new = 1 / math.sqrt(1 / (phi**2 + sigma**2) + 1 / v)
     expected = 4500 + S * phi_new**2 * 2 * g * (1 - e)
     winner, loser = Replayer(SpecParams(), ONE_GAME_TO_21).rate(
-        Match(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15),))
+        MatchResult(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15),))
     )
     assert winner.margin_multiplier == pytest.approx(2.0)
     assert winner.outcome == 1.0 and loser.outcome == 0.0
@@ -135,10 +135,10 @@ def _after_gap(days: int, params: Params | None = None) -> float:
     """RD Ann starts her second match with, `days` after her first."""
     replayer = Replayer(params or SpecParams(), ONE_GAME_TO_21)
     first = date(2024, 1, 1)
-    replayer.rate(Match(first, ("Ann",), ("Bob",), ((21, 15),)))
+    replayer.rate(MatchResult(first, ("Ann",), ("Bob",), ((21, 15),)))
     rd_after_first = replayer.state("Ann").rd
     ann, _ = replayer.rate(
-        Match(date.fromordinal(first.toordinal() + days), ("Ann",), ("Cat",), ((21, 15),))
+        MatchResult(date.fromordinal(first.toordinal() + days), ("Ann",), ("Cat",), ((21, 15),))
     )
     return ann.rd_before - rd_after_first
 
@@ -146,7 +146,7 @@ def _after_gap(days: int, params: Params | None = None) -> float:
 def test_inactivity_counts_whole_rating_periods() -> None:
     """§3 step 1: n = floor(days / 7); 6 days: no growth; 7 and 13 days: one period; 14: two."""
     replayer = Replayer(SpecParams(), ONE_GAME_TO_21)
-    replayer.rate(Match(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15),)))
+    replayer.rate(MatchResult(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15),)))
     s = replayer.state("Ann")
     one = S * math.sqrt((s.rd / S) ** 2 + s.volatility**2) - s.rd
     two = S * math.sqrt((s.rd / S) ** 2 + 2 * s.volatility**2) - s.rd
@@ -160,16 +160,16 @@ def test_inactivity_counts_whole_rating_periods() -> None:
 def test_inactivity_capped_at_rd_max() -> None:
     params = SpecParams(initial_volatility=0.5)
     replayer = Replayer(params, ONE_GAME_TO_21)
-    replayer.rate(Match(date(2020, 1, 1), ("Ann",), ("Bob",), ((21, 15),)))
-    ann, _ = replayer.rate(Match(date(2024, 1, 1), ("Ann",), ("Cat",), ((21, 15),)))
+    replayer.rate(MatchResult(date(2020, 1, 1), ("Ann",), ("Bob",), ((21, 15),)))
+    ann, _ = replayer.rate(MatchResult(date(2024, 1, 1), ("Ann",), ("Cat",), ((21, 15),)))
     assert ann.rd_before == pytest.approx(500.0)
 
 
 def test_new_player_is_not_inflated() -> None:
     """A player's first match starts from their initial RD, however late it is."""
     replayer = Replayer(SpecParams(), ONE_GAME_TO_21)
-    replayer.rate(Match(date(2020, 1, 1), ("Ann",), ("Bob",), ((21, 15),)))
-    _, cat = replayer.rate(Match(date(2024, 1, 1), ("Ann",), ("Cat",), ((21, 15),)))
+    replayer.rate(MatchResult(date(2020, 1, 1), ("Ann",), ("Bob",), ((21, 15),)))
+    _, cat = replayer.rate(MatchResult(date(2024, 1, 1), ("Ann",), ("Cat",), ((21, 15),)))
     assert cat.rd_before == 250.0
 
 

@@ -29,7 +29,7 @@ from ratings.engine.types import (
     OUTCOME_MODELS,
     TEAM_METHODS,
     EngineError,
-    Match,
+    MatchResult,
     Params,
     PlayerChange,
     PlayerState,
@@ -50,11 +50,11 @@ def test_native_module_speaks_this_api() -> None:
 class OneByOne(Replayer):
     """`rate_all` as a loop over `rate`: a fresh C working copy for every match."""
 
-    def rate_all(self, matches: Iterable[Match]) -> list[tuple[PlayerChange, ...]]:
+    def rate_all(self, matches: Iterable[MatchResult]) -> list[tuple[PlayerChange, ...]]:
         return [self.rate(m) for m in matches]
 
     def predict_rate_all(
-        self, matches: Iterable[Match]
+        self, matches: Iterable[MatchResult]
     ) -> tuple[list[float], list[tuple[PlayerChange, ...]]]:
         probs, out = [], []
         for m in matches:
@@ -88,7 +88,7 @@ def assert_same_replayers(native: Replayer, pure: Replayer) -> None:
     assert (native._last_ordinal, native._last_id) == (pure._last_ordinal, pure._last_id)
 
 
-def _outcome_of(replayer: Replayer, matches: list[Match]) -> tuple[object, list]:  # type: ignore[type-arg]
+def _outcome_of(replayer: Replayer, matches: list[MatchResult]) -> tuple[object, list]:  # type: ignore[type-arg]
     """(None, changes), or ((exception type, message), []) when rate_all raised."""
     try:
         return None, replayer.rate_all(matches)
@@ -96,7 +96,7 @@ def _outcome_of(replayer: Replayer, matches: list[Match]) -> tuple[object, list]
         return (type(exc), str(exc)), []
 
 
-def rate_both(native: Replayer, pure: Replayer, matches: list[Match]) -> None:
+def rate_both(native: Replayer, pure: Replayer, matches: list[MatchResult]) -> None:
     """rate_all on both: the same changes, or the same error; the same state after either.
 
     Extreme random settings can make the engine itself give up (a volatility iteration
@@ -115,15 +115,15 @@ def both(
     return Replayer(params, BADMINTON, initial), OneByOne(params, BADMINTON, initial)
 
 
-def singles(day: date, a: str, b: str, games=((21, 15), (21, 17)), match_id=None) -> Match:  # type: ignore[no-untyped-def]
-    return Match(day, (a,), (b,), games, id=match_id)
+def singles(day: date, a: str, b: str, games=((21, 15), (21, 17)), match_id=None) -> MatchResult:  # type: ignore[no-untyped-def]
+    return MatchResult(day, (a,), (b,), games, id=match_id)
 
 
 # -- the BWF file ----------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def bwf() -> list[Match]:
+def bwf() -> list[MatchResult]:
     return parse_matches(BWF.read_text(encoding="utf-8"), BADMINTON)
 
 
@@ -144,21 +144,21 @@ def bwf() -> list[Match]:
          "repetition_alpha": 1.0, "tau": 1.2},
     ],
 )  # fmt: skip
-def test_bwf_batch_equals_one_by_one(bwf: list[Match], overrides: dict) -> None:  # type: ignore[type-arg]
+def test_bwf_batch_equals_one_by_one(bwf: list[MatchResult], overrides: dict) -> None:  # type: ignore[type-arg]
     native, pure = both(Params().with_overrides(**overrides))
     assert native._native_engine().fast == (True, True)
     assert_same_changes(native.rate_all(bwf), pure.rate_all(bwf))
     assert_same_replayers(native, pure)
 
 
-def test_replay_function_equals_one_by_one(bwf: list[Match]) -> None:
+def test_replay_function_equals_one_by_one(bwf: list[MatchResult]) -> None:
     native = replay(bwf, Params(), BADMINTON)
     pure_replayer = OneByOne(Params(), BADMINTON)
     assert list(native.changes) == pure_replayer.rate_all(native.matches)
     assert dict(native.states) == dict(pure_replayer.states)
 
 
-def test_native_changes_are_ordinary_player_changes(bwf: list[Match]) -> None:
+def test_native_changes_are_ordinary_player_changes(bwf: list[MatchResult]) -> None:
     change = Replayer(Params(), BADMINTON).rate_all(bwf[:3])[2][0]
     assert type(change) is PlayerChange
     assert change == PlayerChange(*(getattr(change, f.name) for f in dataclasses.fields(change)))
@@ -215,7 +215,9 @@ states_st = st.builds(
 
 
 @st.composite
-def history(draw, doubles: bool = False) -> tuple[Params, dict[str, PlayerState], list[Match]]:  # type: ignore[no-untyped-def]
+def history(
+    draw, doubles: bool = False
+) -> tuple[Params, dict[str, PlayerState], list[MatchResult]]:  # type: ignore[no-untyped-def]
     """Params, some starting states, and a time-ordered history among a few players.
 
     Few players and gaps from 0 to 400 days make repeat opponents (repetition weight),
@@ -246,7 +248,7 @@ def history(draw, doubles: bool = False) -> tuple[Params, dict[str, PlayerState]
             b = draw(st.sampled_from([n for n in names if n != a]))
             side_a, side_b = (a,), (b,)
         games = draw(badminton_games())
-        matches.append(Match(day, side_a, side_b, games, stats=stats, id=next_id))
+        matches.append(MatchResult(day, side_a, side_b, games, stats=stats, id=next_id))
     return params, initial, matches
 
 
@@ -293,7 +295,7 @@ def test_predict_rate_all_equals_predict_then_rate(case) -> None:  # type: ignor
     assert_same_replayers(native, pure)
 
 
-def test_predict_rate_all_is_predict_then_rate(bwf: list[Match]) -> None:
+def test_predict_rate_all_is_predict_then_rate(bwf: list[MatchResult]) -> None:
     native = Replayer(Params(), BADMINTON)
     probs, changes = native.predict_rate_all(bwf)
     one_by_one = OneByOne(Params(), BADMINTON)
@@ -374,10 +376,10 @@ def test_update_one_follows_the_reference(mu, phi, sigma, mu_o, phi_o, s, w, tau
         singles(DAY + timedelta(days=30), "P1", "P1"),  # against oneself
         singles(DAY + timedelta(days=30), "P1", "P2", ((21, 20), (21, 3))),  # invalid game
         singles(DAY + timedelta(days=30), "P1", "P2", ((21, 3),)),  # not finished
-        Match(DAY + timedelta(days=30), ("P1", "P2"), ("P2",), ((21, 3), (21, 3))),  # twice
+        MatchResult(DAY + timedelta(days=30), ("P1", "P2"), ("P2",), ((21, 3), (21, 3))),  # twice
     ],
 )
-def test_bad_match_raises_the_same_error_and_keeps_the_state(bad: Match) -> None:
+def test_bad_match_raises_the_same_error_and_keeps_the_state(bad: MatchResult) -> None:
     good = [
         singles(DAY + timedelta(days=i), f"P{i % 3}", f"P{(i + 1) % 3}", match_id=i)
         for i in range(21)
@@ -431,7 +433,7 @@ def test_an_iterator_that_fails_midway_leaves_what_came_before(
     monkeypatch.setattr(replay_module, "NATIVE_CHUNK", 4)
     matches = [singles(DAY + timedelta(days=i), f"P{i % 5}", f"P{(i + 2) % 5}") for i in range(11)]
 
-    def stream() -> Iterator[Match]:
+    def stream() -> Iterator[MatchResult]:
         yield from matches
         raise RuntimeError("the source broke")
 
@@ -449,8 +451,8 @@ def test_an_iterator_that_fails_midway_leaves_what_came_before(
 
 def test_lists_and_other_unusual_inputs_are_rated_in_plain_form() -> None:
     matches = [
-        Match(DAY, ("Ann",), ("Bob",), [[21, 15], [21, 17]]),  # type: ignore[arg-type]
-        Match(DAY, ["Ann"], ["Cat"], ((21, 15), (21, 17))),  # type: ignore[arg-type]
+        MatchResult(DAY, ("Ann",), ("Bob",), [[21, 15], [21, 17]]),  # type: ignore[arg-type]
+        MatchResult(DAY, ["Ann"], ["Cat"], ((21, 15), (21, 17))),  # type: ignore[arg-type]
         singles(DAY + timedelta(days=1), "Ann", "Bob"),
     ]
     native, pure = both(Params())
@@ -458,7 +460,7 @@ def test_lists_and_other_unusual_inputs_are_rated_in_plain_form() -> None:
     assert_same_replayers(native, pure)
 
 
-def test_snapshot_round_trip_through_native(bwf: list[Match]) -> None:
+def test_snapshot_round_trip_through_native(bwf: list[MatchResult]) -> None:
     whole = OneByOne(Params(), BADMINTON)
     expected = whole.rate_all(bwf)
     first = Replayer(Params(), BADMINTON)

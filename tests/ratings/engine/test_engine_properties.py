@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ratings.engine.formats import get_format
 from ratings.engine.replay import Replayer
-from ratings.engine.types import TEAM_METHODS, Match, Params, PlayerState
+from ratings.engine.types import TEAM_METHODS, MatchResult, Params, PlayerState
 
 BADMINTON = get_format("badminton_21")
 DAY = date(2024, 1, 1)
@@ -74,7 +74,7 @@ def scenario(draw):
                 for n in picked
             }
         matches.append(
-            Match(
+            MatchResult(
                 day,
                 tuple(picked[:size]),
                 tuple(picked[size:]),
@@ -86,8 +86,10 @@ def scenario(draw):
     return params, initial, matches
 
 
-def mirrored(m: Match) -> Match:
-    return Match(m.played_on, m.side_b, m.side_a, tuple((b, a) for a, b in m.games), m.stats, m.id)
+def mirrored(m: MatchResult) -> MatchResult:
+    return MatchResult(
+        m.played_on, m.side_b, m.side_a, tuple((b, a) for a, b in m.games), m.stats, m.id
+    )
 
 
 @PROFILE
@@ -147,7 +149,7 @@ def test_bigger_margin_never_gives_the_winner_less(params, size, people, small, 
     def winners_changes(loser_points: int) -> list[float]:
         replayer = Replayer(params, BADMINTON, initial)
         games = ((21, loser_points), (21, loser_points))
-        return [c.change for c in replayer.rate(Match(DAY, side_a, side_b, games))[:size]]
+        return [c.change for c in replayer.rate(MatchResult(DAY, side_a, side_b, games))[:size]]
 
     for narrow, wide in zip(winners_changes(small), winners_changes(big), strict=True):
         assert wide >= narrow - 1e-9

@@ -20,7 +20,14 @@ from ratings.engine.replay import (
     replay,
     validate_params,
 )
-from ratings.engine.types import TEAM_METHODS, EngineError, Match, Params, PlayerChange, PlayerState
+from ratings.engine.types import (
+    TEAM_METHODS,
+    EngineError,
+    MatchResult,
+    Params,
+    PlayerChange,
+    PlayerState,
+)
 
 # RATINGS.md's worked examples (§3, §5) assume §2's scale_factor 400 and margin_clamp 0.25;
 # the engine's defaults are measured (docs/RATINGS_EVALUATION.md "Defaults").
@@ -33,8 +40,8 @@ DAY = date(2024, 3, 1)
 
 def singles(
     day: date, a: str, b: str, games=((21, 15), (21, 17)), match_id: int | None = None
-) -> Match:
-    return Match(day, (a,), (b,), games, id=match_id)
+) -> MatchResult:
+    return MatchResult(day, (a,), (b,), games, id=match_id)
 
 
 # -- step 4: repetition ------------------------------------------------------------
@@ -84,8 +91,8 @@ def test_window_slides_forward() -> None:
 
 def test_doubles_repetition_is_per_opponent_and_averaged() -> None:
     replayer = Replayer(SpecParams(), BADMINTON)
-    replayer.rate(Match(DAY, ("A", "B"), ("C", "D"), ((21, 10), (21, 10))))
-    changes = replayer.rate(Match(DAY, ("A", "B"), ("C", "E"), ((21, 10), (21, 10))))
+    replayer.rate(MatchResult(DAY, ("A", "B"), ("C", "D"), ((21, 10), (21, 10))))
+    changes = replayer.rate(MatchResult(DAY, ("A", "B"), ("C", "E"), ((21, 10), (21, 10))))
     a = changes[0]
     assert a.repetition_weight == pytest.approx((1 / 1.2 + 1.0) / 2)
     e = changes[3]
@@ -122,11 +129,13 @@ def test_new_opponents_reopen_the_gate() -> None:
 def test_doubles_diversity_counts_two_slots_per_match() -> None:
     replayer = Replayer(SpecParams(), BADMINTON)
     ratios = [
-        replayer.rate(Match(DAY, ("A", "B"), ("C", "D"), ((21, 10), (21, 10))))[0].diversity_ratio
+        replayer.rate(MatchResult(DAY, ("A", "B"), ("C", "D"), ((21, 10), (21, 10))))[
+            0
+        ].diversity_ratio
         for _ in range(6)
     ]
     assert ratios == pytest.approx([2 / 2, 2 / 4, 2 / 6, 2 / 8, 2 / 10, 2 / 12])
-    changes = replayer.rate(Match(DAY, ("A", "C"), ("B", "E"), ((21, 10), (21, 10))))
+    changes = replayer.rate(MatchResult(DAY, ("A", "C"), ("B", "E"), ((21, 10), (21, 10))))
     # A has met C, D (6 times each) and now B, E: 4 distinct over 14 slots.
     assert changes[0].diversity_ratio == pytest.approx(4 / 14)
 
@@ -162,9 +171,9 @@ def test_invalid_matches_are_refused_without_changing_anything() -> None:
     with pytest.raises(EngineError, match="themselves"):
         replayer.rate(singles(DAY, "Ann", "Ann"))
     with pytest.raises(EngineError, match="twice"):
-        replayer.rate(Match(DAY, ("Ann", "Bob"), ("Ann", "Cat"), ((21, 15), (21, 15))))
+        replayer.rate(MatchResult(DAY, ("Ann", "Bob"), ("Ann", "Cat"), ((21, 15), (21, 15))))
     with pytest.raises(EngineError, match="at least one player"):
-        replayer.rate(Match(DAY, (), ("Cat",), ((21, 15), (21, 15))))
+        replayer.rate(MatchResult(DAY, (), ("Cat",), ((21, 15), (21, 15))))
     assert dict(replayer.states) == before
 
 
@@ -184,7 +193,7 @@ def test_failed_update_restores_the_window(monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_lists_for_games_are_accepted() -> None:
     replayer = Replayer(SpecParams(), BADMINTON)
-    match = Match(DAY, ("Ann",), ("Bob",), [[21, 15], [21, 17]])  # type: ignore[arg-type]
+    match = MatchResult(DAY, ("Ann",), ("Bob",), [[21, 15], [21, 17]])  # type: ignore[arg-type]
     ann, bob = replayer.rate(match)
     assert ann.outcome == 1.0 and ann.won and not bob.won
     assert ann.margin_multiplier == pytest.approx(1 + (5 / 21) / 0.25)
@@ -249,7 +258,7 @@ def test_predict_and_quality_use_current_states() -> None:
 # -- pieces and whole --------------------------------------------------------------
 
 
-def _history(n: int, seed: int, team_size: int = 1) -> list[Match]:
+def _history(n: int, seed: int, team_size: int = 1) -> list[MatchResult]:
     rng = random.Random(seed)
     people = [f"P{i}" for i in range(8)]
     scores = [
@@ -264,7 +273,7 @@ def _history(n: int, seed: int, team_size: int = 1) -> list[Match]:
         day += timedelta(days=rng.choice((0, 0, 1, 3, 9, 40)))
         picked = rng.sample(people, 2 * team_size)
         matches.append(
-            Match(
+            MatchResult(
                 day,
                 tuple(picked[:team_size]),
                 tuple(picked[team_size:]),
@@ -344,7 +353,7 @@ def test_singles_are_the_same_update_under_three_methods(method: str, outcome_mo
 def test_player_changes_are_ordinary_frozen_player_changes() -> None:
     """The C side fills PlayerChange's slots directly: the result is the same object."""
     (ann, bob) = Replayer(SpecParams(), BADMINTON).rate(
-        Match(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15), (21, 17)))
+        MatchResult(date(2024, 1, 1), ("Ann",), ("Bob",), ((21, 15), (21, 17)))
     )
     assert type(ann) is PlayerChange
     assert ann == PlayerChange(*(getattr(ann, f.name) for f in dataclasses.fields(PlayerChange)))
@@ -372,7 +381,7 @@ def test_stakes_are_what_rating_the_match_would_do_and_store_nothing() -> None:
         ("b_clear", ((15, 21), (15, 21))),
     ):
         copy = Replayer.from_snapshot(SpecParams(), BADMINTON, before)
-        assert stakes[label] == copy.rate(Match(on, ("P0",), ("P1",), games)), label
+        assert stakes[label] == copy.rate(MatchResult(on, ("P0",), ("P1",), games)), label
     p0 = {label: changes[0].change for label, changes in stakes.items()}
     assert p0["a_clear"] >= p0["a_narrow"] >= 0 >= p0["b_narrow"] >= p0["b_clear"]
 

@@ -21,7 +21,7 @@ from ratings.engine.scales import (
     to_rd,
 )
 from ratings.engine.teams import Contestant, rate_sides
-from ratings.engine.types import Match, Params
+from ratings.engine.types import MatchResult, Params
 
 
 def test_centre_maps_to_zero_both_ways() -> None:
@@ -48,7 +48,7 @@ def test_no_drift_against_even_opponents() -> None:
     replayer = Replayer(Params(), fmt)
     for day in range(1, 29):
         games = ((21, 19),) if day % 2 else ((19, 21),)
-        replayer.rate(Match(date(2024, 2, day), ("Ann",), ("Bob",), games))
+        replayer.rate(MatchResult(date(2024, 2, day), ("Ann",), ("Bob",), games))
     for name in ("Ann", "Bob"):
         assert abs(replayer.state(name).rating - 4500) < 60
 
@@ -67,10 +67,14 @@ def test_rating_clamped_after_an_update() -> None:
     """§1/§3 step 9: a strong win from near the top ends at rating_max, not above."""
     fmt = get_format("generic", best_of=1, points_per_game=21)
     params = Params(rating_max=4550.0)
-    winner, loser = Replayer(params, fmt).rate(Match(date(2024, 1, 1), ("A",), ("B",), ((21, 0),)))
+    winner, loser = Replayer(params, fmt).rate(
+        MatchResult(date(2024, 1, 1), ("A",), ("B",), ((21, 0),))
+    )
     assert winner.rating_after == 4550.0
     params = Params(rating_min=4480.0)
-    winner, loser = Replayer(params, fmt).rate(Match(date(2024, 1, 1), ("A",), ("B",), ((21, 0),)))
+    winner, loser = Replayer(params, fmt).rate(
+        MatchResult(date(2024, 1, 1), ("A",), ("B",), ((21, 0),))
+    )
     assert loser.rating_after == 4480.0
 
 

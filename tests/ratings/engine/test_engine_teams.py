@@ -18,7 +18,7 @@ from ratings.engine.formats import get_format
 from ratings.engine.outcome import Outcome
 from ratings.engine.replay import Replayer
 from ratings.engine.teams import Contestant, performance_weights, rate_sides
-from ratings.engine.types import TEAM_METHODS, EngineError, Match, Params, PlayerState
+from ratings.engine.types import TEAM_METHODS, EngineError, MatchResult, Params, PlayerState
 from tests.ratings.engine import reference
 
 # RATINGS.md's worked examples (§3, §5) assume §2's scale_factor 400 and margin_clamp 0.25;
@@ -345,7 +345,9 @@ def test_glicko1_new_players_start_at_130() -> None:
     fmt = get_format("badminton_21")
     replayer = Replayer(SpecParams(team_method="glicko1_team"), fmt)
     assert replayer.state("Nobody").rd == 130.0
-    changes = replayer.rate(Match(date(2024, 1, 1), ("A", "B"), ("C", "D"), ((21, 10), (21, 12))))
+    changes = replayer.rate(
+        MatchResult(date(2024, 1, 1), ("A", "B"), ("C", "D"), ((21, 10), (21, 12)))
+    )
     assert all(c.rd_before == 130.0 for c in changes)
     assert all(c.rd_after < 130.0 for c in changes)
 
@@ -379,7 +381,7 @@ def test_through_the_replayer_a_doubles_match() -> None:
     """The replayer hands the team methods the states above and reports the changes."""
     initial = {n: PlayerState(r, rd, v) for n, r, rd, v in (A1, A2, B1, B2)}
     replayer = Replayer(SpecParams(outcome_model="score"), get_format("badminton_21"), initial)
-    changes = replayer.rate(Match(date(2024, 1, 1), ("Ann", "Al"), ("Bea", "Bo"), GAMES))
+    changes = replayer.rate(MatchResult(date(2024, 1, 1), ("Ann", "Al"), ("Bea", "Bo"), GAMES))
     (ann, al), (bea, bo) = rate(SpecParams())
     assert [c.player for c in changes] == ["Ann", "Al", "Bea", "Bo"]
     assert [c.rating_after for c in changes] == [ann.rating, al.rating, bea.rating, bo.rating]

@@ -24,7 +24,7 @@ from ratings.engine.types import (
     OUTCOME_MODELS,
     TEAM_METHODS,
     EngineError,
-    Match,
+    MatchResult,
     Params,
     PlayerChange,
     PlayerState,
@@ -102,7 +102,9 @@ def history_st(draw):  # type: ignore[no-untyped-def]
                 for n in picked
             }
         matches.append(
-            Match(day, tuple(picked[:size]), tuple(picked[size:]), draw(games_st()), stats, i + 1)
+            MatchResult(
+                day, tuple(picked[:size]), tuple(picked[size:]), draw(games_st()), stats, i + 1
+            )
         )
     picked = draw(st.permutations(names))[: 2 * size]
     last = (day + timedelta(days=draw(st.sampled_from([0, 1, 7, 30]))), picked, size)
@@ -121,7 +123,7 @@ def _replayed(params: Params, initial, matches) -> Replayer:  # type: ignore[no-
 def _final(replayer: Replayer, last, games) -> tuple[PlayerChange, ...]:  # type: ignore[no-untyped-def]
     day, picked, size = last
     stats = {n: {"kills": 10 + i, "deaths": 5} for i, n in enumerate(picked)}
-    match = Match(day, tuple(picked[:size]), tuple(picked[size:]), games, stats, 10_000)
+    match = MatchResult(day, tuple(picked[:size]), tuple(picked[size:]), games, stats, 10_000)
     try:
         return replayer.rate(match)
     except EngineError:
@@ -227,14 +229,14 @@ def test_score_model_floor_binds_and_is_recorded(method: str) -> None:
     strong = PlayerState(6500.0, 80.0, 0.06)
     weak = PlayerState(3500.0, 80.0, 0.06)
     replayer = Replayer(params, BADMINTON, {"Strong": strong, "Weak": weak})
-    winner, loser = replayer.rate(Match(DAY, ("Strong",), ("Weak",), ((21, 19), (21, 19))))
+    winner, loser = replayer.rate(MatchResult(DAY, ("Strong",), ("Weak",), ((21, 19), (21, 19))))
     assert winner.won and winner.floor_applied
     assert winner.rating_after == winner.rating_before == 6500.0
     assert loser.floor_applied and loser.rating_after == 3500.0
     assert winner.rd_after != winner.rd_before  # RD still updates
     unfloored = Replayer(
         params.with_overrides(wrong_way_floor=False), BADMINTON, {"Strong": strong, "Weak": weak}
-    ).rate(Match(DAY, ("Strong",), ("Weak",), ((21, 19), (21, 19))))
+    ).rate(MatchResult(DAY, ("Strong",), ("Weak",), ((21, 19), (21, 19))))
     assert unfloored[0].rating_after < 6500.0 and unfloored[1].rating_after > 3500.0
     assert unfloored[0].rd_after == winner.rd_after
     assert unfloored[0].volatility_after == winner.volatility_after

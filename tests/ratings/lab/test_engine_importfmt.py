@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ratings.engine.formats import get_format
-from ratings.engine.types import EngineError, Match
+from ratings.engine.types import EngineError, MatchResult
 from ratings.lab.importfmt import ImportFormatError, parse_matches, write_matches
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -31,7 +31,7 @@ def test_parses_a_small_file() -> None:
     with pytest.raises(ImportFormatError):  # team sizes differ within the file
         parse_matches(text, BADMINTON)
     (first,) = parse_matches(text.splitlines()[:2], BADMINTON)
-    assert first == Match(
+    assert first == MatchResult(
         date(2024, 3, 1), ("Ann",), ("Bob",), ((21, 15), (19, 21), (21, 18)), None, id=1, line=2
     )
 
@@ -156,9 +156,11 @@ def test_quoted_field_spanning_lines_keeps_line_numbers() -> None:
 
 def test_round_trip() -> None:
     matches = [
-        Match(date(2024, 3, 1), ("Ann",), ("Bob",), ((21, 15), (19, 21), (21, 18)), None, id=1),
-        Match(date(2024, 3, 1), ("Cat",), ("Dan, Jr.",), ((30, 29), (21, 0)), None, id=2),
-        Match(
+        MatchResult(
+            date(2024, 3, 1), ("Ann",), ("Bob",), ((21, 15), (19, 21), (21, 18)), None, id=1
+        ),
+        MatchResult(date(2024, 3, 1), ("Cat",), ("Dan, Jr.",), ((30, 29), (21, 0)), None, id=2),
+        MatchResult(
             date(2024, 3, 5),
             ("Éva",),
             ("Bob",),
@@ -178,7 +180,7 @@ def test_round_trip() -> None:
 
 def test_write_refuses_unwritable_names() -> None:
     with pytest.raises(EngineError):
-        write_matches([Match(date(2024, 3, 1), ("A;B",), ("C",), ((21, 0), (21, 0)))])
+        write_matches([MatchResult(date(2024, 3, 1), ("A;B",), ("C",), ((21, 0), (21, 0)))])
 
 
 def test_real_bwf_file() -> None:

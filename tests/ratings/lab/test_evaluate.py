@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ratings.engine.formats import get_format
-from ratings.engine.types import Match, Params
+from ratings.engine.types import MatchResult, Params
 from ratings.lab import evaluate
 from ratings.lab.evaluate import (
     METRICS,
@@ -34,9 +34,11 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 BADMINTON = get_format("badminton_21")
 
 
-def singles(day: int, a: str, b: str, a_wins: bool = True, match_id: int | None = None) -> Match:
+def singles(
+    day: int, a: str, b: str, a_wins: bool = True, match_id: int | None = None
+) -> MatchResult:
     games = ((21, 15), (21, 17)) if a_wins else ((15, 21), (17, 21))
-    return Match(date(2024, 1, day), (a,), (b,), games, id=match_id or day)
+    return MatchResult(date(2024, 1, day), (a,), (b,), games, id=match_id or day)
 
 
 # ----------------------------------------------------------------- metrics
@@ -103,7 +105,7 @@ def test_convergence_is_the_median_over_players_with_ten_matches():
 # ------------------------------------------------------------ the protocol
 
 
-def tiny_history() -> list[Match]:
+def tiny_history() -> list[MatchResult]:
     return [
         singles(1, "A", "B"),
         singles(2, "C", "D"),
@@ -112,7 +114,7 @@ def tiny_history() -> list[Match]:
     ]
 
 
-def round_robin(n: int, players: int = 7) -> list[Match]:
+def round_robin(n: int, players: int = 7) -> list[MatchResult]:
     """n matches cycling through every pairing of ``players`` players, three a day."""
     history = []
     for i in range(n):
@@ -206,7 +208,7 @@ def test_progress_is_reported_per_match():
 
 
 @pytest.fixture(scope="module")
-def bwf() -> list[Match]:
+def bwf() -> list[MatchResult]:
     text = (DATA / "bwf_mens_singles_2018_2021.csv").read_text(encoding="utf-8")
     return parse_matches(text, BADMINTON)
 

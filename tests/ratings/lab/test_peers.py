@@ -10,7 +10,7 @@ from datetime import date, timedelta
 import pytest
 
 from ratings.engine.formats import get_format
-from ratings.engine.types import Match, Params
+from ratings.engine.types import MatchResult, Params
 from ratings.lab import peers
 from ratings.lab.peers import (
     Default,
@@ -31,8 +31,8 @@ SpecParams = functools.partial(Params, scale_factor=400.0, margin_clamp=0.25)
 DAY = date(2024, 3, 1)
 
 
-def match(a, b, games=((21, 10), (21, 12)), on=DAY) -> Match:
-    return Match(on, tuple(a), tuple(b), games)
+def match(a, b, games=((21, 10), (21, 12)), on=DAY) -> MatchResult:
+    return MatchResult(on, tuple(a), tuple(b), games)
 
 
 def test_actual_result_counts_games_not_points():

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ratings.engine.formats import get_format
-from ratings.engine.types import OUTCOME_MODELS, Match, Params
+from ratings.engine.types import OUTCOME_MODELS, MatchResult, Params
 from ratings.lab import tune as tune_module
 from ratings.lab.evaluate import METRICS
 from ratings.lab.importfmt import parse_matches
@@ -29,12 +29,12 @@ BADMINTON = get_format("badminton_21")
 
 
 @pytest.fixture(scope="module")
-def history() -> list[Match]:
+def history() -> list[MatchResult]:
     text = (DATA / "bwf_mens_singles_2018_2021.csv").read_text(encoding="utf-8")
     return parse_matches(text, BADMINTON)[:240]
 
 
-def flipped(m: Match) -> Match:
+def flipped(m: MatchResult) -> MatchResult:
     """The same match with the other side winning every game."""
     return dataclasses.replace(m, games=tuple((b, a) for a, b in m.games))
 
