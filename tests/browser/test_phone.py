@@ -27,6 +27,11 @@ BLOCKING = {"serious", "critical"}
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # The demo's member and moderator (ladder/demo.py).
 MEMBER, MODERATOR = "daniel", "mod"
+# The pages kept in docs/screenshots/, by role.
+SHOWCASE = {
+    "member": {"home", "leaderboard", "player", "report-form", "match", "inbox", "club-night"},
+    "moderator": {"moderation"},
+}
 
 
 @pytest.fixture
@@ -89,7 +94,7 @@ def save_screenshot(page, name: str) -> None:  # type: ignore[no-untyped-def]
 
     DOCS.mkdir(parents=True, exist_ok=True)
     image = Image.open(io.BytesIO(page.screenshot()))
-    image.convert("RGB").quantize(colors=128).save(DOCS / f"{name}.png", optimize=True)
+    image.convert("RGB").quantize(colors=256).save(DOCS / f"{name}.png", optimize=True)
 
 
 def survey(page, axe, pages: dict[str, str], size: dict[str, int], role: str) -> list[str]:  # type: ignore[no-untyped-def]
@@ -110,7 +115,7 @@ def survey(page, axe, pages: dict[str, str], size: dict[str, int], role: str) ->
             if why := sideways(page):
                 problems.append(f"{role} {name} {url} at {NARROWEST}px scrolls sideways: {why}")
             page.set_viewport_size(size)
-        if shots and role != "visitor":
+        if shots and name in SHOWCASE.get(role, ()):
             save_screenshot(page, f"{name}-{'phone' if size == PHONE else 'desktop'}")
     return problems
 
