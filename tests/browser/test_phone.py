@@ -226,6 +226,12 @@ def test_the_name_type_ahead_works_from_the_keyboard(page, demo) -> None:  # typ
     expect(other).to_have_attribute("aria-expanded", "false")
     expect(page.locator("#options-opponent_2 [role=option]")).to_have_count(0)
 
+    # Head-to-head's boxes share a <datalist>: Chromium makes each a native combobox (arrows
+    # move, Enter picks, Escape closes) and HTMX refreshes the names as you type.
+    page.goto("/ladders/doubles/head-to-head/")
+    expect(page.get_by_role("combobox", name="Side A, player 1")).to_be_visible()
+    expect(page.get_by_role("combobox")).to_have_count(4)
+
 
 def test_skip_link_and_a_cancel_that_asks_first(page, demo) -> None:  # type: ignore[no-untyped-def]
     page.set_viewport_size(PHONE)
