@@ -422,15 +422,16 @@ def test_player_page_query_count_is_pinned(client, django_assert_num_queries, db
     big_season(ladder)
     # Memberships (with the player), ratings, hidden members, every match played (the chart,
     # the count of matches, the head-to-head table) and their players, the matches page and
-    # its games.
-    with django_assert_num_queries(7):
+    # its games; first, for a visitor's ETag (ladder.caching), the player and their public
+    # ladders.
+    with django_assert_num_queries(9):
         client.get("/players/l00/")
     # The match list alone: memberships, ratings, hidden members, the count, the page, its
-    # players and games.
-    with django_assert_num_queries(7):
+    # players and games (and the ETag's two).
+    with django_assert_num_queries(9):
         client.get("/players/l00/", {"page": 2}, **MATCHES)
     # Head-to-head: ladder, sides, matches with their players and games, the states for the
     # prediction (memberships, ratings), the members for the type-ahead (counted first: a
-    # big ladder lists none), hidden members.
-    with django_assert_num_queries(10):
+    # big ladder lists none), hidden members; first the ladder for the ETag.
+    with django_assert_num_queries(11):
         client.get("/ladders/large/head-to-head/?a=l00&b=l01")
