@@ -241,6 +241,11 @@ def test_skip_link_and_a_cancel_that_asks_first(page, demo) -> None:  # type: ig
     skip = page.get_by_role("link", name="Skip to content")
     expect(skip).to_be_focused()
     expect(skip).to_be_in_viewport()
+    # Focus is visible: an outline of at least 2 px on what has it.
+    assert page.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement);"
+        " return s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2; }"
+    )
     page.keyboard.press("Enter")
     expect(page.locator("main")).to_be_focused()
 
