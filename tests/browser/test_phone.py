@@ -278,3 +278,14 @@ def test_icons_and_web_manifest(page, live_server) -> None:  # type: ignore[no-u
         assert page.request.get(f"{base}/{icon['src']}").ok, icon["src"]
         sizes.add(icon["sizes"])
     assert {"192x192", "512x512"} <= sizes
+
+
+def test_the_inbox_dispute_form_fits_a_phone(page, demo, axe) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size({"width": NARROWEST, "height": PHONE["height"]})
+    log_in(page, MEMBER)
+    page.goto("/inbox/")
+    row = page.locator(f"#inbox-match-{demo['to_confirm'].pk}")
+    row.get_by_role("link", name="Dispute").click()  # the form takes the row's place (HTMX)
+    expect(row.get_by_label(re.compile(r"^Game 1: ")).first).to_be_visible()
+    assert sideways(page) is None
+    assert axe(page) == []
