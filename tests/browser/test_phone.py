@@ -104,7 +104,8 @@ def survey(page, axe, pages: dict[str, str], size: dict[str, int], role: str) ->
     for name, url in pages.items():
         response = page.goto(url)
         where = f"{role} {name} {url} at {size['width']}px"
-        if response is None or response.status != 200:
+        # 304: a visitor's page the browser kept (public for 30 s) and revalidated.
+        if response is None or response.status not in (200, 304):
             problems.append(f"{where}: HTTP {response.status if response else '?'}")
             continue
         if why := sideways(page):
