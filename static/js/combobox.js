@@ -73,16 +73,26 @@
     if (input) refocus = input.id;
   });
 
-  // New names arrived (or the slot was swapped): keep aria-expanded true to the list.
-  document.addEventListener("htmx:afterSettle", function () {
+  // New names arrived (or a slot was swapped): aria-expanded follows the list, and nothing is
+  // highlighted in a new list.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var swapped = event.target;
     document.querySelectorAll(SELECTOR).forEach(function (input) {
       var list = listOf(input);
-      if (list && input.getAttribute("aria-expanded") !== String(isOpen(list))) sync(input, list);
+      if (list && (list === swapped || input.getAttribute("aria-expanded") !== String(isOpen(list)))) {
+        sync(input, list);
+      }
     });
-    if (refocus) {
-      var box = document.getElementById(refocus);
-      refocus = null;
-      if (box) box.focus();
-    }
+  });
+
+  // A pick swapped the slot: focus comes back to its box, unless it has moved on elsewhere
+  // (the swap took away the focused option, leaving focus on the page itself).
+  document.addEventListener("htmx:load", function () {
+    if (!refocus) return;
+    var box = document.getElementById(refocus);
+    if (!box || box.getAttribute("role") !== "combobox") return;
+    refocus = null;
+    var now = document.activeElement;
+    if (!now || now === document.body || !now.isConnected || now.closest("[role=listbox]")) box.focus();
   });
 })();
