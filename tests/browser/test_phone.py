@@ -288,5 +288,8 @@ def test_the_inbox_dispute_form_fits_a_phone(page, demo, axe) -> None:  # type: 
     row = page.locator(f"#inbox-match-{demo['to_confirm'].pk}")
     row.get_by_role("link", name="Dispute").click()  # the form takes the row's place (HTMX)
     expect(row.get_by_label(re.compile(r"^Game 1: ")).first).to_be_visible()
+    # Once HTMX has settled the swap (a loaded machine may catch the row half laid out).
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(100)
     assert sideways(page) is None
     assert axe(page) == []
