@@ -24,6 +24,7 @@ from typing import Any
 
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from accounts.models import User
@@ -468,9 +469,12 @@ def _store_season(
 
 
 def read_old_news(now: datetime | None = None, days: int = 2) -> int:
-    """Mark read what the demo members were told of matches played more than ``days`` ago,
-    as members who follow their club would have: the season's news is not all new."""
+    """Date what the demo members were told by when it happened in the season (the match's
+    last change), and mark read the news of matches played more than ``days`` ago, as
+    members who follow their club would have: the season's news is not all new."""
     now = now or timezone.now()
+    when = Match.objects.filter(pk=OuterRef("match_id")).values("updated_at")[:1]
+    Notification.objects.update(created_at=Subquery(when))
     before = timezone.localdate(now) - timedelta(days=days)
     old = Notification.objects.filter(read_at__isnull=True, match__played_on__lt=before)
     return old.update(read_at=now)

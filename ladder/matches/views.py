@@ -26,6 +26,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -647,7 +648,13 @@ NOTIFICATIONS_PAGE = 30
 @require_GET
 def notifications(request: SignedInRequest) -> HttpResponse:
     """What the member was told, newest first; the unread ones are marked, then read."""
-    mine = Notification.objects.filter(user=request.user).select_related("match")
+    # The unread first, then the newest.
+    mine = (
+        Notification.objects.filter(user=request.user)
+        .select_related("match")
+        .annotate(unread=Q(read_at__isnull=True))
+        .order_by("-unread", "-created_at", "-pk")
+    )
     page = Paginator(mine, NOTIFICATIONS_PAGE).get_page(request.GET.get("page"))
     shown = list(page.object_list)
     response = render(request, "ladder/notifications.html", {"page": page, "shown": shown})

@@ -49,7 +49,7 @@ def pick(page, label: str, text: str, name: str) -> None:  # type: ignore[no-unt
     """Type into a player input and choose ``name`` from the type-ahead."""
     slot = page.locator(".player-slot", has=page.get_by_label(label, exact=True))
     slot.get_by_label(label, exact=True).press_sequentially(text, delay=40)
-    slot.get_by_role("list", name="Matching members").get_by_role("button", name=name).click()
+    slot.get_by_role("listbox", name="Matching members").get_by_role("option", name=name).click()
     expect(slot.locator(".picked")).to_have_text(f"✓ {name}")
 
 

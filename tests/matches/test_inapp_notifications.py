@@ -139,3 +139,15 @@ def test_nobody_reads_anothers_notifications(client, doubles, alice, bob, charli
     client.logout()
     response = client.get("/notifications/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_the_unread_come_first_then_the_newest(client, doubles, alice, bob, charlie, dave):
+    first = doubles_match(doubles, alice, bob, charlie, dave)
+    second = doubles_match(doubles, alice, bob, charlie, dave, games=[(21, 5), (21, 6)])
+    older, newer = Notification.objects.filter(user=charlie).order_by("pk")
+    assert (older.match, newer.match) == (first, second)
+    newer.read_at = newer.created_at
+    newer.save()
+    login(client, charlie)
+    page = client.get("/notifications/").content.decode()
+    assert page.index(f"/matches/{first.pk}/") < page.index(f"/matches/{second.pk}/")

@@ -1,0 +1,311 @@
+"""Every page on a phone (390×844) and a desktop (1280×800), signed out, as a member and as a
+moderator, on the demo club: nothing scrolls sideways (nor at 360 px), and axe-core finds no
+serious or critical problem. Also the name type-ahead from the keyboard and a cancel that asks
+first. UPDATE_SCREENSHOTS=1 saves the main pages under docs/screenshots/ (looked at)."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from ladder.demo import DEMO_PASSWORD
+from ladder.matches.models import Match
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+NARROWEST = 360
+BLOCKING = {"serious", "critical"}
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# The demo's member and moderator (ladder/demo.py).
+MEMBER, MODERATOR = "daniel", "mod"
+# The pages kept in docs/screenshots/, by role.
+SHOWCASE = {
+    "member": {
+        "home",
+        "leaderboard",
+        "player",
+        "report-form",
+        "match",
+        "match-rated",
+        "inbox",
+        "notifications",
+        "club-night",
+    },
+    "moderator": {"moderation"},
+}
+
+
+@pytest.fixture
+def demo(transactional_db):  # type: ignore[no-untyped-def]
+    """The demo club, and the matches each page needs: one for the member to confirm, one of
+    the member's own reports, and a dispute for the moderator."""
+    call_command("seed_demo", force=True, stdout=io.StringIO())  # pytest-django: DEBUG off
+    pending = Match.objects.filter(state="pending")
+    return {
+        "to_confirm": pending.filter(players__user__username=MEMBER)
+        .exclude(reporter__username=MEMBER)
+        .first(),
+        "disputed": Match.objects.filter(state="disputed").first(),
+    }
+
+
+@pytest.fixture
+def axe() -> Callable[[object], list[str]]:
+    """Run axe-core (shipped in axe-playwright-python, injected: no network) on a page."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    runner = Axe()
+
+    def run(page) -> list[str]:  # type: ignore[no-untyped-def]
+        violations = runner.run(page).response["violations"]
+        return [
+            f"{v['impact']} {v['id']}: {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+            for v in violations
+            if v["impact"] in BLOCKING
+        ]
+
+    return run
+
+
+def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(DEMO_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
+
+
+def sideways(page) -> str | None:  # type: ignore[no-untyped-def]
+    """Why the page scrolls sideways (the widest elements past the edge), or None."""
+    return page.evaluate(
+        """() => {
+          const root = document.documentElement;
+          if (root.scrollWidth <= root.clientWidth) return null;
+          const past = [...document.body.querySelectorAll('*')]
+            .filter(e => e.getBoundingClientRect().right > root.clientWidth + 1)
+            .slice(-4).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''));
+          return `${root.scrollWidth} > ${root.clientWidth} px: ${past.join(', ')}`;
+        }"""
+    )
+
+
+def save_screenshot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The visible part of the page as a small palette PNG under docs/screenshots/."""
+    from PIL import Image
+
+    DOCS.mkdir(parents=True, exist_ok=True)
+    image = Image.open(io.BytesIO(page.screenshot()))
+    image.convert("RGB").quantize(colors=256).save(DOCS / f"{name}.png", optimize=True)
+
+
+def survey(page, axe, pages: dict[str, str], size: dict[str, int], role: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """Visit each page at this size: a list of what is wrong (empty when all is well)."""
+    problems = []
+    shots = os.environ.get("UPDATE_SCREENSHOTS")
+    for name, url in pages.items():
+        response = page.goto(url)
+        where = f"{role} {name} {url} at {size['width']}px"
+        # 304: a visitor's page the browser kept (public for 30 s) and revalidated.
+        if response is None or response.status not in (200, 304):
+            problems.append(f"{where}: HTTP {response.status if response else '?'}")
+            continue
+        if why := sideways(page):
+            problems.append(f"{where} scrolls sideways: {why}")
+        problems += [f"{where}: {v}" for v in axe(page)]
+        if size == PHONE:
+            page.set_viewport_size({"width": NARROWEST, "height": size["height"]})
+            if why := sideways(page):
+                problems.append(f"{role} {name} {url} at {NARROWEST}px scrolls sideways: {why}")
+            page.set_viewport_size(size)
+        if shots and name in SHOWCASE.get(role, ()):
+            save_screenshot(page, f"{name}-{'phone' if size == PHONE else 'desktop'}")
+    return problems
+
+
+def visitor_pages() -> dict[str, str]:
+    return {
+        "home": "/",
+        "ladders": "/ladders/",
+        "leaderboard": "/ladders/singles/",
+        "leaderboard-doubles": "/ladders/doubles/",
+        "leaderboard-5v5": "/ladders/team-5v5/",
+        "player": f"/players/{MEMBER}/",
+        "head-to-head": f"/ladders/singles/head-to-head/?a={MEMBER}&b=priya",
+        "login": "/accounts/login/",
+        "signup": "/accounts/signup/",
+        "password-reset": "/accounts/password/reset/",
+    }
+
+
+def member_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    match = demo["to_confirm"]
+    rated = Match.objects.filter(state="confirmed", players__user__username=MEMBER).first()
+    assert rated is not None
+    return {
+        "home": "/",
+        "leaderboard": "/ladders/singles/",
+        "player": f"/players/{MEMBER}/",
+        "head-to-head": "/ladders/doubles/head-to-head/",
+        "report-form": "/ladders/doubles/report/",
+        "report-form-5v5": "/ladders/team-5v5/report/",
+        "match": f"/matches/{match.pk}/",
+        "match-rated": f"/matches/{rated.pk}/",
+        "player-3-months": f"/players/{MEMBER}/?range=3m",
+        "dispute-form": f"/matches/{match.pk}/dispute/",
+        "inbox": "/inbox/",
+        "notifications": "/notifications/",
+        "club-night": "/ladders/singles/club-night/",
+        "profile": "/accounts/profile/",
+        "tokens": "/accounts/tokens/",
+        "password-change": "/accounts/password/change/",
+    }
+
+
+def moderator_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    match = demo["disputed"]
+    return {
+        "home": "/",
+        "moderation": "/moderation/",
+        "disputed-match": f"/matches/{match.pk}/",
+        "resolve-form": f"/matches/{match.pk}/resolve/",
+        "inbox": "/inbox/",
+        "notifications": "/notifications/",
+        "club-night": "/ladders/doubles/club-night/",
+    }
+
+
+@pytest.mark.parametrize("role", ["visitor", "member", "moderator"])
+def test_every_page_fits_a_phone_and_passes_axe(role, new_page, demo, axe) -> None:  # type: ignore[no-untyped-def]
+    pages = {
+        "visitor": visitor_pages,
+        "member": lambda: member_pages(demo),
+        "moderator": lambda: moderator_pages(demo),
+    }[role]()
+    page = new_page()
+    if role != "visitor":
+        log_in(page, MEMBER if role == "member" else MODERATOR)
+    problems = []
+    for size in (PHONE, DESKTOP):
+        page.set_viewport_size(size)
+        problems += survey(page, axe, pages, size, role)
+    assert not problems, "\n".join(problems)
+
+
+def test_club_night_rounds_fit_a_phone(page, demo, axe) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size(PHONE)
+    log_in(page, MEMBER)
+    page.goto("/ladders/doubles/club-night/")
+    boxes = page.locator("input[name=present]")
+    for i in range(9):
+        boxes.nth(i).check()
+    page.get_by_role("button", name=re.compile("Propose")).first.click()
+    expect(page.locator(".proposed-match").first).to_be_visible()
+    assert sideways(page) is None
+    assert axe(page) == []
+
+
+def test_the_name_type_ahead_works_from_the_keyboard(page, demo) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size(PHONE)
+    log_in(page, MEMBER)
+    page.goto("/ladders/doubles/report/")
+    box = page.get_by_role("combobox", name="Opponent 1")
+    expect(box).to_have_attribute("aria-expanded", "false")
+    box.press_sequentially("pri", delay=40)
+    listbox = page.get_by_role("listbox", name="Matching members").first
+    expect(listbox.get_by_role("option", name=re.compile("Priya Patel"))).to_be_visible()
+    expect(box).to_have_attribute("aria-expanded", "true")
+
+    box.press("ArrowDown")
+    active = box.get_attribute("aria-activedescendant")
+    assert active, "ArrowDown highlights the first name"
+    expect(page.locator(f"#{active}")).to_have_attribute("aria-selected", "true")
+    box.press("Enter")  # picks; does not report the match
+    expect(page.locator("#picked-opponent_1")).to_have_text("✓ Priya Patel")
+    expect(page).to_have_url(re.compile(r"/ladders/doubles/report/$"))
+    box = page.get_by_role("combobox", name="Opponent 1")
+    expect(box).to_be_focused()
+    expect(box).to_have_value("priya")
+    expect(box).to_have_attribute("aria-expanded", "false")
+
+    other = page.get_by_role("combobox", name="Opponent 2")
+    other.press_sequentially("a", delay=40)
+    expect(other).to_have_attribute("aria-expanded", "true")
+    other.press("Escape")
+    expect(other).to_have_attribute("aria-expanded", "false")
+    expect(page.locator("#options-opponent_2 [role=option]")).to_have_count(0)
+
+    # Head-to-head's boxes share a <datalist>: Chromium makes each a native combobox (arrows
+    # move, Enter picks, Escape closes) and HTMX refreshes the names as you type.
+    page.goto("/ladders/doubles/head-to-head/")
+    expect(page.get_by_role("combobox", name="Side A, player 1")).to_be_visible()
+    expect(page.get_by_role("combobox")).to_have_count(4)
+
+
+def test_skip_link_and_a_cancel_that_asks_first(page, demo) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size(PHONE)
+    log_in(page, MEMBER)
+    page.goto("/inbox/")
+    page.keyboard.press("Tab")
+    skip = page.get_by_role("link", name="Skip to content")
+    expect(skip).to_be_focused()
+    expect(skip).to_be_in_viewport()
+    # Focus is visible: an outline of at least 2 px on what has it.
+    assert page.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement);"
+        " return s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2; }"
+    )
+    page.keyboard.press("Enter")
+    expect(page.locator("main")).to_be_focused()
+
+    mine = Match.objects.filter(state="pending", reporter__username=MEMBER).first()
+    row = page.locator(f"#inbox-match-{mine.pk}")
+    yes = row.get_by_role("button", name="Yes, cancel it")
+    expect(yes).to_be_hidden()
+    row.get_by_text("Cancel report").click()  # only asks
+    expect(yes).to_be_visible()
+    mine.refresh_from_db()
+    assert mine.state == "pending"
+    yes.click()
+    expect(row).to_contain_text("Report cancelled")
+    mine.refresh_from_db()
+    assert mine.state == "cancelled"
+
+
+def test_icons_and_web_manifest(page, live_server) -> None:  # type: ignore[no-untyped-def]
+    page.goto("/accounts/login/")
+    manifest = page.locator("link[rel=manifest]").get_attribute("href")
+    icons = page.locator("link[rel=icon], link[rel=apple-touch-icon]")
+    assert icons.count() >= 2
+    for i in range(icons.count()):
+        assert page.request.get(icons.nth(i).get_attribute("href")).ok
+    answer = page.request.get(manifest).json()
+    assert answer["display"] == "standalone" and answer["start_url"] == "/"
+    base = manifest.rsplit("/", 1)[0]
+    sizes = set()
+    for icon in answer["icons"]:
+        assert page.request.get(f"{base}/{icon['src']}").ok, icon["src"]
+        sizes.add(icon["sizes"])
+    assert {"192x192", "512x512"} <= sizes
+
+
+def test_the_inbox_dispute_form_fits_a_phone(page, demo, axe) -> None:  # type: ignore[no-untyped-def]
+    page.set_viewport_size({"width": NARROWEST, "height": PHONE["height"]})
+    log_in(page, MEMBER)
+    page.goto("/inbox/")
+    row = page.locator(f"#inbox-match-{demo['to_confirm'].pk}")
+    row.get_by_role("link", name="Dispute").click()  # the form takes the row's place (HTMX)
+    expect(row.get_by_label(re.compile(r"^Game 1: ")).first).to_be_visible()
+    # Once HTMX has settled the swap (a loaded machine may catch the row half laid out).
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(100)
+    assert sideways(page) is None
+    assert axe(page) == []
