@@ -17,7 +17,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ladder.api_support import Pagination
-from ladder.models import Ladder
+from ladder.caching import cache_get, cache_set
+from ladder.models import Ladder, Membership
 from ratings import queries
 from ratings.models import RatingChange
 from ratings.serializers import (
@@ -69,6 +70,30 @@ class LeaderboardView(generics.ListAPIView):
             text=query.validated_data.get("q", ""),
             status=query.validated_data["status"],
         )
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """The page from the shared cache, kept under the ladder's ``board_version`` (as the
+        web page's rows are: ``queries.board_page``), what the caller may see and the whole
+        address (the page's links hold it); built and kept on a miss."""
+        board: queries.Board = self.get_queryset()
+        own = None
+        user = request.user
+        if user.is_authenticated and not user.is_moderator:  # type: ignore[union-attr]
+            own = Membership.objects.filter(ladder=board.ladder, user=user).order_by().first()
+        key = queries.board_key(
+            board.ladder,
+            queries.board_viewer(user, own),
+            board.text,
+            ",".join(board.statuses),
+            "api " + request.build_absolute_uri(),
+            board.on,
+        )
+        data = cache_get(key)
+        if data is None:
+            rows: Any = self.paginate_queryset(board)  # type: ignore[arg-type]
+            data = self.get_paginated_response(self.get_serializer(rows, many=True).data).data
+            cache_set(key, data)
+        return Response(data)
 
 
 @extend_schema(
