@@ -9,7 +9,8 @@ processes, then the database checked.
    and gives every member an API token. For the load test only, the ladder's report limits
    are raised (``reports_per_hour`` 1,000, ``max_pending_reports`` 100) and so is the API's
    report throttle (``API_THROTTLE_MATCH_REPORT=1000/hour``): each simulated member reports
-   a match every ~90 s, far more than anyone plays. Nothing else is changed.
+   a match every ~4.5 min (default think times), more than anyone plays. Nothing else is
+   changed.
 2. Starts the production processes the way a server does, ``deploy/run`` (``release``,
    then gunicorn with 2 workers, a Celery worker and Celery beat from the Procfile), with
    DEBUG off, Redis as broker and caches.
@@ -226,6 +227,11 @@ def main() -> None:
     parser.add_argument("--visitors", type=int, default=500)
     parser.add_argument("--spawn-rate", type=float, default=50)
     parser.add_argument("--history", type=int, default=4000, help="matches before the night")
+    parser.add_argument(
+        "--think",
+        default="15,45,10,40",
+        help="seconds between actions: member min,max, visitor min,max (locustfile.py)",
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="ladder-load-"))
@@ -295,6 +301,7 @@ def main() -> None:
                 "LADDER_LOAD_RESULTS": str(results),
                 "LADDER_LOAD_MEMBERS": str(args.members),
                 "LADDER_LOAD_VISITORS": str(args.visitors),
+                "LADDER_LOAD_THINK": args.think,
             },
         )
         elapsed = time.monotonic() - started
@@ -314,6 +321,7 @@ def main() -> None:
 
     print(
         f"{args.members} members + {args.visitors} visitors, {args.duration}, "
+        f"think times {args.think} s, "
         "deploy/run (gunicorn -w 2, Celery worker and beat), PostgreSQL, Redis\n\n"
         "| requests | count | failures | median | p95 | p99 | max | per second |\n"
         "| --- | --- | --- | --- | --- | --- | --- | --- |"

@@ -33,6 +33,13 @@ TOKENS: dict[str, str] = SETUP["members"]
 NAMES = sorted(TOKENS)
 HEADERS = {"X-Forwarded-Proto": "https"}  # as behind the site's TLS proxy
 
+# Seconds between one action and the next (LADDER_LOAD_THINK="member_min,member_max,
+# visitor_min,visitor_max"). The defaults: a member glances at their phone every ~30 s and
+# reports a match every ~4.5 min (one action in nine), far more often than anyone plays; a
+# visitor reads a page for ~25 s.
+_think = [float(x) for x in os.environ.get("LADDER_LOAD_THINK", "15,45,10,40").split(",")]
+THINK = {"member": (_think[0], _think[1]), "visitor": (_think[2], _think[3])}
+
 reported: list[int] = []
 confirmed: list[int] = []
 free = list(NAMES)  # each Member takes its own name
@@ -47,7 +54,7 @@ def write_results(**_: Any) -> None:
 
 class Member(HttpUser):
     weight = int(os.environ.get("LADDER_LOAD_MEMBERS", "200"))
-    wait_time = between(5, 15)
+    wait_time = between(*THINK["member"])
 
     def on_start(self) -> None:
         with lock:
@@ -103,7 +110,7 @@ class Member(HttpUser):
 
 class Visitor(HttpUser):
     weight = int(os.environ.get("LADDER_LOAD_VISITORS", "500"))
-    wait_time = between(3, 10)
+    wait_time = between(*THINK["visitor"])
 
     def get(self, path: str, name: str) -> None:
         self.client.get(path, headers=HEADERS, name=name)
