@@ -10,7 +10,6 @@ moderators; elsewhere (a match list, an explanation) they read as "a hidden play
 from __future__ import annotations
 
 import hashlib
-import logging
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -49,8 +48,6 @@ from ratings.models import (
     RatingChange,
     active_since,
 )
-
-log = logging.getLogger(__name__)
 
 LEADERBOARD_PAGE_SIZE = 50
 HISTORY_PAGE_SIZE = 20
