@@ -42,6 +42,18 @@ def revoke_all(user: User) -> int:
 class TokenAuthentication(KnoxTokenAuthentication):
     """knox's token check (hash, expiry, active user), noting when each token was last used."""
 
+    def _cleanup_token(self, auth_token: Any) -> bool:
+        """knox's clean-up, which reads every token of the member on each request to delete
+        the expired ones: this token's own expiry is checked every time, the others only
+        when its last use is written down (at most once a minute), the one write an API read
+        makes anyway."""
+        if auth_token.expiry is not None and auth_token.expiry < timezone.now():
+            return bool(super()._cleanup_token(auth_token))
+        last = auth_token.last_used
+        if last is None or timezone.now() - last >= LAST_USED_PRECISION:
+            return bool(super()._cleanup_token(auth_token))
+        return False
+
     def validate_user(self, auth_token: Any) -> tuple[Any, Any]:
         user, token = super().validate_user(auth_token)
         now = timezone.now()

@@ -276,14 +276,16 @@ CACHES = {
     # every web process counts together; without, each process counts alone (check --deploy
     # warns, see ladder.checks).
     "default": cache_from_url("default", envstr("CACHE_URL") or ""),
-    # Leaderboard pages (ratings.queries.board_page). With LEADERBOARD_CACHE_URL (a Redis,
-    # say the broker's with another database number) the web processes share them, and a
-    # rating run's ready-made first page reaches all of them; without, each keeps its own.
-    # Entries are keyed by the ladder's board_version, which changes with every change a
-    # leaderboard shows, so no process serves a stale page.
+    # Leaderboard pages (ratings.queries.board_page), the API's leaderboard pages and the
+    # visitors' whole pages (ladder.caching: leaderboard, player pages, head-to-head, the
+    # ladder list and home). With LEADERBOARD_CACHE_URL (a Redis, say the broker's with
+    # another database number) the web processes share them, and a rating run's ready-made
+    # first page reaches all of them; without, each keeps its own. Entries are keyed by the
+    # ladders' board_version, which changes with every change a page shows, so no process
+    # serves a stale page.
     "leaderboard": cache_from_url("leaderboard", envstr("LEADERBOARD_CACHE_URL") or ""),
 }
-# How long a leaderboard page is kept; 0 = not at all.
+# How long an entry is kept (it frees memory: a change shows at once anyway); 0 = no cache.
 LEADERBOARD_CACHE_SECONDS = envint("LEADERBOARD_CACHE_SECONDS", 300)
 
 # Content-Security-Policy (django-csp): the site's pages load scripts, styles and images

@@ -24,7 +24,8 @@ from rest_framework.views import APIView
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import FIELD_ERRORS
 from ladder.api_support import Pagination
-from ladder.clubs.models import Ladder
+from ladder.clubs.caching import cache_get, cache_set
+from ladder.clubs.models import Ladder, Membership
 from ratings import queries
 from ratings.models import RatingChange
 from ratings.serializers import (
@@ -80,6 +81,30 @@ class LeaderboardView(generics.ListAPIView):
             text=query.validated_data.get("q", ""),
             status=query.validated_data["status"],
         )
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """The page from the shared cache, kept under the ladder's ``board_version`` (as the
+        web page's rows are: ``queries.board_page``), what the caller may see and the whole
+        address (the page's links hold it); built and kept on a miss."""
+        board: queries.Board = self.get_queryset()
+        own = None
+        user = request.user
+        if user.is_authenticated and not user.is_moderator:  # type: ignore[union-attr]
+            own = Membership.objects.filter(ladder=board.ladder, user=user).order_by().first()
+        key = queries.board_key(
+            board.ladder,
+            queries.board_viewer(user, own),
+            board.text,
+            ",".join(board.statuses),
+            "api " + request.build_absolute_uri(),
+            board.on,
+        )
+        data = cache_get(key)
+        if data is None:
+            rows: Any = self.paginate_queryset(board)  # type: ignore[arg-type]
+            data = self.get_paginated_response(self.get_serializer(rows, many=True).data).data
+            cache_set(key, data)
+        return Response(data)
 
 
 @extend_schema(

@@ -10,7 +10,6 @@ moderators; elsewhere (a match list, an explanation) they read as "a hidden play
 from __future__ import annotations
 
 import hashlib
-import logging
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -22,12 +21,12 @@ from typing import Any, NamedTuple, overload
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.core.cache import caches
 from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts.models import User, name_contains
+from ladder.clubs.caching import cache_get, cache_set
 from ladder.clubs.models import Ladder, Membership, MembershipQuerySet
 from ladder.matches.models import RATED_STATES, Game, Match, MatchPlayer
 from ratings.engine.predict import match_quality, win_probability
@@ -42,8 +41,6 @@ from ratings.models import (
     RatingChange,
     active_since,
 )
-
-log = logging.getLogger(__name__)
 
 LEADERBOARD_PAGE_SIZE = 50
 HISTORY_PAGE_SIZE = 20
@@ -191,11 +188,11 @@ def board_page(
     change), the day and what the viewer may see, so a hit is never stale.
     """
     on = on or today()
-    key = _board_key(ladder, board_viewer(viewer, own), text, status, page, on)
-    board = _cached(key)
+    key = board_key(ladder, board_viewer(viewer, own), text, status, page, on)
+    board = cache_get(key)
     if board is None:
         board = _read_board(ladder, viewer, text, status, page, on)
-        _cache(key, board)
+        cache_set(key, board)
     return board
 
 
@@ -209,7 +206,7 @@ def warm_board(ladder: Ladder) -> None:
         return
     on = today()
     board = _read_board(ladder, AnonymousUser(), "", ALL, "", on)
-    _cache(_board_key(ladder, PUBLIC, "", ALL, "", on), board)
+    cache_set(board_key(ladder, PUBLIC, "", ALL, "", on), board)
 
 
 def _read_board(
@@ -229,29 +226,11 @@ def _read_board(
     }
 
 
-def _board_key(ladder: Ladder, seen: str, text: str, status: str, page: str, on: date) -> str:
+def board_key(ladder: Ladder, seen: str, text: str, status: str, page: str, on: date) -> str:
+    """The cache key of a leaderboard page: what it shows (``board_version`` changes with
+    every rating, membership and name change), the day, and who may see which rows."""
     parts = (ladder.pk, ladder.board_version, ladder.lookback_days, on, seen, status, text, page)
     return "board:" + hashlib.sha256(repr(parts).encode()).hexdigest()
-
-
-# The cache only saves time: one that is down or slow reads as a miss and fails nothing.
-def _cached(key: str) -> Any:
-    if not settings.LEADERBOARD_CACHE_SECONDS:
-        return None
-    try:
-        return caches["leaderboard"].get(key)
-    except Exception:  # any error of the cache's client (a Redis that is down, say)
-        log.warning("The cache could not be read; reading the database instead", exc_info=True)
-        return None
-
-
-def _cache(key: str, value: Any) -> None:
-    if not settings.LEADERBOARD_CACHE_SECONDS:
-        return
-    try:
-        caches["leaderboard"].set(key, value, settings.LEADERBOARD_CACHE_SECONDS)
-    except Exception:  # as in _cached
-        log.warning("The cache could not be written", exc_info=True)
 
 
 def unrated_members(ladder: Ladder, viewer: Any, text: str = "") -> MembershipQuerySet:

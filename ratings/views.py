@@ -20,7 +20,7 @@ from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET
 
 from accounts.models import User, name_contains
-from ladder.clubs.caching import cacheable_for_visitors, public_ladder_rows
+from ladder.clubs.caching import cacheable_for_visitors, public_ladder_rows, version_rows
 from ladder.clubs.forms import JoinForm
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.services import can_join
@@ -127,7 +127,10 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 def public_player(request: HtmxHttpRequest, username: str) -> object:
     """What a visitor's player page is built from: the name and the public ladders played on
     (their board versions change with every rating, membership and name change)."""
-    person = User.objects.filter(username=username).values("pk", "display_name", "is_active")
+    person = version_rows(
+        f"SELECT id, display_name, is_active FROM {User._meta.db_table} WHERE username = %s",
+        [username],
+    )
     return [*person, *public_ladder_rows(memberships__user__username=username)] or None
 
 

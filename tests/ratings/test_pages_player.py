@@ -6,6 +6,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -350,6 +351,7 @@ def test_head_to_head_names_come_as_the_visitor_types(client, club, monkeypatch)
     assert re.findall(r'<option value="([^"]+)">', page) == listed
     assert 'hx-get="/ladders/club/head-to-head/"' in page and 'hx-target="#h2h-members"' in page
     monkeypatch.setattr("ratings.views.H2H_MEMBER_LIST", 4)  # fewer than the listed members
+    caches["leaderboard"].clear()  # the visitors' page kept with the longer list
     page = client.get("/ladders/club/head-to-head/").content.decode()
     assert '<datalist id="h2h-members">' in page and "<option" not in page
     suggest = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "h2h-members"}
@@ -420,20 +422,25 @@ def test_player_and_head_to_head_queries_do_not_grow(client, db, team_size):
 def test_player_page_query_count_is_pinned(client, django_assert_num_queries, db):
     ladder = LadderFactory(name="Large", slug="large")
     big_season(ladder)
-    # The player and the ladders' board versions (the visitor cache's ETag), memberships
+    # The visitor page's versions (the player, their ladders: ladder.caching), memberships
     # (with the player), ratings, hidden members, every match played (the chart, the count
     # of matches, the head-to-head table) and their players, the matches page and its games.
     with django_assert_num_queries(9):
         client.get("/players/l00/")
-    # The match list alone: the player and board versions, memberships, ratings, hidden
-    # members, the count, the page, its players and games.
+    # The match list alone: versions, memberships, ratings, hidden members, the count, the
+    # page, its players and games.
     with django_assert_num_queries(9):
         client.get("/players/l00/", {"page": 2}, **MATCHES)
-    # Head-to-head: ladder (twice: the ETag's board version), sides, matches with their
-    # players and games, the states for the prediction (memberships, ratings), the points at
-    # stake (last rated match, ratings, memberships, the lookback window's matches), the
-    # members for the type-ahead (counted first: a big ladder lists none), hidden members.
+    # Head-to-head: the ladder's version, ladder, sides, matches with their players and
+    # games, the states for the prediction (memberships, ratings), the points at stake (last
+    # rated match, ratings, memberships, the lookback window's matches), the members for the
+    # type-ahead (counted first: a big ladder lists none), hidden members.
     with django_assert_num_queries(15):
+        client.get("/ladders/large/head-to-head/?a=l00&b=l01")
+    # Each again: the versions, then the page kept whole for visitors (ladder.caching).
+    with django_assert_num_queries(2):
+        client.get("/players/l00/")
+    with django_assert_num_queries(1):
         client.get("/ladders/large/head-to-head/?a=l00&b=l01")
 
 

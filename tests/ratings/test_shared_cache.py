@@ -60,7 +60,8 @@ def test_a_workers_rating_run_leaves_the_first_page_in_the_shared_cache(  # type
     finally:
         worker.stop()
     warmed, queries = board(client, ladder.slug)
-    # The ladder (twice: a visitor's ETag hangs off its row); the page is the worker's, from Redis.
+    # The visitor page's versions (ladder.caching) and the ladder; the rows are the worker's,
+    # from Redis.
     assert queries == 2
     assert "0 ranked · 2 provisional · 0 inactive" in warmed  # the rated match
     caches["leaderboard"].clear()
@@ -84,7 +85,7 @@ def test_pages_and_rating_runs_carry_on_when_the_cache_goes_away(  # type: ignor
         make_match(ladder, [users[0]], [users[1]], [(21, 9), (21, 11)], date.today())
         rate_ladder(ladder.pk)
         warmed, queries = board(client, ladder.slug)
-        assert queries == 2  # the ladder, for the ETag and the page
+        assert queries == 2
         assert "0 ranked · 2 provisional · 0 inactive" in warmed
     finally:
         redis.stop()
