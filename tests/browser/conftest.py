@@ -70,11 +70,24 @@ def csp_expected() -> list[str]:
     return []
 
 
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
 @pytest.fixture
-def new_page(browser, live_server, csp_violations, csp_expected) -> Iterator[Callable[[], object]]:  # type: ignore[no-untyped-def]
+def viewport() -> dict[str, int]:
+    """The screen of the test's pages; a journey module runs on both (``journeys``)."""
+    return DESKTOP
+
+
+@pytest.fixture
+def new_page(
+    browser, live_server, csp_violations, csp_expected, viewport
+) -> Iterator[Callable[[], object]]:  # type: ignore[no-untyped-def]
     """A factory of pages, each in its own browser context (its own cookies: its own user).
 
-    The site runs with its Content-Security-Policy; a test whose pages break it fails."""
+    The site runs with its Content-Security-Policy; a test whose pages break it fails. On a
+    phone, no page it showed may scroll sideways (checked after the test, page by page)."""
     contexts = []
 
     def on_console(message) -> None:  # type: ignore[no-untyped-def]
@@ -85,17 +98,21 @@ def new_page(browser, live_server, csp_violations, csp_expected) -> Iterator[Cal
             csp_violations.append(f"{message.location.get('url', '')}: {text}")
 
     def make():  # type: ignore[no-untyped-def]
-        context = browser.new_context(
-            base_url=live_server.url, viewport={"width": 1200, "height": 900}
-        )
+        context = browser.new_context(base_url=live_server.url, viewport=viewport)
         context.set_default_timeout(10_000)
         context.on("console", on_console)
         contexts.append(context)
         return context.new_page()
 
     yield make
+    wide = []
     for context in contexts:
+        for page in context.pages:
+            width = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+            if width[0] > width[1]:
+                wide.append(f"{page.url}: {width[0]} px wide on a {width[1]} px screen")
         context.close()
+    assert not wide, "pages scroll sideways:\n" + "\n".join(wide)
     assert not csp_violations, "the Content-Security-Policy refused:\n" + "\n".join(csp_violations)
 
 
@@ -116,3 +133,9 @@ def screenshot() -> Callable[[object, str], Path]:
         return path
 
     return take
+
+
+@pytest.fixture(params=[PHONE, DESKTOP], ids=["phone", "desktop"])
+def journeys(request) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """Both screens: a journey module's ``viewport = journeys`` runs each test on each."""
+    return request.param

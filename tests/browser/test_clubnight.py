@@ -54,6 +54,12 @@ def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
     expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
 
 
+@pytest.fixture
+def viewport(journeys):  # type: ignore[no-untyped-def]
+    """Every journey here on a phone (390×844) and a desktop (1280×800) screen."""
+    return journeys
+
+
 def test_club_night_two_rounds_and_a_report(page, screenshot, club):  # type: ignore[no-untyped-def]
     log_in(page, "alice")
     page.goto("/ladders/doubles/")

@@ -53,6 +53,12 @@ def pick(page, label: str, text: str, name: str) -> None:  # type: ignore[no-unt
     expect(slot.locator(".picked")).to_have_text(f"✓ {name}")
 
 
+@pytest.fixture
+def viewport(journeys):  # type: ignore[no-untyped-def]
+    """Every journey here on a phone (390×844) and a desktop (1280×800) screen."""
+    return journeys
+
+
 def test_report_doubles_and_opponent_confirms_from_the_inbox(new_page, screenshot, club):
     alice_page = new_page()
     log_in(alice_page, "alice")

@@ -34,6 +34,12 @@ def bwf(transactional_db) -> Ladder:  # type: ignore[no-untyped-def]
     return Ladder.objects.get(slug="bwf")
 
 
+@pytest.fixture
+def viewport(journeys):  # type: ignore[no-untyped-def]
+    """Browsing on a phone (390×844) and a desktop (1280×800) screen."""
+    return journeys
+
+
 def test_leaderboard_player_page_and_head_to_head(new_page, screenshot, bwf, time_machine):
     assert PlayerRating.objects.filter(ladder=bwf).count() > 500
     page = new_page()

@@ -22,6 +22,12 @@ def singles(transactional_db):
     return LadderFactory(name="Club Singles", slug="singles", description="Weekly singles.")
 
 
+@pytest.fixture
+def viewport(journeys):  # type: ignore[no-untyped-def]
+    """Every journey here on a phone (390×844) and a desktop (1280×800) screen."""
+    return journeys
+
+
 def test_sign_up_log_out_log_in_and_join(new_page, live_server, screenshot, singles):
     page = new_page()
 
