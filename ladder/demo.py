@@ -468,16 +468,17 @@ def _store_season(
     return states
 
 
-def read_old_news(now: datetime | None = None, days: int = 2) -> int:
-    """Date what the demo members were told by when it happened in the season (the match's
-    last change), and mark read the news of matches played more than ``days`` ago, as
-    members who follow their club would have: the season's news is not all new."""
+def read_old_news(club: DemoClub, now: datetime | None = None, days: int = 2) -> int:
+    """Date what the demo club's members were told by when it happened in the season (the
+    match's last change), and mark read the news of matches played more than ``days`` ago,
+    as members who follow their club would have. Only the demo ladders' news: a site's
+    own members' notifications are left as they are."""
     now = now or timezone.now()
+    news = Notification.objects.filter(match__ladder__in=list(club.ladders.values()))
     when = Match.objects.filter(pk=OuterRef("match_id")).values("updated_at")[:1]
-    Notification.objects.update(created_at=Subquery(when))
+    news.update(created_at=Subquery(when))
     before = timezone.localdate(now) - timedelta(days=days)
-    old = Notification.objects.filter(read_at__isnull=True, match__played_on__lt=before)
-    return old.update(read_at=now)
+    return news.filter(read_at__isnull=True, match__played_on__lt=before).update(read_at=now)
 
 
 def _three_games(games: list[tuple[int, int]]) -> list[list[int]]:

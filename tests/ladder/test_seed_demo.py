@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from io import StringIO
 
@@ -12,8 +13,9 @@ from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.services import join_ladder
 from ladder.demo import DEMO_PASSWORD, MEMBERS, seed_club
-from ladder.matches.models import Match
+from ladder.matches.models import Match, Notification
 from ratings.engine.types import Params
+from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
 
 
 def seed(*args: str) -> str:
@@ -117,3 +119,19 @@ def test_refuses_with_debug_off_unless_forced(db, settings):
     assert not Ladder.objects.exists()
     seed("--force")
     assert Ladder.objects.count() == 3
+
+
+def test_seeding_leaves_other_ladders_notifications_alone(db):  # type: ignore[no-untyped-def]
+    """seed_demo dates and reads only its own club's news, never a site's own members'."""
+    ladder = LadderFactory(name="Real club", slug="real")
+    ann, bea = UserFactory(username="ann"), UserFactory(username="bea")
+    for user in (ann, bea):
+        MembershipFactory(ladder=ladder, user=user)
+    then = datetime(2020, 1, 7, 12, tzinfo=UTC)
+    match = reported_match(ladder, ann, [ann], [bea], played_on=date(2020, 1, 6), now=then)
+    real = Notification.objects.get(user=bea, match=match)
+    call_command("seed_demo", "--force", stdout=StringIO())
+    after = Notification.objects.get(pk=real.pk)
+    assert after.read_at is None  # an old match, but not the demo's: still unread
+    assert after.created_at == real.created_at  # and not re-dated
+    assert Notification.objects.filter(match__ladder__slug="singles").exists()

@@ -44,7 +44,7 @@ class Command(BaseCommand):
             )
         club = seed_club()
         season = seed_matches(club)
-        read_old_news()  # rated in-process by now, unless a worker does it
+        read_old_news(club)  # rated in-process by now, unless a worker does it
         if not club.created:
             self.stdout.write("The demo club is complete already; nothing added.")
             return
