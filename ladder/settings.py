@@ -58,6 +58,9 @@ MIDDLEWARE = [
     "ladder.health.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "ladder.errors.RefuseBadInput",  # NUL bytes and oversized API bodies: a 400, not a 500
+    # A visitor's kept page, before sessions, CSRF, authentication and the rest: the response
+    # they gave last time, headers and all (ladder.clubs.caching).
+    "ladder.clubs.caching.VisitorPageMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -287,6 +290,10 @@ CACHES = {
 }
 # How long an entry is kept (it frees memory: a change shows at once anyway); 0 = no cache.
 LEADERBOARD_CACHE_SECONDS = envint("LEADERBOARD_CACHE_SECONDS", 300)
+# Visitors' pages answered by the first middleware (ladder.clubs.caching.VisitorPageMiddleware)
+# from that cache without asking the database: only when every process shares it, since a
+# change made in another process (a rating run in the worker) must reach them all at once.
+VISITOR_PAGES_EARLY = envbool("VISITOR_PAGES_EARLY", bool(envstr("LEADERBOARD_CACHE_URL")))
 
 # Content-Security-Policy (django-csp): the site's pages load scripts, styles and images
 # from their own origin only; no inline script, no inline style. The API docs pages

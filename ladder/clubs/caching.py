@@ -16,6 +16,16 @@ one query or two (the versions). Since the key holds the versions, a change show
 the timeout only frees memory. Only visitors' pages are kept whole: a member's page carries
 their name, inbox and forms (the leaderboard's rows are cached per kind of viewer in
 ``ratings.queries.board_page``).
+
+Ahead of all that, ``VisitorPageMiddleware`` (early in MIDDLEWARE, before sessions, CSRF,
+authentication and the rest) answers a visitor's repeat from the shared cache in one round
+trip and no query: the response exactly as the full path sent it last time (headers the
+later middleware added included), kept under the address and the day and tagged with the
+*epoch*, a random value on the shared cache that every change to what visitors' pages are
+built from replaces (``visitor_pages_changed``: ladders, users and memberships as they are
+saved or deleted, and every ``board_version`` bump, i.e. every rating run). A kept response
+whose epoch is not the current one is not served; the request goes the full way, which
+checks the versions in the database and keeps the response again under the current epoch.
 """
 
 from __future__ import annotations
@@ -23,18 +33,24 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import caches
-from django.db import connection
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import DisallowedHost
+from django.db import connection, transaction
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.urls import Resolver404, resolve
 from django.utils import timezone
-from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.views.decorators.http import condition
 
+from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
 
 log = logging.getLogger(__name__)
@@ -66,6 +82,14 @@ View = Callable[..., HttpResponse]
 Version = Callable[..., object]
 # Response headers a kept page brings back (the middleware adds the rest to each response).
 KEPT_HEADERS = ("Content-Type", "Content-Language", "Vary")
+# Request headers a visitor's page depends on besides its address (a fragment or the page),
+# in every visitor page's Vary with the cookie (the same address is private for a member).
+VISITOR_VARY = ("HX-Request", "HX-Target", "HX-History-Restore-Request", "Cookie")
+# The epoch of the responses the first middleware answers with (see the module docstring).
+EPOCH_KEY = "visitor-pages:epoch"
+# How long such a response is kept: should the shared cache fail just when a change replaces
+# the epoch (the change is saved all the same), a stale page is served this long at most.
+EARLY_SECONDS = 60
 
 
 # The shared cache only saves time: one that is down or slow reads as a miss and fails nothing.
@@ -80,20 +104,52 @@ def cache_get(key: str) -> Any:
         return None
 
 
-def cache_set(key: str, value: Any) -> None:
+def cache_get_many(keys: list[str]) -> dict[str, Any]:
+    """The entries ``keys`` of the shared page cache that are there, in one round trip."""
+    if not settings.LEADERBOARD_CACHE_SECONDS:
+        return {}
+    try:
+        return caches["leaderboard"].get_many(keys)
+    except Exception:  # as in cache_get
+        log.warning("The cache could not be read; reading the database instead", exc_info=True)
+        return {}
+
+
+def cache_set(key: str, value: Any, timeout: int | None = None) -> None:
     """Keep ``value`` under ``key`` in the shared page cache (nothing when it is off or down)."""
     if not settings.LEADERBOARD_CACHE_SECONDS:
         return
     try:
-        caches["leaderboard"].set(key, value, settings.LEADERBOARD_CACHE_SECONDS)
+        caches["leaderboard"].set(
+            key,
+            value,
+            min(timeout or settings.LEADERBOARD_CACHE_SECONDS, settings.LEADERBOARD_CACHE_SECONDS),
+        )
     except Exception:  # as in cache_get
         log.warning("The cache could not be written", exc_info=True)
 
 
 def is_visitor(request: HttpRequest) -> bool:
     """A request whose page may be shared: signed out and carrying no cookie (a cookie may
-    hold a session, a message or a CSRF token the page would echo)."""
-    return not request.COOKIES and not request.user.is_authenticated
+    hold a session, a message or a CSRF token the page would echo) and no credentials.
+    Before the authentication middleware has run (``VisitorPageMiddleware``) there is no
+    user yet; with no cookie there is no session to sign anyone in."""
+    if request.COOKIES or "HTTP_AUTHORIZATION" in request.META:
+        return False
+    user = getattr(request, "user", None)
+    return user is None or not user.is_authenticated
+
+
+def keepable(request: HttpRequest, response: HttpResponse) -> bool:
+    """Whether a visitor's response may be kept for other visitors: a whole page that sets
+    no cookie (a page that drew a CSRF token is the first visitor's alone: its cookie
+    follows)."""
+    return (
+        response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+    )
 
 
 def version_rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
@@ -128,15 +184,20 @@ def public_ladder_rows(**filters: Any) -> list[tuple[Any, ...]]:
     return version_rows(sql, list(filters.values()))
 
 
-def visitor_etag(request: HttpRequest, version: object) -> str:
-    parts = (
+def visitor_request(request: HttpRequest) -> list[str]:
+    """What tells one visitor's page from another besides the versions: the release, the
+    day (statuses and trends move with it), the address and the headers in ``VISITOR_VARY``
+    (a fragment or the whole page)."""
+    return [
         RELEASE,
-        repr(version),
         timezone.localdate().isoformat(),
         request.get_full_path(),
-        request.headers.get("HX-Request", ""),
-        request.headers.get("HX-Target", ""),
-    )
+        *(request.headers.get(name, "") for name in VISITOR_VARY if name != "Cookie"),
+    ]
+
+
+def visitor_etag(request: HttpRequest, version: object) -> str:
+    parts = (repr(version), *visitor_request(request))
     return '"' + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32] + '"'
 
 
@@ -169,9 +230,11 @@ def cacheable_for_visitors(version: Version) -> Callable[[View], View]:
                 if response.has_header("ETag"):  # e.g. a 404 of someone's hidden page
                     del response.headers["ETag"]
             # The same address is private for a member: a shared cache keys on the cookie.
-            patch_vary_headers(response, ("Cookie",))
+            # A 304 names the same headers as the page it stands for.
+            patch_vary_headers(response, VISITOR_VARY)
             return response
 
+        wrapper.visitor_page = True  # type: ignore[attr-defined]  # for VisitorPageMiddleware
         return wrapper
 
     return decorate
@@ -196,15 +259,140 @@ def kept_page(view: View) -> View:
             content, headers = kept
             return HttpResponse(content, headers=headers)
         response = view(request, *args, **kwargs)
-        if (
-            response.status_code == 200
-            and not response.streaming
-            and not response.cookies
-            # A page that drew a CSRF token is the first visitor's alone (its cookie follows).
-            and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
-        ):
+        if keepable(request, response):
             headers = {name: response[name] for name in KEPT_HEADERS if response.has_header(name)}
             cache_set(key, (response.content, headers))
         return response
 
     return wrapper
+
+
+# ---- answered early --------------------------------------------------------------------
+
+
+def _new_epoch() -> None:
+    try:
+        caches["leaderboard"].set(EPOCH_KEY, secrets.token_hex(8), None)
+    except Exception:  # as in cache_get; EARLY_SECONDS bounds what this leaves stale
+        log.warning("The visitor pages' epoch could not be replaced", exc_info=True)
+
+
+def visitor_pages_changed() -> None:
+    """Something visitors' pages are built from has changed: the responses kept for the first
+    middleware are stale. The epoch is replaced now and again once the transaction commits
+    (a page built meanwhile from the data before the change may be kept under the first new
+    epoch). A random value rather than a count: an epoch that the cache lost and made again
+    is never an earlier one."""
+    if not settings.VISITOR_PAGES_EARLY or not settings.LEADERBOARD_CACHE_SECONDS:
+        return
+    _new_epoch()
+    transaction.on_commit(_new_epoch)
+
+
+@receiver(post_save, sender=Ladder)
+@receiver(post_delete, sender=Ladder)
+@receiver(post_save, sender=Membership)
+@receiver(post_delete, sender=Membership)
+@receiver(post_save, sender=User)
+@receiver(post_delete, sender=User)
+def _pages_changed(sender: type, update_fields: Any = None, **kwargs: Any) -> None:
+    """What the versions read (``public_ladder_rows``, ``public_player``) is saved through these
+    models; a login's ``last_login`` is not shown anywhere. ``board_version`` is written with
+    an update (``ratings.pipeline.bump_board``), which says so itself."""
+    if update_fields is not None and set(update_fields) <= {"last_login"}:
+        return
+    visitor_pages_changed()
+
+
+def early_key(request: HttpRequest) -> str:
+    """The key of the response kept for the first middleware (DisallowedHost for a host that
+    the site does not serve)."""
+    parts = [*visitor_request(request), request.scheme, request.get_host()]
+    return "early:" + hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def is_visitor_page(request: HttpRequest) -> bool:
+    """A GET or HEAD of a page ``cacheable_for_visitors`` serves, by a visitor."""
+    if request.method not in ("GET", "HEAD") or not is_visitor(request):
+        return False
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return False
+    return getattr(match.func, "visitor_page", False)
+
+
+# Headers of a page that its 304 does not carry (its body's), and what the full path's
+# CommonMiddleware gives a 304 instead.
+ENTITY_HEADERS = ("Content-Type", "Content-Language", "Content-Length")
+
+
+def kept_response(
+    request: HttpRequest, etag: str, content: bytes, headers: list[tuple[str, str]]
+) -> HttpResponse | None:
+    """The kept response, or the 304 the full path would answer for it (None for any other
+    answer to the request's conditions, e.g. 412, which the full path then gives)."""
+    response = HttpResponse(content, headers=dict(headers))
+    conditional = get_conditional_response(request, etag=etag, response=response)
+    if conditional is response:
+        return response
+    if conditional.status_code != 304:
+        return None
+    not_modified = HttpResponseNotModified()
+    for name, value in headers:
+        if name not in ENTITY_HEADERS:
+            not_modified.headers[name] = value
+    not_modified.headers["Content-Length"] = "0"
+    return not_modified
+
+
+class VisitorPageMiddleware:
+    """Answer a visitor's page from the shared cache before the other middleware (see the
+    module's docstring), and keep the full path's response for the next visitor.
+
+    Placed after SecurityMiddleware (its HTTPS redirect and headers apply to both answers)
+    and before WhiteNoise, sessions, CSRF, authentication, messages, CSP and axes, whose
+    headers the kept response already carries."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not settings.VISITOR_PAGES_EARLY or not is_visitor_page(request):
+            return self.get_response(request)
+        try:
+            key = early_key(request)
+        except DisallowedHost:
+            return self.get_response(request)  # the full path refuses it
+        found = cache_get_many([EPOCH_KEY, key])
+        epoch, kept = found.get(EPOCH_KEY), found.get(key)
+        if epoch is not None and kept is not None and kept[0] == epoch:
+            response = kept_response(request, *kept[1:])
+            if response is not None:
+                return response
+        if epoch is None:
+            epoch = self.start_epoch()
+        # Read before the full path reads the database, so what it keeps is tagged with an
+        # epoch no later than the data it was built from.
+        response = self.get_response(request)
+        tag = getattr(request, "_visitor_etag", None)
+        if (
+            epoch is not None
+            and tag is not None
+            and response.get("ETag") == tag
+            and keepable(request, response)
+            and is_visitor(request)
+        ):
+            cache_set(key, (epoch, tag, response.content, list(response.items())), EARLY_SECONDS)
+        return response
+
+    @staticmethod
+    def start_epoch() -> str | None:
+        """The epoch, made when the cache has none (just started, or lost it)."""
+        try:
+            cache = caches["leaderboard"]
+            cache.add(EPOCH_KEY, secrets.token_hex(8), None)
+            epoch: str | None = cache.get(EPOCH_KEY)
+        except Exception:  # as in cache_get: nothing is kept
+            return None
+        return epoch

@@ -14,6 +14,12 @@ from tests.ratings.pages_support import TODAY, member, play, season, text_of
 PASSWORD = "correct-horse-battery-9"
 
 
+@pytest.fixture(autouse=True, params=["full path", "answered early"])
+def _either_way(request, settings):  # type: ignore[no-untyped-def]
+    """Every test twice: the views alone, and with VisitorPageMiddleware answering repeats."""
+    settings.VISITOR_PAGES_EARLY = request.param == "answered early"
+
+
 @pytest.fixture
 def club(db):  # type: ignore[no-untyped-def]
     ladder = LadderFactory(name="Open club", slug="open")
