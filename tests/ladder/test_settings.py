@@ -156,7 +156,7 @@ def test_cache_url_parsing() -> None:
     }
     redis = env.cache_from_url("boards", "redis://cache.example:6379/1")
     assert (redis["BACKEND"], redis["LOCATION"]) == (
-        "django.core.cache.backends.redis.RedisCache",
+        "ladder.cache.RedisCache",
         "redis://cache.example:6379/1",
     )
     assert redis["OPTIONS"] == {"socket_connect_timeout": 0.25, "socket_timeout": 0.25}
