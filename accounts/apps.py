@@ -8,7 +8,10 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from axes.signals import user_locked_out
 
-        from accounts import roles  # noqa: F401  (connects the Moderators → staff signal)
+        from accounts import (
+            roles,  # noqa: F401  (connects the Moderators → staff signal)
+            tokens,  # noqa: F401  (connects the revoked-token marks)
+        )
         from accounts.security import refuse_locked_out_api_login
 
         user_locked_out.connect(refuse_locked_out_api_login, dispatch_uid="api-lockout")

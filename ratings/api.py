@@ -6,9 +6,10 @@ an invisible ladder or player is 404. Predictions are /api/v1/predict/ (PredictV
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
-from django.http import Http404
+from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
@@ -17,6 +18,7 @@ from drf_spectacular.utils import (
     extend_schema,
 )
 from rest_framework import generics, permissions
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -24,7 +26,7 @@ from rest_framework.views import APIView
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import FIELD_ERRORS
 from ladder.api_support import Pagination
-from ladder.clubs.caching import cache_get, cache_set
+from ladder.clubs.caching import cache_get, cache_set, epoch_and, keep_for_epoch
 from ladder.clubs.models import Ladder, Membership
 from ratings import queries
 from ratings.models import RatingChange
@@ -82,29 +84,50 @@ class LeaderboardView(generics.ListAPIView):
             status=query.validated_data["status"],
         )
 
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
         """The page from the shared cache, kept under the ladder's ``board_version`` (as the
         web page's rows are: ``queries.board_page``), what the caller may see and the whole
-        address (the page's links hold it); built and kept on a miss."""
-        board: queries.Board = self.get_queryset()
+        address (the page's links hold it); built and kept on a miss. JSON (every client but
+        the browsable API) is kept as the bytes sent, so a hit renders nothing."""
+        query = LeaderboardQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        text, status = query.validated_data.get("q", ""), query.validated_data["status"]
+        ladder, seen = self.ladder_and_viewer()
+        on = queries.today()
+        if not isinstance(request.accepted_renderer, JSONRenderer):
+            return Response(self.page(ladder, text, status, on))
+        media = request.accepted_media_type
+        address = f"api {media} {request.build_absolute_uri()}"
+        key = queries.board_key(ladder, seen, text, status, address, on)
+        body = cache_get(key)
+        if body is None:
+            data = self.page(ladder, text, status, on)
+            body = request.accepted_renderer.render(data, media, self.get_renderer_context())
+            cache_set(key, body)
+        return HttpResponse(body, content_type=media)
+
+    def page(self, ladder: Ladder, text: str, status: str, on: date) -> Any:
+        board = queries.Board(ladder, self.request.user, text=text, status=status, on=on)
+        rows: Any = self.paginate_queryset(board)  # type: ignore[arg-type]
+        return self.get_paginated_response(self.get_serializer(rows, many=True).data).data
+
+    def ladder_and_viewer(self) -> tuple[Ladder, str]:
+        """The ladder (404 if the caller may not see it) and which of its rows they may see
+        (``queries.board_viewer``). With a shared cache, remembered for the caller under the
+        pages' epoch (``ladder.clubs.caching``), which every change of a ladder, a membership,
+        a member or who is a moderator replaces: no query while nothing changes."""
+        user, slug = self.request.user, self.kwargs["slug"]
+        key = f"api-viewer:{user.pk}:{slug}"
+        epoch, kept = epoch_and(key)
+        if kept is not None:
+            return kept  # type: ignore[no-any-return]
+        ladder = visible_ladder(self.request, slug)
         own = None
-        user = request.user
         if user.is_authenticated and not user.is_moderator:  # type: ignore[union-attr]
-            own = Membership.objects.filter(ladder=board.ladder, user=user).order_by().first()
-        key = queries.board_key(
-            board.ladder,
-            queries.board_viewer(user, own),
-            board.text,
-            ",".join(board.statuses),
-            "api " + request.build_absolute_uri(),
-            board.on,
-        )
-        data = cache_get(key)
-        if data is None:
-            rows: Any = self.paginate_queryset(board)  # type: ignore[arg-type]
-            data = self.get_paginated_response(self.get_serializer(rows, many=True).data).data
-            cache_set(key, data)
-        return Response(data)
+            own = Membership.objects.filter(ladder=ladder, user=user).order_by().first()
+        seen = queries.board_viewer(user, own)
+        keep_for_epoch(key, epoch, (ladder, seen))
+        return ladder, seen
 
 
 @extend_schema(

@@ -26,7 +26,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ladder.clubs.caching import visitor_pages_changed
+from ladder.clubs.caching import pages_changed
 from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import insert_rows
@@ -163,7 +163,7 @@ def bump_board(*ladder_ids: int) -> int:
     a version given in a transaction that rolls back is never given again."""
     version = secrets.randbits(62)
     Ladder.objects.filter(pk__in=ladder_ids).update(board_version=version)
-    visitor_pages_changed()
+    pages_changed()
     return version
 
 

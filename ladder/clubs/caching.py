@@ -22,7 +22,7 @@ authentication and the rest) answers a visitor's repeat from the shared cache in
 trip and no query: the response exactly as the full path sent it last time (headers the
 later middleware added included), kept under the address and the day and tagged with the
 *epoch*, a random value on the shared cache that every change to what visitors' pages are
-built from replaces (``visitor_pages_changed``: ladders, users and memberships as they are
+built from replaces (``pages_changed``: ladders, users and memberships as they are
 saved or deleted, and every ``board_version`` bump, i.e. every rating run). A kept response
 whose epoch is not the current one is not served; the request goes the full way, which
 checks the versions in the database and keeps the response again under the current epoch.
@@ -39,10 +39,11 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import Group
 from django.core.cache import caches
 from django.core.exceptions import DisallowedHost
 from django.db import connection, transaction
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.urls import Resolver404, resolve
@@ -277,9 +278,9 @@ def _new_epoch() -> None:
         log.warning("The visitor pages' epoch could not be replaced", exc_info=True)
 
 
-def visitor_pages_changed() -> None:
-    """Something visitors' pages are built from has changed: the responses kept for the first
-    middleware are stale. The epoch is replaced now and again once the transaction commits
+def pages_changed() -> None:
+    """Something visitors' pages are built from has changed (or who may see what, for the
+    API's ``ratings.api.LeaderboardView``): what is kept under the epoch is stale. The epoch is replaced now and again once the transaction commits
     (a page built meanwhile from the data before the change may be kept under the first new
     epoch). A random value rather than a count: an epoch that the cache lost and made again
     is never an earlier one."""
@@ -295,13 +296,41 @@ def visitor_pages_changed() -> None:
 @receiver(post_delete, sender=Membership)
 @receiver(post_save, sender=User)
 @receiver(post_delete, sender=User)
+@receiver(post_save, sender=Group)  # who is a moderator: what the API shows them
+@receiver(post_delete, sender=Group)
+@receiver(m2m_changed, sender=User.groups.through)
 def _pages_changed(sender: type, update_fields: Any = None, **kwargs: Any) -> None:
     """What the versions read (``public_ladder_rows``, ``public_player``) is saved through these
     models; a login's ``last_login`` is not shown anywhere. ``board_version`` is written with
     an update (``ratings.pipeline.bump_board``), which says so itself."""
     if update_fields is not None and set(update_fields) <= {"last_login"}:
         return
-    visitor_pages_changed()
+    pages_changed()
+
+
+def epoch_and(key: str) -> tuple[str | None, Any]:
+    """The current epoch (made when the cache has none: just started, or lost it) and what
+    is kept under ``key`` for it, in one round trip; None for what was kept under another
+    epoch or not at all. (None, None) when nothing is answered this way."""
+    if not settings.VISITOR_PAGES_EARLY or not settings.LEADERBOARD_CACHE_SECONDS:
+        return None, None
+    found = cache_get_many([EPOCH_KEY, key])
+    epoch, kept = found.get(EPOCH_KEY), found.get(key)
+    if epoch is None:
+        try:
+            cache = caches["leaderboard"]
+            cache.add(EPOCH_KEY, secrets.token_hex(8), None)
+            return cache.get(EPOCH_KEY), None
+        except Exception:  # as in cache_get: nothing is kept
+            return None, None
+    return epoch, kept[1] if kept is not None and kept[0] == epoch else None
+
+
+def keep_for_epoch(key: str, epoch: str | None, value: object) -> None:
+    """Keep ``value`` under ``key`` for ``epoch``, which must have been read (``epoch_and``)
+    before the data ``value`` was built from."""
+    if epoch is not None:
+        cache_set(key, (epoch, value), EARLY_SECONDS)
 
 
 def early_key(request: HttpRequest) -> str:
@@ -364,35 +393,20 @@ class VisitorPageMiddleware:
             key = early_key(request)
         except DisallowedHost:
             return self.get_response(request)  # the full path refuses it
-        found = cache_get_many([EPOCH_KEY, key])
-        epoch, kept = found.get(EPOCH_KEY), found.get(key)
-        if epoch is not None and kept is not None and kept[0] == epoch:
-            response = kept_response(request, *kept[1:])
+        # The epoch is read before the full path reads the database, so what it keeps is
+        # tagged with an epoch no later than the data it was built from.
+        epoch, kept = epoch_and(key)
+        if kept is not None:
+            response = kept_response(request, *kept)
             if response is not None:
                 return response
-        if epoch is None:
-            epoch = self.start_epoch()
-        # Read before the full path reads the database, so what it keeps is tagged with an
-        # epoch no later than the data it was built from.
         response = self.get_response(request)
         tag = getattr(request, "_visitor_etag", None)
         if (
-            epoch is not None
-            and tag is not None
+            tag is not None
             and response.get("ETag") == tag
             and keepable(request, response)
             and is_visitor(request)
         ):
-            cache_set(key, (epoch, tag, response.content, list(response.items())), EARLY_SECONDS)
+            keep_for_epoch(key, epoch, (tag, response.content, list(response.items())))
         return response
-
-    @staticmethod
-    def start_epoch() -> str | None:
-        """The epoch, made when the cache has none (just started, or lost it)."""
-        try:
-            cache = caches["leaderboard"]
-            cache.add(EPOCH_KEY, secrets.token_hex(8), None)
-            epoch: str | None = cache.get(EPOCH_KEY)
-        except Exception:  # as in cache_get: nothing is kept
-            return None
-        return epoch
