@@ -11,6 +11,10 @@
   reset limit) let a request through when their cache (Redis) cannot be reached: an outage
   of the cache must not take the API or the reset form down. The login lockout keeps its
   count in the database, so it holds regardless.
+- On Redis they count in one round trip (`SlidingWindow`): DRF's rule, its window and its
+  wait, but the history is a sorted set trimmed and counted in Redis, instead of the whole
+  list read, unpickled, pickled and written back on every request (two round trips, and
+  bytes that grow with the rate: 600 a minute is 600 timestamps each way).
 """
 
 from __future__ import annotations
@@ -19,11 +23,15 @@ import hashlib
 import ipaddress
 import logging
 import math
+import secrets
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+from django.core.cache import cache as default_cache
+from django.core.cache.backends.redis import RedisCache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from redis.exceptions import RedisError
@@ -87,19 +95,69 @@ class CacheDownAllows:
             return True
 
 
-class AnonRateThrottle(CacheDownAllows, throttling.AnonRateThrottle):
+# KEYS[1]: the window; ARGV: now, now - duration, the most requests, duration, a member.
+# DRF's rule: drop what is at least a duration old; refuse if as many as allowed are left,
+# saying how many and the oldest (for the wait); else count this request.
+WINDOW_SCRIPT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+local count = redis.call('ZCARD', KEYS[1])
+if count >= tonumber(ARGV[3]) then
+  return {count, redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]}
+end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[5])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return {-1, ''}
+"""
+_script: list[Any] = []  # the script, registered once (EVALSHA, EVAL the first time)
+
+
+class SlidingWindow(SimpleRateThrottle):
+    """DRF's throttle, counted in Redis in one round trip when its cache is a Redis (see the
+    module's docstring); DRF's own way on any other cache."""
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        backend = caches[DEFAULT_CACHE_ALIAS] if self.cache is default_cache else self.cache
+        if not isinstance(backend, RedisCache) or self.rate is None:
+            return bool(super().allow_request(request, view))
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        client = backend._cache.get_client(write=True)
+        if not _script:
+            _script.append(client.register_script(WINDOW_SCRIPT))
+        self.now = self.timer()
+        count, oldest = _script[0](
+            keys=[backend.make_and_validate_key(f"{self.key}:window")],
+            args=[
+                repr(self.now),
+                repr(self.now - self.duration),
+                self.num_requests,
+                self.duration,
+                f"{self.now!r}:{secrets.token_hex(4)}",
+            ],
+            client=client,
+        )
+        if count < 0:
+            self.history = []
+            return True
+        # As DRF's history for its wait: as many entries, the oldest last.
+        self.history = [self.now] * (count - 1) + [float(oldest)]
+        return bool(self.throttle_failure())
+
+
+class AnonRateThrottle(CacheDownAllows, throttling.AnonRateThrottle, SlidingWindow):
     pass
 
 
-class UserRateThrottle(CacheDownAllows, throttling.UserRateThrottle):
+class UserRateThrottle(CacheDownAllows, throttling.UserRateThrottle, SlidingWindow):
     pass
 
 
-class ScopedRateThrottle(CacheDownAllows, throttling.ScopedRateThrottle):
+class ScopedRateThrottle(CacheDownAllows, throttling.ScopedRateThrottle, SlidingWindow):
     pass
 
 
-class PasswordResetThrottle(CacheDownAllows, SimpleRateThrottle):
+class PasswordResetThrottle(CacheDownAllows, SlidingWindow):
     """Counts reset requests by client address and by the e-mail address asked for."""
 
     scope = "password_reset"
