@@ -140,3 +140,11 @@ def test_the_browsable_api_still_renders(club) -> None:  # type: ignore[no-untyp
     response = with_token(players[1]).get(URL, HTTP_ACCEPT="text/html")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/html")
+
+
+def test_a_bad_filter_is_refused_every_time(club) -> None:  # type: ignore[no-untyped-def]
+    _, players = club
+    client = with_token(players[1])
+    for _ in range(2):
+        response = client.get(URL + "?status=nonsense")
+        assert response.status_code == 400
