@@ -115,6 +115,9 @@ class SlidingWindow(SimpleRateThrottle):
     """DRF's throttle, counted in Redis in one round trip when its cache is a Redis (see the
     module's docstring); DRF's own way on any other cache."""
 
+    num_requests: int
+    duration: int
+
     def allow_request(self, request: Any, view: Any) -> bool:
         backend = caches[DEFAULT_CACHE_ALIAS] if self.cache is default_cache else self.cache
         if not isinstance(backend, RedisCache) or self.rate is None:
@@ -122,7 +125,7 @@ class SlidingWindow(SimpleRateThrottle):
         self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
-        client = backend._cache.get_client(write=True)
+        client = backend._cache.get_client(write=True)  # type: ignore[attr-defined]
         if not _script:
             _script.append(client.register_script(WINDOW_SCRIPT))
         self.now = self.timer()

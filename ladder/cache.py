@@ -21,14 +21,16 @@ class RedisCacheClient(DjangoRedisCacheClient):
         self._clients: dict[int, Any] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        index = self._get_connection_pool_index(write)
+        django: Any = self  # django-stubs leave out the client's private attributes
+        index = django._get_connection_pool_index(write)
         client = self._clients.get(index)
         if client is None:
-            if index not in self._pools:  # as Django's _get_connection_pool, for this index
-                self._pools[index] = self._pool_class.from_url(
-                    self._servers[index], **self._pool_options
+            if index not in django._pools:  # as Django's _get_connection_pool, for this index
+                django._pools[index] = django._pool_class.from_url(
+                    django._servers[index], **django._pool_options
                 )
-            client = self._clients[index] = self._client(connection_pool=self._pools[index])
+            client = django._client(connection_pool=django._pools[index])
+            self._clients[index] = client
         return client
 
 

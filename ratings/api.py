@@ -85,7 +85,8 @@ class LeaderboardView(generics.ListAPIView):
             status=query.validated_data["status"],
         )
 
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    # A plain response for kept bytes: DRF's Response would render them again.
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
         """The page from the shared cache, kept under the ladder's ``board_version`` (as the
         web page's rows are: ``queries.board_page``), what the caller may see and the whole
         address (the page's links hold it); built and kept on a miss. JSON (every client but

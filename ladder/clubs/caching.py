@@ -336,7 +336,7 @@ def keep_for_epoch(key: str, epoch: str | None, value: object) -> None:
 def early_key(request: HttpRequest) -> str:
     """The key of the response kept for the first middleware (DisallowedHost for a host that
     the site does not serve)."""
-    parts = [*visitor_request(request), request.scheme, request.get_host()]
+    parts = [*visitor_request(request), str(request.scheme), request.get_host()]
     return "early:" + hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -365,7 +365,7 @@ def kept_response(
     conditional = get_conditional_response(request, etag=etag, response=response)
     if conditional is response:
         return response
-    if conditional.status_code != 304:
+    if conditional is None or conditional.status_code != 304:
         return None
     not_modified = HttpResponseNotModified()
     for name, value in headers:
