@@ -15,7 +15,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from ladder.clubs.models import format_change, format_rd
 from ratings.chart import MONTHS
-from ratings.queries import Person, match_changes
+from ratings.histories import match_changes
+from ratings.visibility import Person
 
 register = template.Library()
 
