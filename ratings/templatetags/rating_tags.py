@@ -1,4 +1,4 @@
-"""Template filters for rating pages: signed changes, the trend arrow, percentages."""
+"""Template filters for rating pages: signed changes and the trend arrow."""
 
 from __future__ import annotations
 
@@ -40,12 +40,6 @@ def trend(value: float | None) -> SafeString:
     if value > 0:
         return format_html('<span class="up" title="Up {}">▲{}</span>', size, size)
     return format_html('<span class="down" title="Down {}">▼{}</span>', size, size)
-
-
-@register.filter
-def percent(value: float | None) -> str:
-    """0.634 → "63%"."""
-    return "–" if value is None else f"{value:.0%}"
 
 
 @register.filter
