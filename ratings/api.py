@@ -1,6 +1,7 @@
 """The ratings API: a ladder's leaderboard and a player's rating history.
 
-The same data, filters and visibility as the pages (both read through ``ratings.queries``):
+The same data, filters and visibility as the pages (both read through ``ratings.leaderboards``,
+``ratings.histories``, ``ratings.predictions`` and ``ratings.visibility``):
 an invisible ladder or player is 404. Predictions are /api/v1/predict/ (PredictView, below).
 """
 
@@ -29,8 +30,8 @@ from ladder.api_schema import FIELD_ERRORS
 from ladder.api_support import Pagination
 from ladder.clubs.caching import cache_get, cache_set, epoch_and, keep_for_epoch
 from ladder.clubs.models import Ladder, Membership
-from ratings import queries
-from ratings.models import RatingChange
+from ratings import histories, leaderboards, predictions, visibility
+from ratings.models import RatingChange, today
 from ratings.serializers import (
     LeaderboardQuerySerializer,
     LeaderboardRowSerializer,
@@ -48,11 +49,11 @@ def visible_ladder(request: Request, slug: str) -> Ladder:
 
 
 class LeaderboardPagination(Pagination):
-    page_size = queries.LEADERBOARD_PAGE_SIZE
+    page_size = leaderboards.LEADERBOARD_PAGE_SIZE
 
 
 class HistoryPagination(Pagination):
-    page_size = queries.HISTORY_PAGE_SIZE
+    page_size = histories.HISTORY_PAGE_SIZE
 
 
 @extend_schema(
@@ -62,7 +63,7 @@ class HistoryPagination(Pagination):
         OpenApiParameter(
             "status",
             OpenApiTypes.STR,
-            enum=[value for value, _ in queries.STATUS_FILTERS],
+            enum=[value for value, _ in leaderboards.STATUS_FILTERS],
             description="Only players of this status (default: all).",
         ),
     ],
@@ -78,7 +79,7 @@ class LeaderboardView(generics.ListAPIView):
         ladder = visible_ladder(self.request, self.kwargs["slug"])
         query = LeaderboardQuerySerializer(data=self.request.query_params)
         query.is_valid(raise_exception=True)
-        return queries.Board(
+        return leaderboards.Board(
             ladder,
             self.request.user,
             text=query.validated_data.get("q", ""),
@@ -88,7 +89,7 @@ class LeaderboardView(generics.ListAPIView):
     # A plain response for kept bytes: DRF's Response would render them again.
     def list(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
         """The page from the shared cache, kept under the ladder's ``board_version`` (as the
-        web page's rows are: ``queries.board_page``), what the caller may see and the whole
+        web page's rows are: ``leaderboards.board_page``), what the caller may see and the whole
         address (the page's links hold it); built and kept on a miss. JSON (every client but
         the browsable API) is kept as the bytes sent, so a hit renders nothing; and, with a
         shared cache, the caller's own last answer for the address is kept under the pages'
@@ -96,8 +97,8 @@ class LeaderboardView(generics.ListAPIView):
         replaces it), so their repeat is one round trip."""
         if not isinstance(request.accepted_renderer, JSONRenderer):
             ladder, _, text, status = self.board_of()
-            return Response(self.page(ladder, text, status, queries.today()))
-        on = queries.today()
+            return Response(self.page(ladder, text, status, today()))
+        on = today()
         media = request.accepted_media_type
         address = f"api {media} {request.build_absolute_uri()}"
         mine = (
@@ -106,11 +107,11 @@ class LeaderboardView(generics.ListAPIView):
         epoch, body = epoch_and(mine)
         if body is None:
             ladder, seen, text, status = self.board_of()
-            body = cache_get(queries.board_key(ladder, seen, text, status, address, on))
+            body = cache_get(leaderboards.board_key(ladder, seen, text, status, address, on))
             if body is None:
                 data = self.page(ladder, text, status, on)
                 body = request.accepted_renderer.render(data, media, self.get_renderer_context())
-                cache_set(queries.board_key(ladder, seen, text, status, address, on), body)
+                cache_set(leaderboards.board_key(ladder, seen, text, status, address, on), body)
             keep_for_epoch(mine, epoch, body)
         return HttpResponse(body, content_type=media)
 
@@ -123,13 +124,13 @@ class LeaderboardView(generics.ListAPIView):
         return ladder, seen, query.validated_data.get("q", ""), query.validated_data["status"]
 
     def page(self, ladder: Ladder, text: str, status: str, on: date) -> Any:
-        board = queries.Board(ladder, self.request.user, text=text, status=status, on=on)
+        board = leaderboards.Board(ladder, self.request.user, text=text, status=status, on=on)
         rows: Any = self.paginate_queryset(board)  # type: ignore[arg-type]
         return self.get_paginated_response(self.get_serializer(rows, many=True).data).data
 
     def ladder_and_viewer(self) -> tuple[Ladder, str]:
         """The ladder (404 if the caller may not see it) and which of its rows they may see
-        (``queries.board_viewer``). With a shared cache, remembered for the caller under the
+        (``leaderboards.board_viewer``). With a shared cache, remembered for the caller under the
         pages' epoch (``ladder.clubs.caching``), which every change of a ladder, a membership,
         a member or who is a moderator replaces: no query while nothing changes."""
         user, slug = self.request.user, self.kwargs["slug"]
@@ -141,7 +142,7 @@ class LeaderboardView(generics.ListAPIView):
         own = None
         if user.is_authenticated and not user.is_moderator:  # type: ignore[union-attr]
             own = Membership.objects.filter(ladder=ladder, user=user).order_by().first()
-        seen = queries.board_viewer(user, own)
+        seen = leaderboards.board_viewer(user, own)
         keep_for_epoch(key, epoch, (ladder, seen))
         return ladder, seen
 
@@ -162,8 +163,10 @@ class HistoryView(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
 
     def get_queryset(self) -> Any:
-        player, memberships = queries.player_memberships(self.kwargs["username"], self.request.user)
-        if player is None or not queries.can_view_player(player, self.request.user, memberships):
+        player, memberships = visibility.player_memberships(
+            self.kwargs["username"], self.request.user
+        )
+        if player is None or not visibility.can_view_player(player, self.request.user, memberships):
             raise Http404("No such player.")
         ladders = {m.ladder_id: m.ladder for m in memberships}
         slug = self.request.query_params.get("ladder")
@@ -177,8 +180,8 @@ class HistoryView(generics.ListAPIView):
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         assert page is not None  # always paginated
-        hidden = queries.hidden_members(request.user, self.ladders)
-        entries = queries.history_entries(page, self.ladders, hidden)
+        hidden = visibility.hidden_members(request.user, self.ladders)
+        entries = histories.history_entries(page, self.ladders, hidden)
         return self.get_paginated_response(self.get_serializer(entries, many=True).data)
 
 
@@ -197,7 +200,7 @@ class PredictView(APIView):
             return Response(nothing)
         lineup = (values["ladder"], values["side_a"], values["side_b"])
         on = values.get("on") or timezone.localdate()
-        prediction = queries.predict_sides(*lineup, on)
+        prediction = predictions.predict_sides(*lineup, on)
         if prediction is None:
             return Response(nothing)
         stakes = stakes_for_lineup(*lineup, on)

@@ -31,6 +31,7 @@ from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import insert_rows
 from ratings.engine import MatchResult, PlayerChange, PlayerState, Replayer, ReplaySnapshot
+from ratings.leaderboards import warm_board
 from ratings.models import (
     PlayerRating,
     RatingChange,
@@ -38,7 +39,6 @@ from ratings.models import (
     ladder_standing,
     listing_of,
 )
-from ratings.queries import warm_board
 
 log = logging.getLogger(__name__)
 
