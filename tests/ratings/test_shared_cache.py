@@ -12,6 +12,7 @@ from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from ladder.clubs.caching import EPOCH_KEY
 from ladder.env import cache_from_url
 from ladder.matches.models import Match
 from ladder.matches.operations import confirm_match
@@ -93,3 +94,42 @@ def test_pages_and_rating_runs_carry_on_when_the_cache_goes_away(  # type: ignor
     make_match(ladder, [users[2]], [users[3]], [(21, 19), (23, 21)], date.today())
     assert rate_ladder(ladder.pk).rated == 1  # its page is not kept, and that is all
     assert "0 ranked · 4 provisional · 0 inactive" in board(client, ladder.slug)[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_workers_rating_run_shows_at_once_on_pages_answered_early(  # type: ignore[no-untyped-def]
+    client,
+    club,
+    make_match,
+    shared_cache,
+    celery_broker,
+    worker_database_url,
+    monkeypatch,
+    settings,
+) -> None:
+    """The rating happens in another process: its bump of the board replaces the epoch on
+    the shared cache, so this process's first middleware no longer answers with the page
+    kept before it."""
+    require_postgres()
+    settings.VISITOR_PAGES_EARLY = True
+    ladder, users = club
+    match = make_match(ladder, [users[0]], [users[1]], [(21, 9), (21, 11)], date.today(), "pending")
+    confirm_match(match, users[1])  # its rating waits in the broker for a worker
+    before, _ = board(client, ladder.slug)
+    assert board(client, ladder.slug) == (before, 0)  # answered early
+    epoch = caches["leaderboard"].get(EPOCH_KEY)
+    monkeypatch.setenv("LEADERBOARD_CACHE_URL", shared_cache)  # the worker's settings read it
+    worker = services.start_celery_worker(celery_broker, worker_database_url)
+    try:
+        wait_until(
+            lambda: not Match.objects.filter(pk=match.pk, needs_rating=True).exists(),
+            30,
+            "the worker to rate the match",
+        )
+    finally:
+        worker.stop()
+    assert caches["leaderboard"].get(EPOCH_KEY) != epoch
+    after, queries = board(client, ladder.slug)
+    assert queries > 0  # the full path: the versions from the database
+    assert after != before and "0 ranked · 2 provisional · 0 inactive" in after
+    assert board(client, ladder.slug) == (after, 0)  # kept again, under the new epoch
