@@ -15,10 +15,12 @@ outright. A second worker, or a redelivered message, finds nothing left to do.
 
 from __future__ import annotations
 
+import gc
 import logging
 import secrets
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -28,7 +30,7 @@ from django.utils import timezone
 
 from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
-from ratings.bulk import insert_rows
+from ratings.bulk import delete_rows, insert_rows
 from ratings.engine import MatchResult, PlayerChange, PlayerState, Replayer, ReplaySnapshot
 from ratings.models import (
     PlayerRating,
@@ -54,6 +56,7 @@ class RateResult:
 
     rated: int
     replayed_from: Key | None = None
+    written: int = 0  # change rows written (a replay leaves the rows that stay right)
 
     @property
     def full_replay(self) -> bool:
@@ -81,18 +84,7 @@ def rate_ladder(ladder_id: int) -> RateResult:
         ]
         result = RateResult(rated=0)
         if affecting:
-            last = _last_rated_key(ladder)
-            first: Key = min((played_on, pk) for played_on, pk, _, _ in affecting)
-            only_new = all(state in RATED_STATES and at is None for _, _, state, at in affecting)
-            if only_new and (last is None or first > last):
-                new = load_matches(ladder, {pk for _, pk, _, _ in affecting})
-                players = {int(name) for m in new for name in (*m.side_a, *m.side_b)}
-                replayer = Replayer.from_snapshot(
-                    ladder.params(), ladder.scoring(), _snapshot(ladder, last, players)
-                )
-                result = RateResult(rated=_rate_and_store(ladder, replayer, new, since=None))
-            else:
-                result = RateResult(rated=_replay_from(ladder, first), replayed_from=first)
+            result = _rate_affecting(ladder, affecting)
         now = timezone.now()
         # Exactly the rows claimed above: a match confirmed meanwhile keeps its flag.
         rated = [pk for pk, _, state, _ in pending if state in RATED_STATES]
@@ -108,12 +100,35 @@ def rate_ladder(ladder_id: int) -> RateResult:
             ladder.board_version = bump_board(ladder.pk)
             warm_board(ladder)
     log.info(
-        "ladder %s: rated %s match(es), replayed from %s",
+        "ladder %s: rated %s match(es), replayed from %s, %s change row(s) written",
         ladder.slug,
         result.rated,
         result.replayed_from,
+        result.written,
     )
     return result
+
+
+def _rate_affecting(ladder: Ladder, affecting: list[tuple[date, int, str, object]]) -> RateResult:
+    """Rate the ladder given the claimed matches that change something: continue from the
+    stored state when they are all new and later than everything rated, else replay."""
+    last = _last_rated_key(ladder)
+    first: Key = min((played_on, pk) for played_on, pk, _, _ in affecting)
+    only_new = all(state in RATED_STATES and at is None for _, _, state, at in affecting)
+    with _gc_paused():
+        if only_new and (last is None or first > last):
+            new = load_matches(ladder, {pk for _, pk, _, _ in affecting})
+            players = {int(name) for m in new for name in (*m.side_a, *m.side_b)}
+            replayer = Replayer.from_snapshot(
+                ladder.params(), ladder.scoring(), _snapshot(ladder, last, players)
+            )
+            rated, written = _rate_and_store(ladder, replayer, new, since=None)
+            return RateResult(rated=rated, written=written)
+        # A correction may have moved a match later: its stored rows say where it stood.
+        redo = [pk for _, pk, _, at in affecting if at is not None]
+        first = min(first, _first_stored_key(ladder, redo) or first)
+        rated, written = _replay_from(ladder, first, redo)
+        return RateResult(rated=rated, replayed_from=first, written=written)
 
 
 def _tell_new_ratings(ladder: Ladder, match_ids: list[int]) -> None:
@@ -143,7 +158,9 @@ def recompute_ladder(ladder_id: int) -> int:
     """Replay a ladder from scratch and store the result; running it twice changes nothing."""
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
-        count = _replay_from(ladder, None)
+        waiting = Match.objects.filter(ladder=ladder, needs_rating=True)
+        with _gc_paused():
+            count, _ = _replay_from(ladder, None, list(waiting.values_list("pk", flat=True)))
         Match.objects.filter(ladder=ladder, state__in=RATED_STATES).update(
             needs_rating=False, rated_at=timezone.now()
         )
@@ -165,8 +182,10 @@ def bump_board(*ladder_ids: int) -> int:
     return version
 
 
-# Matches rated per call of the engine's batch path when storing a run's changes.
-RATE_BATCH = 4096
+# Matches rated per call of the engine's batch path when storing a run's changes: each
+# call hands every player's state back and forth (at 4,096 a call, that took four times the
+# rating of 200,000 matches among 10,000 players), and a batch's changes stay in memory.
+RATE_BATCH = 65536
 
 
 def _chunks(ids: list[int], size: int = 1000) -> Iterable[list[int]]:
@@ -242,6 +261,19 @@ def initial_states(ladder: Ladder, players: set[int] | None = None) -> dict[str,
     }
 
 
+def _first_stored_key(ladder: Ladder, match_ids: list[int]) -> Key | None:
+    """The earliest (played_on, match) of these matches' stored change rows: where a match
+    whose date a correction moved later stood before (None if none has rows)."""
+    keys = [
+        (played_on, pk)
+        for chunk in _chunks(match_ids)
+        for played_on, pk in RatingChange.objects.filter(ladder=ladder, match_id__in=chunk)
+        .order_by("played_on", "match_id")
+        .values_list("played_on", "match_id")[:1]
+    ]
+    return min(keys, default=None)
+
+
 def _last_rated_key(ladder: Ladder) -> Key | None:
     row = (
         RatingChange.objects.filter(ladder=ladder)
@@ -315,17 +347,30 @@ def _snapshot(ladder: Ladder, last: Key | None, players: set[int]) -> ReplaySnap
 # -- writing ---------------------------------------------------------------------
 
 
-def _replay_from(ladder: Ladder, first: Key | None) -> int:
-    """Replay every rated match from scratch; rewrite change rows from `first` on (all if None)."""
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection during a run: it builds and drops millions of small
+    objects (matches, changes, rows), none of them in a cycle, and the collector's passes
+    over them took half the time of reading a large ladder's matches."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _replay_from(ladder: Ladder, first: Key | None, redo: list[int]) -> tuple[int, int]:
+    """Replay every rated match from scratch; bring the stored change rows from `first` on
+    (all if None) and the states to what it gives. Returns the matches re-rated from `first`
+    and the change rows written (only those that differ are).
+
+    `redo`: matches rated before whose stored rows may now belong elsewhere in the order (a
+    correction may move a match's date, a void removes it): their rows go first."""
+    for chunk in _chunks(redo):
+        RatingChange.objects.filter(ladder=ladder, match_id__in=chunk).delete()
     replayer = Replayer(ladder.params(), ladder.scoring(), initial_states(ladder))
-    if first is None:
-        RatingChange.objects.filter(ladder=ladder).delete()
-    else:
-        day, pk = first
-        RatingChange.objects.filter(ladder=ladder).filter(
-            Q(played_on__gt=day) | Q(played_on=day, match_id__gte=pk)
-        ).delete()
-    PlayerRating.objects.filter(ladder=ladder).delete()
     return _rate_and_store(ladder, replayer, load_matches(ladder), since=first, full=True)
 
 
@@ -335,32 +380,25 @@ def _rate_and_store(
     matches: Iterable[MatchResult],
     since: Key | None,
     full: bool = False,
-) -> int:
-    """Rate `matches` in order; store change rows for those at or after `since`, and the states.
+) -> tuple[int, int]:
+    """Rate `matches` in order; store change rows for those at or after `since`, and the
+    states. Returns the matches from `since` on and the change rows written.
 
-    With `full`, the stored states are rebuilt from every match; otherwise the new
-    matches' results are added to the states already stored.
+    With `full` (a replay from scratch), the stored rows from `since` on become the replay's,
+    a batch of matches at a time (`_store_changes`), and the states are rebuilt from every
+    match. Otherwise the matches are new: their rows are added, and their results to the
+    states already stored.
     """
     wins: dict[str, int] = defaultdict(int)
     losses: dict[str, int] = defaultdict(int)
     touched: set[str] = set()
-    stored = 0
-
-    def rated() -> Iterable[tuple[MatchResult, tuple[PlayerChange, ...]]]:
-        # The engine's batch path (one C pass per batch), a batch at a time so that a long
+    stored = written = 0
+    done: Key | None = None  # with `full`: the stored rows up to here are the replay's
+    for batch in _batches(matches):
+        rows: list[tuple[object, ...]] = []
+        # The engine's batch path (one C pass per batch); a batch at a time, so that a long
         # replay's matches and changes are never all in memory at once.
-        batch: list[MatchResult] = []
-        for match in matches:
-            batch.append(match)
-            if len(batch) == RATE_BATCH:
-                yield from zip(batch, replayer.rate_all(batch), strict=True)
-                batch = []
-        yield from zip(batch, replayer.rate_all(batch), strict=True)
-
-    def rows() -> Iterable[tuple[object, ...]]:
-        nonlocal stored
-        for match, changes in rated():
-            side_a = set(match.side_a)
+        for match, changes in zip(batch, replayer.rate_all(batch), strict=True):
             for c in changes:
                 if c.won:
                     wins[c.player] += 1
@@ -370,8 +408,9 @@ def _rate_and_store(
             if since is not None and (match.played_on, match.id) < since:
                 continue
             stored += 1
-            for c in changes:
-                yield (
+            side_a = set(match.side_a)
+            rows.extend(
+                (
                     match.id, int(c.player), ladder.pk, match.played_on,
                     "a" if c.player in side_a else "b",
                     c.rating_before, c.rd_before, c.volatility_before,
@@ -380,10 +419,30 @@ def _rate_and_store(
                     c.repetition_weight, c.diversity_ratio,
                     c.gate_open, c.performance_weight, c.rating_after - c.rating_before,
                 )  # fmt: skip
-
-    insert_rows(RatingChange, CHANGE_FIELDS, rows())
+                for c in changes
+            )
+        if not full:
+            written += insert_rows(RatingChange, CHANGE_FIELDS, rows)
+            continue
+        # The last batch (shorter than the others) reaches to the end: it also finds the
+        # rows of matches no longer rated after the last one that is.
+        end = (batch[-1].played_on, batch[-1].id) if len(batch) == RATE_BATCH else None
+        if end is None or since is None or end >= since:
+            written += _store_changes(ladder, rows, done, since, end)
+            done = end
     _store_states(ladder, replayer, touched, wins, losses, add=not full)
-    return stored
+    return stored, written
+
+
+def _batches(matches: Iterable[MatchResult]) -> Iterable[list[MatchResult]]:
+    """`matches` in lists of RATE_BATCH, the last one shorter (empty if need be)."""
+    batch: list[MatchResult] = []
+    for match in matches:
+        batch.append(match)
+        if len(batch) == RATE_BATCH:
+            yield batch
+            batch = []
+    yield batch
 
 
 CHANGE_FIELDS = (
@@ -396,6 +455,53 @@ CHANGE_FIELDS = (
 )  # fmt: skip
 
 
+def _store_changes(
+    ladder: Ladder,
+    rows: list[tuple[object, ...]],
+    after: Key | None,
+    since: Key | None,
+    end: Key | None,
+) -> int:
+    """Make the ladder's stored change rows after `after` (else from `since`, else from the
+    start) up to `end` (else to the last) exactly `rows`, the replay's rows of those matches
+    in `CHANGE_FIELDS` order. A correction changes the rows of its players' later matches
+    and of their opponents' after them, seldom all: rows that are already right stay, the
+    others are deleted in one statement and written with COPY. Returns the rows written."""
+    old_rows = RatingChange.objects.filter(ladder=ladder)
+    if after is not None:
+        old_rows = old_rows.filter(_key_q(after, "gt"))
+    elif since is not None:
+        old_rows = old_rows.filter(_key_q(since, "gte"))
+    if end is not None:
+        old_rows = old_rows.filter(_key_q(end, "lte"))
+    old = {(row[1], row[2]): row for row in old_rows.values_list("pk", *CHANGE_FIELDS)}
+    stale: list[int] = []
+    write = []
+    for row in rows:
+        was = old.pop((row[0], row[1]), None)
+        if was is None or was[1:] != row:
+            write.append(row)
+            if was is not None:
+                stale.append(was[0])
+    stale.extend(was[0] for was in old.values())  # matches no longer rated
+    delete_rows(RatingChange, stale)
+    return insert_rows(RatingChange, CHANGE_FIELDS, write)
+
+
+def _key_q(key: Key, op: str) -> Q:
+    """Change rows after (`op` "gt"), from ("gte") or up to ("lte") a (played_on, match) key,
+    in the order matches are rated (the `change_ladder_order` index)."""
+    day, pk = key
+    beyond = "lt" if op == "lte" else "gt"
+    return Q(**{f"played_on__{beyond}": day}) | Q(played_on=day, **{f"match_id__{op}": pk})
+
+
+STATE_FIELDS = (
+    "rating", "rd", "volatility", "matches", "wins", "losses",
+    "last_played", "established_until", "listing",
+)  # fmt: skip
+
+
 def _store_states(
     ladder: Ladder,
     replayer: Replayer,
@@ -404,55 +510,50 @@ def _store_states(
     losses: dict[str, int],
     add: bool,
 ) -> None:
-    if not players:
+    """Store the states of `players` (user ids). With `add`, their wins and losses add to
+    those stored; otherwise (a replay from scratch) the ladder's stored rows become exactly
+    these players', written where they differ, deleted for anyone else."""
+    if add and not players:
         return
-    existing = {}
+    stored_rows = PlayerRating.objects.filter(ladder=ladder)
     if add:
-        existing = {
-            str(user_id): (w, lo)
-            for user_id, w, lo in PlayerRating.objects.filter(
-                ladder=ladder, user_id__in=[int(p) for p in players]
-            ).values_list("user_id", "wins", "losses")
-        }
+        stored_rows = stored_rows.filter(user_id__in=[int(p) for p in players])
+    existing = {
+        str(row[1]): row for row in stored_rows.values_list("pk", "user_id", *STATE_FIELDS)
+    }
     members = Membership.objects.filter(ladder=ladder).only("user_id", "is_public")
     if len(players) <= SNAPSHOT_NAMED:
         members = members.filter(user_id__in=[int(p) for p in players])
     membership = {str(m.user_id): m for m in members}
     standing = ladder_standing(ladder)
+    at_wins = 2 + STATE_FIELDS.index("wins")
     rows = []
     for name in players:
         state = replayer.state(name)
-        w0, l0 = existing.get(name, (0, 0))
-        rows.append(
-            PlayerRating(
-                ladder=ladder,
-                user_id=int(name),
-                rating=state.rating,
-                rd=state.rd,
-                volatility=state.volatility,
-                matches=state.matches,
-                wins=w0 + wins[name],
-                losses=l0 + losses[name],
-                last_played=state.last_played,
-                established_until=established_until(state, *standing),
-                listing=listing_of(membership.get(name)),
-            )
+        was = existing.pop(name, None)
+        w0, l0 = was[at_wins : at_wins + 2] if add and was is not None else (0, 0)
+        values = (
+            state.rating,
+            state.rd,
+            state.volatility,
+            state.matches,
+            w0 + wins[name],
+            l0 + losses[name],
+            state.last_played,
+            established_until(state, *standing),
+            listing_of(membership.get(name)),
         )
+        if was is None or was[2:] != values:
+            rows.append(
+                PlayerRating(ladder=ladder, user_id=int(name), **dict(zip(STATE_FIELDS, values)))
+            )
+    if not add:  # players with no rated match left (a void took their only one)
+        for chunk in _chunks([was[0] for was in existing.values()]):
+            PlayerRating.objects.filter(pk__in=chunk).delete()
     PlayerRating.objects.bulk_create(
         rows,
         batch_size=WRITE_BATCH,
         update_conflicts=True,
         unique_fields=["ladder", "user"],
-        update_fields=[
-            "rating",
-            "rd",
-            "volatility",
-            "matches",
-            "wins",
-            "losses",
-            "last_played",
-            "established_until",
-            "updated_at",
-            "listing",
-        ],
+        update_fields=[*STATE_FIELDS, "updated_at"],
     )
