@@ -13,7 +13,6 @@ from typing import Any
 
 from django.db import connection, models
 
-
 DELETE_BATCH = 500  # ids per DELETE where arrays cannot be passed (SQLite's parameter limit)
 
 
@@ -33,7 +32,8 @@ def _jsonable(value: Any) -> Any:
 def insert_rows(
     model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence[Any]]
 ) -> int:
-    """Insert `rows` (tuples in the order of `fields`, foreign keys as ids); returns the count."""
+    """Insert `rows` (tuples in the order of `fields`, foreign keys as ids, JSON as Python
+    values); returns the count."""
     table = connection.ops.quote_name(model._meta.db_table)
     columns = ", ".join(connection.ops.quote_name(c) for c in _columns(model, fields))
     json_at = [
@@ -44,10 +44,11 @@ def insert_rows(
     count = 0
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+            # Binary: psycopg writes each value as it is in memory, and the server reads no
+            # text: five times faster than text for a replay's floats.
+            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(_copy_types(model, fields))
                 for row in rows:
-                    if json_at:
-                        row = [_jsonable(v) if i in json_at else v for i, v in enumerate(row)]
                     copy.write_row(row)
                     count += 1
         else:
@@ -60,22 +61,36 @@ def insert_rows(
     return count
 
 
-def delete_rows(model: type[models.Model], ids: Sequence[int]) -> int:
-    """Delete the rows with these primary keys: one statement on PostgreSQL, a few hundred ids
-    a statement elsewhere. Plain SQL, no signals or cascades: for rows nothing refers to."""
+def _copy_types(model: type[models.Model], fields: Sequence[str]) -> list[str]:
+    """The PostgreSQL type of each column (a foreign key's is its target's), for COPY."""
+    types = []
+    for name in fields:
+        field = model._meta.get_field(name)
+        assert isinstance(field, models.Field), name
+        db_type = field.db_type(connection)
+        assert db_type, name  # a concrete column
+        types.append(db_type.split("(")[0])  # "varchar(1)" → "varchar"
+    return types
+
+
+def delete_rows(model: type[models.Model], ids: Sequence[int], field: str = "pk") -> int:
+    """Delete the rows whose `field` (the primary key, or a foreign key) is one of `ids`: one
+    statement on PostgreSQL, a few hundred ids a statement elsewhere. Plain SQL, no signals
+    or cascades: for rows nothing refers to. Returns the rows deleted."""
     table = connection.ops.quote_name(model._meta.db_table)
-    pk = connection.ops.quote_name(model._meta.pk.column)
+    column = model._meta.pk.column if field == "pk" else _columns(model, [field])[0]
+    column = connection.ops.quote_name(column)
     count = 0
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             if ids:
-                cursor.execute(f"DELETE FROM {table} WHERE {pk} = ANY(%s)", [list(ids)])
+                cursor.execute(f"DELETE FROM {table} WHERE {column} = ANY(%s)", [list(ids)])
                 count = cursor.rowcount
         else:
             for start in range(0, len(ids), DELETE_BATCH):
-                chunk = ids[start : start + DELETE_BATCH]
+                chunk = list(ids[start : start + DELETE_BATCH])
                 marks = ", ".join(["%s"] * len(chunk))
-                cursor.execute(f"DELETE FROM {table} WHERE {pk} IN ({marks})", list(chunk))
+                cursor.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
                 count += cursor.rowcount
     return count
 

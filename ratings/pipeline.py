@@ -31,7 +31,7 @@ from django.utils import timezone
 from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import delete_rows, insert_rows
-from ratings.engine import MatchResult, PlayerChange, PlayerState, Replayer, ReplaySnapshot
+from ratings.engine import MatchResult, PlayerState, Replayer, ReplaySnapshot
 from ratings.models import (
     PlayerRating,
     RatingChange,
@@ -125,9 +125,13 @@ def _rate_affecting(ladder: Ladder, affecting: list[tuple[date, int, str, object
             rated, written = _rate_and_store(ladder, replayer, new, since=None)
             return RateResult(rated=rated, written=written)
         # A correction may have moved a match later: its stored rows say where it stood.
+        changed = [pk for _, pk, _, _ in affecting]
         redo = [pk for _, pk, _, at in affecting if at is not None]
-        first = min(first, _first_stored_key(ladder, redo) or first)
-        rated, written = _replay_from(ladder, first, redo)
+        if len(redo) <= SNAPSHOT_NAMED:
+            first = min(first, _first_stored_key(ladder, redo) or first)
+        else:  # a ladder marked whole (new settings): from its first rated match
+            first = min(first, _first_stored_key(ladder, None) or first)
+        rated, written = _replay_from(ladder, first, changed)
         return RateResult(rated=rated, replayed_from=first, written=written)
 
 
@@ -158,9 +162,8 @@ def recompute_ladder(ladder_id: int) -> int:
     """Replay a ladder from scratch and store the result; running it twice changes nothing."""
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
-        waiting = Match.objects.filter(ladder=ladder, needs_rating=True)
         with _gc_paused():
-            count, _ = _replay_from(ladder, None, list(waiting.values_list("pk", flat=True)))
+            count, _ = _replay_from(ladder, None, [])
         Match.objects.filter(ladder=ladder, state__in=RATED_STATES).update(
             needs_rating=False, rated_at=timezone.now()
         )
@@ -261,16 +264,14 @@ def initial_states(ladder: Ladder, players: set[int] | None = None) -> dict[str,
     }
 
 
-def _first_stored_key(ladder: Ladder, match_ids: list[int]) -> Key | None:
-    """The earliest (played_on, match) of these matches' stored change rows: where a match
-    whose date a correction moved later stood before (None if none has rows)."""
-    keys = [
-        (played_on, pk)
-        for chunk in _chunks(match_ids)
-        for played_on, pk in RatingChange.objects.filter(ladder=ladder, match_id__in=chunk)
-        .order_by("played_on", "match_id")
-        .values_list("played_on", "match_id")[:1]
-    ]
+def _first_stored_key(ladder: Ladder, match_ids: list[int] | None) -> Key | None:
+    """The earliest (played_on, match) of these matches' stored change rows (of any, with
+    None): where a match whose date a correction moved later stood before."""
+    rows = RatingChange.objects.filter(ladder=ladder).order_by("played_on", "match_id")
+    chunks = (
+        [rows] if match_ids is None else [rows.filter(match_id__in=c) for c in _chunks(match_ids)]
+    )
+    keys = [key for chunk in chunks for key in chunk.values_list("played_on", "match_id")[:1]]
     return min(keys, default=None)
 
 
@@ -361,17 +362,46 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _replay_from(ladder: Ladder, first: Key | None, redo: list[int]) -> tuple[int, int]:
+def _replay_from(ladder: Ladder, first: Key | None, changed: list[int]) -> tuple[int, int]:
     """Replay every rated match from scratch; bring the stored change rows from `first` on
     (all if None) and the states to what it gives. Returns the matches re-rated from `first`
-    and the change rows written (only those that differ are).
+    and the change rows written.
 
-    `redo`: matches rated before whose stored rows may now belong elsewhere in the order (a
-    correction may move a match's date, a void removes it): their rows go first."""
-    for chunk in _chunks(redo):
-        RatingChange.objects.filter(ladder=ladder, match_id__in=chunk).delete()
+    `changed`: the matches whose rating changed (late, corrected, voided: all at or after
+    `first`). A match's rating depends only on its own players' states and lookback windows
+    (ratings.engine.replay), and the stored rows are a replay of the matches as they were:
+    so only the rows of the changed matches, and of later matches of a player one of those
+    reached (directly or through an opponent), can differ. Just those are rewritten. With
+    many changed matches (new settings mark them all) every row from `first` is.
+    """
+    if first is None or len(changed) > SNAPSHOT_NAMED:
+        old_rows = RatingChange.objects.filter(ladder=ladder)
+        if first is not None:
+            old_rows = old_rows.filter(_key_q(first, "gte"))
+        old_rows.delete()  # one statement: nothing refers to change rows
+        reached = None
+    else:
+        # A voided match's players are reached from its place on, as a played one's are.
+        reached = {
+            str(user_id)
+            for chunk in _chunks(changed)
+            for user_id in RatingChange.objects.filter(ladder=ladder, match_id__in=chunk)
+            .values_list("user_id", flat=True)
+            .distinct()
+        }
+        delete_rows(RatingChange, changed, field="match")
     replayer = Replayer(ladder.params(), ladder.scoring(), initial_states(ladder))
-    return _rate_and_store(ladder, replayer, load_matches(ladder), since=first, full=True)
+    return _rate_and_store(
+        ladder, replayer, load_matches(ladder), since=first, full=True,
+        reached=reached, changed=set(changed),
+    )  # fmt: skip
+
+
+def _key_q(key: Key, op: str) -> Q:
+    """Change rows after (`op` "gt") or from ("gte") a (played_on, match) key, in the order
+    matches are rated."""
+    day, pk = key
+    return Q(played_on__gt=day) | Q(played_on=day, **{f"match_id__{op}": pk})
 
 
 def _rate_and_store(
@@ -380,22 +410,25 @@ def _rate_and_store(
     matches: Iterable[MatchResult],
     since: Key | None,
     full: bool = False,
+    reached: set[str] | None = None,
+    changed: set[int] | None = None,
 ) -> tuple[int, int]:
     """Rate `matches` in order; store change rows for those at or after `since`, and the
     states. Returns the matches from `since` on and the change rows written.
 
-    With `full` (a replay from scratch), the stored rows from `since` on become the replay's,
-    a batch of matches at a time (`_store_changes`), and the states are rebuilt from every
-    match. Otherwise the matches are new: their rows are added, and their results to the
-    states already stored.
+    With `full` (a replay from scratch), the states are rebuilt from every match, and with
+    `reached` (players the `changed` matches reached, see `_replay_from`) only the rows of
+    the changed matches and of those reached since are written, in place of the stored ones;
+    otherwise every row from `since` on is (the caller deleted the stored ones). Without
+    `full` the matches are new: their rows are added, and their results to the states stored.
     """
     wins: dict[str, int] = defaultdict(int)
     losses: dict[str, int] = defaultdict(int)
     touched: set[str] = set()
     stored = written = 0
-    done: Key | None = None  # with `full`: the stored rows up to here are the replay's
     for batch in _batches(matches):
         rows: list[tuple[object, ...]] = []
+        rewritten: list[int] = []  # matches whose stored rows the new ones replace
         # The engine's batch path (one C pass per batch); a batch at a time, so that a long
         # replay's matches and changes are never all in memory at once.
         for match, changes in zip(batch, replayer.rate_all(batch), strict=True):
@@ -408,28 +441,41 @@ def _rate_and_store(
             if since is not None and (match.played_on, match.id) < since:
                 continue
             stored += 1
+            if reached is not None:
+                players = (*match.side_a, *match.side_b)
+                if match.id not in (changed or ()) and reached.isdisjoint(players):
+                    continue  # its stored rows are what this replay gives
+                reached.update(players)
+                rewritten.append(match.id)  # type: ignore[arg-type]
             side_a = set(match.side_a)
             rows.extend(
                 (
-                    match.id, int(c.player), ladder.pk, match.played_on,
+                    match.id,
+                    int(c.player),
+                    ladder.pk,
+                    match.played_on,
                     "a" if c.player in side_a else "b",
-                    c.rating_before, c.rd_before, c.volatility_before,
-                    c.rating_after, c.rd_after, c.volatility_after,
-                    c.expected, c.outcome, c.won, c.margin_multiplier, c.floor_applied,
-                    c.repetition_weight, c.diversity_ratio,
-                    c.gate_open, c.performance_weight, c.rating_after - c.rating_before,
+                    c.rating_before,
+                    c.rd_before,
+                    c.volatility_before,
+                    c.rating_after,
+                    c.rd_after,
+                    c.volatility_after,
+                    c.expected,
+                    c.outcome,
+                    c.won,
+                    c.margin_multiplier,
+                    c.floor_applied,
+                    c.repetition_weight,
+                    c.diversity_ratio,
+                    c.gate_open,
+                    c.performance_weight,
+                    c.rating_after - c.rating_before,
                 )  # fmt: skip
                 for c in changes
             )
-        if not full:
-            written += insert_rows(RatingChange, CHANGE_FIELDS, rows)
-            continue
-        # The last batch (shorter than the others) reaches to the end: it also finds the
-        # rows of matches no longer rated after the last one that is.
-        end = (batch[-1].played_on, batch[-1].id) if len(batch) == RATE_BATCH else None
-        if end is None or since is None or end >= since:
-            written += _store_changes(ladder, rows, done, since, end)
-            done = end
+        delete_rows(RatingChange, rewritten, field="match")
+        written += insert_rows(RatingChange, CHANGE_FIELDS, rows)
     _store_states(ladder, replayer, touched, wins, losses, add=not full)
     return stored, written
 
@@ -455,47 +501,6 @@ CHANGE_FIELDS = (
 )  # fmt: skip
 
 
-def _store_changes(
-    ladder: Ladder,
-    rows: list[tuple[object, ...]],
-    after: Key | None,
-    since: Key | None,
-    end: Key | None,
-) -> int:
-    """Make the ladder's stored change rows after `after` (else from `since`, else from the
-    start) up to `end` (else to the last) exactly `rows`, the replay's rows of those matches
-    in `CHANGE_FIELDS` order. A correction changes the rows of its players' later matches
-    and of their opponents' after them, seldom all: rows that are already right stay, the
-    others are deleted in one statement and written with COPY. Returns the rows written."""
-    old_rows = RatingChange.objects.filter(ladder=ladder)
-    if after is not None:
-        old_rows = old_rows.filter(_key_q(after, "gt"))
-    elif since is not None:
-        old_rows = old_rows.filter(_key_q(since, "gte"))
-    if end is not None:
-        old_rows = old_rows.filter(_key_q(end, "lte"))
-    old = {(row[1], row[2]): row for row in old_rows.values_list("pk", *CHANGE_FIELDS)}
-    stale: list[int] = []
-    write = []
-    for row in rows:
-        was = old.pop((row[0], row[1]), None)
-        if was is None or was[1:] != row:
-            write.append(row)
-            if was is not None:
-                stale.append(was[0])
-    stale.extend(was[0] for was in old.values())  # matches no longer rated
-    delete_rows(RatingChange, stale)
-    return insert_rows(RatingChange, CHANGE_FIELDS, write)
-
-
-def _key_q(key: Key, op: str) -> Q:
-    """Change rows after (`op` "gt"), from ("gte") or up to ("lte") a (played_on, match) key,
-    in the order matches are rated (the `change_ladder_order` index)."""
-    day, pk = key
-    beyond = "lt" if op == "lte" else "gt"
-    return Q(**{f"played_on__{beyond}": day}) | Q(played_on=day, **{f"match_id__{op}": pk})
-
-
 STATE_FIELDS = (
     "rating", "rd", "volatility", "matches", "wins", "losses",
     "last_played", "established_until", "listing",
@@ -518,9 +523,7 @@ def _store_states(
     stored_rows = PlayerRating.objects.filter(ladder=ladder)
     if add:
         stored_rows = stored_rows.filter(user_id__in=[int(p) for p in players])
-    existing = {
-        str(row[1]): row for row in stored_rows.values_list("pk", "user_id", *STATE_FIELDS)
-    }
+    existing = {str(row[1]): row for row in stored_rows.values_list("pk", "user_id", *STATE_FIELDS)}
     members = Membership.objects.filter(ladder=ladder).only("user_id", "is_public")
     if len(players) <= SNAPSHOT_NAMED:
         members = members.filter(user_id__in=[int(p) for p in players])
@@ -545,7 +548,9 @@ def _store_states(
         )
         if was is None or was[2:] != values:
             rows.append(
-                PlayerRating(ladder=ladder, user_id=int(name), **dict(zip(STATE_FIELDS, values)))
+                PlayerRating(
+                    ladder=ladder, user_id=int(name), **dict(zip(STATE_FIELDS, values, strict=True))
+                )
             )
     if not add:  # players with no rated match left (a void took their only one)
         for chunk in _chunks([was[0] for was in existing.values()]):
