@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import connection, models
+from django.db.models.expressions import RawSQL
 
 DELETE_BATCH = 500  # ids per DELETE where arrays cannot be passed (SQLite's parameter limit)
 
@@ -93,6 +94,22 @@ def delete_rows(model: type[models.Model], ids: Sequence[int], field: str = "pk"
                 cursor.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
                 count += cursor.rowcount
     return count
+
+
+IN_BATCH = 1000  # ids per `__in` where arrays cannot be passed
+IdBatch = Sequence[int] | RawSQL  # what `id_batches` gives
+
+
+def id_batches(ids: Sequence[int]) -> Iterable[IdBatch]:
+    """`ids` as right-hand sides of `__in` lookups: on PostgreSQL all at once, as one array
+    parameter (a statement with a parameter for each of many thousand ids is slow to build
+    and run); elsewhere a thousand at a time. Nothing for no ids."""
+    if connection.vendor == "postgresql":
+        if ids:
+            yield RawSQL("SELECT unnest(%s::bigint[])", (list(ids),))
+        return
+    for start in range(0, len(ids), IN_BATCH):
+        yield ids[start : start + IN_BATCH]
 
 
 def reserve_ids(model: type[models.Model], count: int) -> list[int] | None:

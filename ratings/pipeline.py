@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
-from ratings.bulk import delete_rows, insert_rows
+from ratings.bulk import IdBatch, delete_rows, id_batches, insert_rows
 from ratings.engine import MatchResult, PlayerState, Replayer, ReplaySnapshot
 from ratings.models import (
     PlayerRating,
@@ -90,11 +90,11 @@ def rate_ladder(ladder_id: int) -> RateResult:
         rated = [pk for pk, _, state, _ in pending if state in RATED_STATES]
         unrated = [pk for pk, _, state, _ in pending if state not in RATED_STATES]
         first_time = [pk for pk, _, state, at in pending if state in RATED_STATES and at is None]
-        for chunk in _chunks(first_time):
+        for chunk in id_batches(first_time):
             _tell_new_ratings(ladder, chunk)
-        for chunk in _chunks(rated):
+        for chunk in id_batches(rated):
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=now)
-        for chunk in _chunks(unrated):
+        for chunk in id_batches(unrated):
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=None)
         if affecting:
             ladder.board_version = bump_board(ladder.pk)
@@ -135,7 +135,7 @@ def _rate_affecting(ladder: Ladder, affecting: list[tuple[date, int, str, object
         return RateResult(rated=rated, replayed_from=first, written=written)
 
 
-def _tell_new_ratings(ladder: Ladder, match_ids: list[int]) -> None:
+def _tell_new_ratings(ladder: Ladder, match_ids: IdBatch) -> None:
     """Each player of a match confirmed on the site hears what it did to their rating.
 
     Only matches with an audit trail (reported on the site): imported history has none and
@@ -189,12 +189,6 @@ def bump_board(*ladder_ids: int) -> int:
 # call hands every player's state back and forth (at 4,096 a call, that took four times the
 # rating of 200,000 matches among 10,000 players), and a batch's changes stay in memory.
 RATE_BATCH = 65536
-
-
-def _chunks(ids: list[int], size: int = 1000) -> Iterable[list[int]]:
-    """Ids a thousand at a time: one statement with very many parameters is slow to build."""
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
 
 
 def ladders_needing_rating() -> list[int]:
@@ -269,7 +263,9 @@ def _first_stored_key(ladder: Ladder, match_ids: list[int] | None) -> Key | None
     None): where a match whose date a correction moved later stood before."""
     rows = RatingChange.objects.filter(ladder=ladder).order_by("played_on", "match_id")
     chunks = (
-        [rows] if match_ids is None else [rows.filter(match_id__in=c) for c in _chunks(match_ids)]
+        [rows]
+        if match_ids is None
+        else [rows.filter(match_id__in=c) for c in id_batches(match_ids)]
     )
     keys = [key for chunk in chunks for key in chunk.values_list("played_on", "match_id")[:1]]
     return min(keys, default=None)
@@ -384,7 +380,7 @@ def _replay_from(ladder: Ladder, first: Key | None, changed: list[int]) -> tuple
         # A voided match's players are reached from its place on, as a played one's are.
         reached = {
             str(user_id)
-            for chunk in _chunks(changed)
+            for chunk in id_batches(changed)
             for user_id in RatingChange.objects.filter(ladder=ladder, match_id__in=chunk)
             .values_list("user_id", flat=True)
             .distinct()
@@ -553,7 +549,7 @@ def _store_states(
                 )
             )
     if not add:  # players with no rated match left (a void took their only one)
-        for chunk in _chunks([was[0] for was in existing.values()]):
+        for chunk in id_batches([was[0] for was in existing.values()]):
             PlayerRating.objects.filter(pk__in=chunk).delete()
     PlayerRating.objects.bulk_create(
         rows,
