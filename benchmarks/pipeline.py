@@ -134,9 +134,7 @@ def replay_from_early(slug: str, everything: bool = False) -> tuple[float, int, 
 
     ladder = Ladder.objects.get(slug=slug)
     if everything:
-        Match.objects.filter(ladder=ladder, state__in=Match.RATED_STATES).update(
-            needs_rating=True
-        )
+        Match.objects.filter(ladder=ladder, state__in=Match.RATED_STATES).update(needs_rating=True)
     else:
         early = Match.objects.filter(ladder=ladder).order_by("played_on", "id")[100]
         Game.objects.filter(match=early).update(a_points=F("b_points"), b_points=F("a_points"))

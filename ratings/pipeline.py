@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Q
@@ -109,7 +109,9 @@ def rate_ladder(ladder_id: int) -> RateResult:
     return result
 
 
-def _rate_affecting(ladder: Ladder, affecting: list[tuple[date, int, str, object]]) -> RateResult:
+def _rate_affecting(
+    ladder: Ladder, affecting: list[tuple[date, int, str, datetime | None]]
+) -> RateResult:
     """Rate the ladder given the claimed matches that change something: continue from the
     stored state when they are all new and later than everything rated, else replay."""
     last = _last_rated_key(ladder)
