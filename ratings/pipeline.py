@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
-from ratings.bulk import IdBatch, delete_rows, id_batches, insert_rows
+from ratings.bulk import IdBatch, id_batches, insert_rows, upsert_rows
 from ratings.engine import MatchResult, PlayerState, Replayer, ReplaySnapshot
 from ratings.models import (
     PlayerRating,
@@ -366,40 +366,41 @@ def _replay_from(ladder: Ladder, first: Key | None, changed: list[int]) -> tuple
     and the change rows written.
 
     `changed`: the matches whose rating changed (late, corrected, voided: all at or after
-    `first`). A match's rating depends only on its own players' states and lookback windows
-    (ratings.engine.replay), and the stored rows are a replay of the matches as they were:
-    so only the rows of the changed matches, and of later matches of a player one of those
-    reached (directly or through an opponent), can differ. Just those are rewritten. With
-    many changed matches (new settings mark them all) every row from `first` is.
+    `first`); their stored rows go first. A match's rating depends only on its own players'
+    states and lookback windows (ratings.engine.replay), and the stored rows are a replay of
+    the matches as they were: so only the rows of the changed matches, and of later matches
+    of a player they reached (directly or through opponents), can differ, and only those are
+    written. With many changed matches (new settings mark them all), or from the start
+    (`recompute_ladder`), every row from `first` is written where it differs.
     """
-    if first is None or len(changed) > SNAPSHOT_NAMED:
-        old_rows = RatingChange.objects.filter(ladder=ladder)
-        if first is not None:
-            old_rows = old_rows.filter(_key_q(first, "gte"))
-        old_rows.delete()  # one statement: nothing refers to change rows
-        reached = None
-    else:
+    reached: set[str] | None = None
+    if first is not None and len(changed) <= SNAPSHOT_NAMED:
         # A voided match's players are reached from its place on, as a played one's are.
-        reached = {
-            str(user_id)
-            for chunk in id_batches(changed)
-            for user_id in RatingChange.objects.filter(ladder=ladder, match_id__in=chunk)
-            .values_list("user_id", flat=True)
-            .distinct()
-        }
-        delete_rows(RatingChange, changed, field="match")
+        reached = set()
+        for ids in id_batches(changed):
+            old_rows = RatingChange.objects.filter(ladder=ladder, match_id__in=ids)
+            reached.update(str(pk) for pk in old_rows.values_list("user_id", flat=True))
+            old_rows.delete()
     replayer = Replayer(ladder.params(), ladder.scoring(), initial_states(ladder))
-    return _rate_and_store(
+    result = _rate_and_store(
         ladder, replayer, load_matches(ladder), since=first, full=True,
         reached=reached, changed=set(changed),
     )  # fmt: skip
+    if reached is None:  # rows of matches no longer rated (voided), in one statement
+        old_rows = RatingChange.objects.filter(ladder=ladder)
+        if first is not None:
+            old_rows = old_rows.filter(_from_key(first))
+        played = MatchPlayer.objects.filter(
+            match=OuterRef("match"), user=OuterRef("user"), match__state__in=RATED_STATES
+        )
+        old_rows.exclude(Exists(played)).delete()
+    return result
 
 
-def _key_q(key: Key, op: str) -> Q:
-    """Change rows after (`op` "gt") or from ("gte") a (played_on, match) key, in the order
-    matches are rated."""
+def _from_key(key: Key) -> Q:
+    """Change rows from a (played_on, match) key on, in the order matches are rated."""
     day, pk = key
-    return Q(played_on__gt=day) | Q(played_on=day, **{f"match_id__{op}": pk})
+    return Q(played_on__gt=day) | Q(played_on=day, match_id__gte=pk)
 
 
 def _rate_and_store(
@@ -414,11 +415,12 @@ def _rate_and_store(
     """Rate `matches` in order; store change rows for those at or after `since`, and the
     states. Returns the matches from `since` on and the change rows written.
 
-    With `full` (a replay from scratch), the states are rebuilt from every match, and with
-    `reached` (players the `changed` matches reached, see `_replay_from`) only the rows of
-    the changed matches and of those reached since are written, in place of the stored ones;
-    otherwise every row from `since` on is (the caller deleted the stored ones). Without
-    `full` the matches are new: their rows are added, and their results to the states stored.
+    With `full` (a replay from scratch), the states are rebuilt from every match, and the
+    rows take the place of the stored rows of the same match and player (where they differ):
+    with `reached` (players the `changed` matches reached, see `_replay_from`) only the rows
+    of the changed matches and of those reached are written, otherwise every row from
+    `since` on. Without `full` the matches are new: their rows are added, and their results
+    to the states stored.
     """
     wins: dict[str, int] = defaultdict(int)
     losses: dict[str, int] = defaultdict(int)
@@ -426,7 +428,6 @@ def _rate_and_store(
     stored = written = 0
     for batch in _batches(matches):
         rows: list[tuple[object, ...]] = []
-        rewritten: list[int] = []  # matches whose stored rows the new ones replace
         # The engine's batch path (one C pass per batch); a batch at a time, so that a long
         # replay's matches and changes are never all in memory at once.
         for match, changes in zip(batch, replayer.rate_all(batch), strict=True):
@@ -444,7 +445,6 @@ def _rate_and_store(
                 if match.id not in (changed or ()) and reached.isdisjoint(players):
                     continue  # its stored rows are what this replay gives
                 reached.update(players)
-                rewritten.append(match.id)  # type: ignore[arg-type]
             side_a = set(match.side_a)
             rows.extend(
                 (
@@ -472,8 +472,10 @@ def _rate_and_store(
                 )  # fmt: skip
                 for c in changes
             )
-        delete_rows(RatingChange, rewritten, field="match")
-        written += insert_rows(RatingChange, CHANGE_FIELDS, rows)
+        if full:  # in place of the stored rows of the same match and player, if any
+            written += upsert_rows(RatingChange, CHANGE_FIELDS, rows, unique=("match", "user"))
+        else:
+            written += insert_rows(RatingChange, CHANGE_FIELDS, rows)
     _store_states(ladder, replayer, touched, wins, losses, add=not full)
     return stored, written
 
