@@ -125,16 +125,19 @@ def replay_from_early(slug: str, everything: bool = False) -> tuple[float, int, 
     turned round, so its winner lost), the matches re-rated and the change rows written.
 
     `everything`: every rated match is marked instead, as new settings do
-    (ratings.services.replay_later), and every change row is rewritten."""
+    (ratings.services.replay_later), and every stored change row is made wrong first (as
+    if the settings had changed them all): every row is rewritten, the most a replay writes."""
     from django.db.models import F
 
     from ladder.clubs.models import Ladder
     from ladder.matches.models import Game, Match
+    from ratings.models import RatingChange
     from ratings.pipeline import rate_ladder
 
     ladder = Ladder.objects.get(slug=slug)
     if everything:
         Match.objects.filter(ladder=ladder, state__in=Match.RATED_STATES).update(needs_rating=True)
+        RatingChange.objects.filter(ladder=ladder).update(change=F("change") + 1)
     else:
         early = Match.objects.filter(ladder=ladder).order_by("played_on", "id")[100]
         Game.objects.filter(match=early).update(a_points=F("b_points"), b_points=F("a_points"))
@@ -378,7 +381,7 @@ def main() -> None:
                 )
             elapsed, rated, written = replay_from_early("big", everything=True)
             record(
-                f"replay of every match (as new settings): {rated:,} matches re-rated, "
+                f"replay of every match, every row wrong: {rated:,} matches re-rated, "
                 f"{written:,} change rows rewritten",
                 f"{elapsed:.1f} s",
                 "",
