@@ -7,7 +7,9 @@ matches up and brings the stored ratings to what a replay of every rated match g
 - the common case, matches newer than everything rated, continues the engine's replay
   from the stored state (current ratings plus the lookback window of recent matches);
 - a late match, a correction or a void replays the ladder from scratch in memory and
-  rewrites the change rows from the earliest affected match on.
+  rewrites the change rows that differ from the earliest affected match on: those of the
+  affected matches and of later matches of the players they reached (`_replay_from`),
+  updated in place.
 
 Either way the result equals a replay from scratch, which `recompute_ladder` performs
 outright. A second worker, or a redelivered message, finds nothing left to do.
@@ -446,32 +448,16 @@ def _rate_and_store(
                     continue  # its stored rows are what this replay gives
                 reached.update(players)
             side_a = set(match.side_a)
-            rows.extend(
-                (
-                    match.id,
-                    int(c.player),
-                    ladder.pk,
-                    match.played_on,
+            for c in changes:
+                rows.append((
+                    match.id, int(c.player), ladder.pk, match.played_on,
                     "a" if c.player in side_a else "b",
-                    c.rating_before,
-                    c.rd_before,
-                    c.volatility_before,
-                    c.rating_after,
-                    c.rd_after,
-                    c.volatility_after,
-                    c.expected,
-                    c.outcome,
-                    c.won,
-                    c.margin_multiplier,
-                    c.floor_applied,
-                    c.repetition_weight,
-                    c.diversity_ratio,
-                    c.gate_open,
-                    c.performance_weight,
-                    c.rating_after - c.rating_before,
-                )  # fmt: skip
-                for c in changes
-            )
+                    c.rating_before, c.rd_before, c.volatility_before,
+                    c.rating_after, c.rd_after, c.volatility_after,
+                    c.expected, c.outcome, c.won, c.margin_multiplier, c.floor_applied,
+                    c.repetition_weight, c.diversity_ratio,
+                    c.gate_open, c.performance_weight, c.rating_after - c.rating_before,
+                ))  # fmt: skip
         if full:  # in place of the stored rows of the same match and player, if any
             written += upsert_rows(RatingChange, CHANGE_FIELDS, rows, unique=("match", "user"))
         else:
