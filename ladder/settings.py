@@ -276,7 +276,7 @@ CACHES = {
     # every web process counts together; without, each process counts alone (check --deploy
     # warns, see ladder.checks).
     "default": cache_from_url("default", envstr("CACHE_URL") or ""),
-    # Leaderboard pages (ratings.queries.board_page), the API's leaderboard pages and the
+    # Leaderboard pages (ratings.leaderboards.board_page), the API's leaderboard pages and the
     # visitors' whole pages (ladder.caching: leaderboard, player pages, head-to-head, the
     # ladder list and home). With LEADERBOARD_CACHE_URL (a Redis, say the broker's with
     # another database number) the web processes share them, and a rating run's ready-made

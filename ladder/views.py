@@ -11,7 +11,7 @@ from ladder.clubs.caching import cacheable_for_visitors
 from ladder.clubs.models import Membership
 from ladder.clubs.views import ladders_for, public_ladders
 from ladder.matches.operations import inbox_for, mask_hidden_players
-from ratings import queries as rating_queries
+from ratings import histories
 
 
 @require_GET
@@ -24,15 +24,15 @@ def home(request: HttpRequest) -> HttpResponse:
             .select_related("ladder")
             .order_by("ladder__name")
         )
-        results = rating_queries.latest_results([m.ladder_id for m in memberships])
+        results = histories.latest_results([m.ladder_id for m in memberships])
         mask_hidden_players(results, request.user)
         context.update(
             {
                 "inbox": inbox_for(request.user),
                 "memberships": memberships,
-                "standings": rating_queries.standings(request.user, memberships),
+                "standings": histories.standings(request.user, memberships),
                 "results": results,
-                "week": rating_queries.WEEK,
+                "week": histories.WEEK,
             }
         )
     return render(request, "ladder/home.html", context)

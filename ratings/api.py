@@ -1,6 +1,7 @@
 """The ratings API: a ladder's leaderboard and a player's rating history.
 
-The same data, filters and visibility as the pages (both read through ``ratings.queries``):
+The same data, filters and visibility as the pages (both read through ``ratings.leaderboards``,
+``ratings.histories``, ``ratings.predictions`` and ``ratings.visibility``):
 an invisible ladder or player is 404. Predictions are /api/v1/predict/ (PredictView, below).
 """
 
@@ -26,7 +27,7 @@ from ladder.api_schema import FIELD_ERRORS
 from ladder.api_support import Pagination
 from ladder.clubs.caching import cache_get, cache_set
 from ladder.clubs.models import Ladder, Membership
-from ratings import queries
+from ratings import histories, leaderboards, predictions, visibility
 from ratings.models import RatingChange
 from ratings.serializers import (
     LeaderboardQuerySerializer,
@@ -45,11 +46,11 @@ def visible_ladder(request: Request, slug: str) -> Ladder:
 
 
 class LeaderboardPagination(Pagination):
-    page_size = queries.LEADERBOARD_PAGE_SIZE
+    page_size = leaderboards.LEADERBOARD_PAGE_SIZE
 
 
 class HistoryPagination(Pagination):
-    page_size = queries.HISTORY_PAGE_SIZE
+    page_size = histories.HISTORY_PAGE_SIZE
 
 
 @extend_schema(
@@ -59,7 +60,7 @@ class HistoryPagination(Pagination):
         OpenApiParameter(
             "status",
             OpenApiTypes.STR,
-            enum=[value for value, _ in queries.STATUS_FILTERS],
+            enum=[value for value, _ in leaderboards.STATUS_FILTERS],
             description="Only players of this status (default: all).",
         ),
     ],
@@ -75,7 +76,7 @@ class LeaderboardView(generics.ListAPIView):
         ladder = visible_ladder(self.request, self.kwargs["slug"])
         query = LeaderboardQuerySerializer(data=self.request.query_params)
         query.is_valid(raise_exception=True)
-        return queries.Board(
+        return leaderboards.Board(
             ladder,
             self.request.user,
             text=query.validated_data.get("q", ""),
@@ -84,16 +85,16 @@ class LeaderboardView(generics.ListAPIView):
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """The page from the shared cache, kept under the ladder's ``board_version`` (as the
-        web page's rows are: ``queries.board_page``), what the caller may see and the whole
+        web page's rows are: ``leaderboards.board_page``), what the caller may see and the whole
         address (the page's links hold it); built and kept on a miss."""
-        board: queries.Board = self.get_queryset()
+        board: leaderboards.Board = self.get_queryset()
         own = None
         user = request.user
         if user.is_authenticated and not user.is_moderator:  # type: ignore[union-attr]
             own = Membership.objects.filter(ladder=board.ladder, user=user).order_by().first()
-        key = queries.board_key(
+        key = leaderboards.board_key(
             board.ladder,
-            queries.board_viewer(user, own),
+            leaderboards.board_viewer(user, own),
             board.text,
             ",".join(board.statuses),
             "api " + request.build_absolute_uri(),
@@ -123,8 +124,10 @@ class HistoryView(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
 
     def get_queryset(self) -> Any:
-        player, memberships = queries.player_memberships(self.kwargs["username"], self.request.user)
-        if player is None or not queries.can_view_player(player, self.request.user, memberships):
+        player, memberships = visibility.player_memberships(
+            self.kwargs["username"], self.request.user
+        )
+        if player is None or not visibility.can_view_player(player, self.request.user, memberships):
             raise Http404("No such player.")
         ladders = {m.ladder_id: m.ladder for m in memberships}
         slug = self.request.query_params.get("ladder")
@@ -138,8 +141,8 @@ class HistoryView(generics.ListAPIView):
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         assert page is not None  # always paginated
-        hidden = queries.hidden_members(request.user, self.ladders)
-        entries = queries.history_entries(page, self.ladders, hidden)
+        hidden = visibility.hidden_members(request.user, self.ladders)
+        entries = histories.history_entries(page, self.ladders, hidden)
         return self.get_paginated_response(self.get_serializer(entries, many=True).data)
 
 
@@ -158,7 +161,7 @@ class PredictView(APIView):
             return Response(nothing)
         lineup = (values["ladder"], values["side_a"], values["side_b"])
         on = values.get("on") or timezone.localdate()
-        prediction = queries.predict_sides(*lineup, on)
+        prediction = predictions.predict_sides(*lineup, on)
         if prediction is None:
             return Response(nothing)
         stakes = stakes_for_lineup(*lineup, on)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from ratings.queries import ALL, STATUS_FILTERS
+from ratings.leaderboards import ALL, STATUS_FILTERS
 
 
 class LeaderboardFilterForm(forms.Form):

@@ -28,6 +28,7 @@ from django.db.models import (
     Window,
 )
 from django.db.models.functions import Coalesce, Lag
+from django.utils import timezone
 
 from accounts.models import name_contains
 from ladder.clubs.models import Ladder, Membership, listed_q
@@ -46,6 +47,11 @@ STATUSES = (
     (PROVISIONAL, "Provisional"),
     (INACTIVE, "Inactive"),
 )
+
+
+def today() -> date:
+    """The club's date now (TIME_ZONE): the day whose ratings the pages show."""
+    return timezone.localdate()
 
 
 def active_since(lookback_days: int, today: date) -> date:
@@ -270,7 +276,7 @@ class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
     def history(self, user: Any, ladder: Any | None = None) -> RatingChangeQuerySet:
         """A player's changes, newest first, with their previous match (``with_previous``).
 
-        Just the changes: ``ratings.queries.history_entries`` reads the players and games
+        Just the changes: ``ratings.histories.history_entries`` reads the players and games
         of a page of them, and sets the ladders the caller already has.
         """
         changes = self.filter(user=user)

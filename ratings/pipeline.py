@@ -34,6 +34,7 @@ from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import IdBatch, id_batches, insert_rows, upsert_rows
 from ratings.engine import MatchResult, PlayerState, Replayer, ReplaySnapshot
+from ratings.leaderboards import warm_board
 from ratings.models import (
     PlayerRating,
     RatingChange,
@@ -41,7 +42,6 @@ from ratings.models import (
     ladder_standing,
     listing_of,
 )
-from ratings.queries import warm_board
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from rest_framework import serializers
 from ladder.clubs.models import Ladder, format_change, format_rd
 from ladder.matches.serializers import UsernamesField, resolve_members, visible_ladder
 from ratings.engine.scales import display
+from ratings.leaderboards import ALL, STATUS_FILTERS
 from ratings.models import STATUSES
-from ratings.queries import ALL, STATUS_FILTERS
 
 
 def _absolute(context: dict[str, Any], path: str) -> str:

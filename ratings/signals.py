@@ -17,7 +17,7 @@ from ladder.clubs.models import Ladder, Membership
 from ladder.matches.signals import lineup_wanted, ratings_due, stakes_wanted
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import bump_board, ladders_needing_rating, rate_ladder
-from ratings.queries import predict_sides
+from ratings.predictions import predict_sides
 from ratings.services import replay_later, restand
 from ratings.stakes import stakes_for_lineup
 from ratings.tasks import enqueue_rating

@@ -19,7 +19,7 @@ from accounts.models import User
 from ladder.clubs.models import Ladder, format_change, format_rating
 from ratings.engine.types import EngineError
 from ratings.pipeline import replayer_now
-from ratings.queries import predict_sides
+from ratings.predictions import predict_sides
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def stakes_for_lineup(
     ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
 ) -> Stakes | None:
     """RATINGS.md §6 points at stake of a full lineup, or None when there is no honest
-    answer: a side not complete, or no prediction (``queries.predict_sides``)."""
+    answer: a side not complete, or no prediction (``predictions.predict_sides``)."""
     if not len(side_a) == len(side_b) == ladder.team_size:
         return None
     if predict_sides(ladder, side_a, side_b, on) is None:

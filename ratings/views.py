@@ -2,7 +2,8 @@
 head-to-head.
 
 Thin views (STYLE.md): the ladder comes through ``get_ladder_for_user``, the data through
-``ratings.queries`` (the same functions the API uses), and each page is a fixed number of
+``ratings.leaderboards``, ``ratings.histories`` and ``ratings.predictions`` (the same
+functions the API uses), and each page is a fixed number of
 queries however many players and matches there are. With HTMX the same view renders
 just the fragment the request targets (the leaderboard table, a player's match list);
 every link keeps its ``href``, so the pages work without JavaScript.
@@ -25,10 +26,10 @@ from ladder.clubs.forms import JoinForm
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.services import can_join
 from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user, public_ladder
-from ratings import queries
+from ratings import histories, leaderboards, predictions, visibility
 from ratings.chart import DEFAULT_RANGE, RANGES, rating_chart, since_of
 from ratings.forms import LeaderboardFilterForm
-from ratings.models import TREND_DAYS, RatingChange
+from ratings.models import TREND_DAYS, RatingChange, today
 from ratings.stakes import points_at_stake
 
 
@@ -66,7 +67,7 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
     """The ladder page (``ladder.views.ladder_detail`` passes the side panel's context,
     with the viewer's ``membership`` of the ladder or None)."""
     text, status = LeaderboardFilterForm(request.GET or None).values()
-    board = queries.board_page(
+    board = leaderboards.board_page(
         ladder,
         request.user,
         context["membership"],
@@ -74,7 +75,7 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
         status=status,
         page=request.GET.get("page", ""),
     )
-    paginator = CountedPaginator([], queries.LEADERBOARD_PAGE_SIZE, board["total"])
+    paginator = CountedPaginator([], leaderboards.LEADERBOARD_PAGE_SIZE, board["total"])
     page = Page(board["rows"], board["number"], paginator)
     counts, unrated = board["counts"], board["unrated"]
     context.update(
@@ -83,11 +84,11 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
             "page": page,
             "q": text,
             "status": status,
-            "status_filters": queries.STATUS_FILTERS,
+            "status_filters": leaderboards.STATUS_FILTERS,
             "counts": counts,
             "rated_total": sum(counts.values()),
-            "unrated": unrated[: queries.UNRATED_LIMIT],
-            "unrated_more": len(unrated) > queries.UNRATED_LIMIT,
+            "unrated": unrated[: leaderboards.UNRATED_LIMIT],
+            "unrated_more": len(unrated) > leaderboards.UNRATED_LIMIT,
             "trend_days": TREND_DAYS,
             # A plain number for the rows' "You" (the lazy request.user is slow to ask 50 times).
             "viewer_id": request.user.pk,
@@ -138,11 +139,11 @@ def public_player(request: HtmxHttpRequest, username: str) -> object:
 @cacheable_for_visitors(public_player)
 def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
     """A player's ratings per ladder; on one ladder, the chart, matches, head-to-head, partners."""
-    person, memberships = queries.player_memberships(username, request.user)
-    if person is None or not queries.can_view_player(person, request.user, memberships):
+    person, memberships = visibility.player_memberships(username, request.user)
+    if person is None or not visibility.can_view_player(person, request.user, memberships):
         raise Http404("No such player.")
-    on = queries.today()
-    ratings = queries.player_ratings(person, memberships, request.user, on)
+    on = today()
+    ratings = histories.player_ratings(person, memberships, request.user, on)
     ladder = _selected_ladder(request, memberships, ratings)
     context: dict[str, Any] = {
         "player": person,
@@ -152,24 +153,24 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
         "is_me": request.user.is_authenticated and request.user.pk == person.pk,
     }
     if ladder is not None:
-        hidden = queries.hidden_members(request.user, [ladder.pk])
+        hidden = visibility.hidden_members(request.user, [ladder.pk])
         changes = RatingChange.objects.history(person, ladder)
         # The whole page reads every match on the ladder (the chart, the head-to-head table)
         # with their players, so it counts them for the pages and names the page's players
         # too; the match list alone (an HTMX swap) counts them and reads its own players.
         played, players = None, None
         if not _fragment(request, "matches"):
-            played = queries.matches_played(person, ladder)
-            players = queries.match_players(
+            played = histories.matches_played(person, ladder)
+            players = histories.match_players(
                 RatingChange.objects.filter(user=person, ladder=ladder).values("match_id")
             )
         paginator = (
-            Paginator(changes, queries.HISTORY_PAGE_SIZE)
+            Paginator(changes, histories.HISTORY_PAGE_SIZE)
             if played is None
-            else CountedPaginator(changes, queries.HISTORY_PAGE_SIZE, len(played))
+            else CountedPaginator(changes, histories.HISTORY_PAGE_SIZE, len(played))
         )
         page = paginator.get_page(request.GET.get("page"))
-        entries = queries.history_entries(page.object_list, {ladder.pk: ladder}, hidden, players)
+        entries = histories.history_entries(page.object_list, {ladder.pk: ladder}, hidden, players)
         context.update({"rating": ratings.get(ladder.pk), "page": page, "entries": entries})
         if played is not None and players is not None:
             chosen = request.GET.get("range", "")
@@ -177,7 +178,7 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
             context["chart"] = rating_chart(played, since=since_of(period, on))
             context["ranges"] = RANGES
             context["period"] = period
-            opponents, partners = queries.records(
+            opponents, partners = histories.records(
                 person, played, players, hidden.get(ladder.pk, set())
             )
             context["opponents"] = opponents
@@ -232,20 +233,20 @@ def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         typed = request.GET.get("a") or request.GET.get("b") or ""
         found = members.filter(name_contains(typed, "user__"))[:H2H_SUGGESTIONS]
         return render(request, "ratings/_h2h_members.html", {"members": found})
-    names_a = queries.split_names(request.GET.getlist("a"))
-    names_b = queries.split_names(request.GET.getlist("b"))
+    names_a = predictions.split_names(request.GET.getlist("a"))
+    names_b = predictions.split_names(request.GET.getlist("b"))
     result = None
     stakes = None
     error = ""
     if names_a or names_b:
         try:
-            side_a, side_b = queries.resolve_sides(
+            side_a, side_b = predictions.resolve_sides(
                 ladder, request.user, names_a, names_b, full=False
             )
-        except queries.SideError as exc:
+        except predictions.SideError as exc:
             error = exc.message
         else:
-            result = queries.head_to_head(ladder, side_a, side_b, request.user)
+            result = predictions.head_to_head(ladder, side_a, side_b, request.user)
             if result.prediction is not None:
                 stakes = points_at_stake(ladder, side_a, side_b, result.prediction.on)
     size = ladder.team_size

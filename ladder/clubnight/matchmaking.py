@@ -90,7 +90,7 @@ from ratings.engine.predict import QUALITY_SCALE, inflated_rd, match_quality, wi
 from ratings.engine.teams import g1_boost, rms
 from ratings.engine.types import Params, PlayerState
 from ratings.models import status_of
-from ratings.queries import player_states as current_states
+from ratings.predictions import player_states as current_states
 
 # ---- scoring weights ------------------------------------------------------------------------
 

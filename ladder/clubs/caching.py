@@ -15,7 +15,7 @@ built, and every visitor after them, in every web process, gets it from the shar
 one query or two (the versions). Since the key holds the versions, a change shows at once;
 the timeout only frees memory. Only visitors' pages are kept whole: a member's page carries
 their name, inbox and forms (the leaderboard's rows are cached per kind of viewer in
-``ratings.queries.board_page``).
+``ratings.leaderboards.board_page``).
 """
 
 from __future__ import annotations

@@ -194,6 +194,12 @@ def format_rd(value: float | None) -> str:
     return "–" if value is None else f"{value / 1000:.2f}"
 
 
+def format_percent(probability: float | None) -> str:
+    """A probability as people read it: 0.634 → "63%"; None → "–" (no prediction, never a
+    made-up number)."""
+    return "–" if probability is None else f"{probability:.0%}"
+
+
 def format_change(value: float | None) -> str:
     """A change of rating in display units, signed: +31 → "+0.03", −151 → "−0.15" (a real
     minus sign); a change too small to show reads "0.00", without a sign."""

@@ -1,4 +1,4 @@
-"""Template filters for rating pages: signed changes, the trend arrow, percentages."""
+"""Template filters for rating pages: signed changes and the trend arrow."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from ladder.clubs.models import format_change, format_rd
 from ratings.chart import MONTHS
-from ratings.queries import Person, match_changes
+from ratings.histories import match_changes
+from ratings.visibility import Person
 
 register = template.Library()
 
@@ -39,12 +40,6 @@ def trend(value: float | None) -> SafeString:
     if value > 0:
         return format_html('<span class="up" title="Up {}">▲{}</span>', size, size)
     return format_html('<span class="down" title="Down {}">▼{}</span>', size, size)
-
-
-@register.filter
-def percent(value: float | None) -> str:
-    """0.634 → "63%"."""
-    return "–" if value is None else f"{value:.0%}"
 
 
 @register.filter

@@ -7,7 +7,7 @@ from dataclasses import fields
 import pytest
 from django.core.exceptions import ValidationError
 
-from ladder.clubs.models import PARAM_FIELDS, Ladder, format_rating, format_rd
+from ladder.clubs.models import PARAM_FIELDS, Ladder, format_percent, format_rating, format_rd
 from ratings.engine.formats import get_format
 from ratings.engine.types import Params
 
@@ -171,6 +171,8 @@ def test_display_helpers():
     assert [format_rd(x) for x in (189, 120, 250, 4.9, 5.1, None)] == [
         "0.19", "0.12", "0.25", "0.00", "0.01", "–"
     ]  # fmt: skip
+    # One way to show a probability on every page (a missing one is never a made-up number).
+    assert [format_percent(x) for x in (0.634, 0.005, 1.0, None)] == ["63%", "0%", "100%", "–"]
     assert Ladder(team_size=1).team_label == "Singles"
     assert Ladder(team_size=2).team_label == "Doubles"
     assert Ladder(team_size=5).team_label == "5 a side"

@@ -15,7 +15,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from ladder.matches import operations as matches
 from ladder.matches.models import AuditEntry, Match
-from ratings import queries as rating_queries
+from ratings import predictions
 from tests.factories import PASSWORD, MembershipFactory, hide, reported_match
 from tests.matches.support import API, api_client, report_payload, unchanged
 
@@ -572,8 +572,8 @@ def test_unlisted_members_only_by_exact_username(ladder, alice, bob, mod):
 
 
 def test_predict(ladder, alice, bob, dave):
-    expected = rating_queries.predict_for_report(ladder, [alice], [bob], TODAY())
-    quality = rating_queries.predict_sides(ladder, [alice], [bob], TODAY()).quality
+    expected = predictions.predict_for_report(ladder, [alice], [bob], TODAY())
+    quality = predictions.predict_sides(ladder, [alice], [bob], TODAY()).quality
     assert 0 < quality <= 1
     got = APIClient().get(
         "/api/v1/predict/", {"ladder": "singles", "side_a": "alice", "side_b": "bob"}

@@ -19,7 +19,7 @@ from django.utils import timezone
 from ladder.context_processors import to_confirm_count
 from ladder.matches import operations as matches
 from ladder.matches.models import AuditEntry, Dispute, Match
-from ratings import queries as rating_queries
+from ratings import predictions
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
 from tests.matches.support import ROLES, cast_roles, doubles_match, in_state, unchanged
 
@@ -703,7 +703,7 @@ def test_validate_as_you_type_creates_nothing(client, doubles, alice):
 def test_prediction_is_the_domains(client, doubles, alice, bob, charlie, dave):
     client.force_login(alice)
     response = client.post(reverse("ladder:report_validate", args=["doubles"]), report_data())
-    expected = rating_queries.predict_for_report(
+    expected = predictions.predict_for_report(
         doubles, [alice, bob], [charlie, dave], timezone.localdate()
     )
     assert expected is not None

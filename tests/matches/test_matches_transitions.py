@@ -12,7 +12,7 @@ from django.utils import timezone
 from ladder.matches import operations as matches
 from ladder.matches.models import AuditEntry, Dispute, Match
 from ladder.matches.tasks import expire_pending_matches
-from ratings import queries as rating_queries
+from ratings import predictions
 from tests.factories import reported_match
 from tests.matches.support import doubles_match, in_state, unchanged
 
@@ -381,10 +381,10 @@ def test_get_match_for_user(private_ladder, ladder, alice, bob, outsider, mod):
 
 def test_predict_uses_the_starting_ratings(ladder, alice, bob, charlie):
     # alice starts at level 5.0, bob at the default 4.5, charlie at 4.0 (tests/factories.py)
-    p = rating_queries.predict_for_report(ladder, [alice], [bob], timezone.localdate())
+    p = predictions.predict_for_report(ladder, [alice], [bob], timezone.localdate())
     assert 0.5 < p < 1
-    assert rating_queries.predict_for_report(ladder, [bob], [alice]) == pytest.approx(1 - p)
-    assert rating_queries.predict_for_report(ladder, [bob], [charlie]) > 0.5
+    assert predictions.predict_for_report(ladder, [bob], [alice]) == pytest.approx(1 - p)
+    assert predictions.predict_for_report(ladder, [bob], [charlie]) > 0.5
 
 
 @pytest.mark.parametrize("case", ["empty side", "twice", "non-member"])
@@ -394,4 +394,4 @@ def test_predict_gives_none_rather_than_a_guess(ladder, alice, bob, dave, case):
         "twice": ([alice], [alice]),
         "non-member": ([alice], [dave]),
     }
-    assert rating_queries.predict_for_report(ladder, *sides[case]) is None
+    assert predictions.predict_for_report(ladder, *sides[case]) is None

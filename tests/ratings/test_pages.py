@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from ratings import queries
+from ratings import leaderboards
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import PlayerState
 from ratings.models import PlayerRating, RatingChange
@@ -309,7 +309,7 @@ def test_every_page_filter_and_search_equals_a_plain_sort(client, db):
             filters
         )
     # As a sequence: one place, every place, and past the end.
-    everyone = queries.Board(ladder, AnonymousUser())
+    everyone = leaderboards.Board(ladder, AnonymousUser())
     assert everyone[3].user.username == board[3][0]
     assert [r.user.username for r in everyone] == [r[0] for r in board]
     with pytest.raises(IndexError):

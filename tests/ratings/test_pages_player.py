@@ -15,7 +15,7 @@ from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import PlayerState
 from ratings.models import PlayerRating, RatingChange, status_of
 from ratings.pipeline import rate_ladder
-from ratings.queries import head_to_head_matches
+from ratings.predictions import head_to_head_matches
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, hide
 from tests.ratings.pages_support import (
     NOON,

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from ladder.clubs.models import Ladder
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import PlayerState
+from ratings.leaderboards import Board
 from ratings.models import (
     INACTIVE,
     PROVISIONAL,
@@ -24,7 +25,6 @@ from ratings.models import (
     status_of,
 )
 from ratings.pipeline import rate_ladder
-from ratings.queries import Board
 from tests.ratings.test_pipeline import assert_equals_replay
 
 START = date(2026, 9, 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from ladder.clubs.models import format_rating, format_rd
+from ladder.clubs.models import format_percent, format_rating, format_rd
 
 register = template.Library()
 
@@ -19,3 +19,8 @@ def rating(value: float | None) -> str:
 def rd(value: float | None) -> str:
     """An RD in display units, as "± {{ x|rd }}" reads: 189 → "0.19" (RATINGS.md §8)."""
     return format_rd(value)
+
+
+@register.filter
+def percent(probability: float | None) -> str:
+    return format_percent(probability)

@@ -29,14 +29,6 @@ def names_or(users: Iterable[Any]) -> str:
 
 
 @register.filter
-def percent(probability: float | None) -> str:
-    """0.634 → "63%"; None → "—" (no prediction, never a made-up number)."""
-    if probability is None:
-        return "—"
-    return f"{probability * 100:.0f}%"
-
-
-@register.filter
 def bar_width(probability: float | None) -> str:
     """0.634 → "w-63": a bar's width as a class of site.css (the CSP allows no inline style)."""
     if probability is None:
