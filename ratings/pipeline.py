@@ -65,8 +65,10 @@ class RateResult:
         return self.replayed_from is not None
 
 
-def rate_ladder(ladder_id: int) -> RateResult:
-    """Bring a ladder's ratings up to date with its matches; safe to call any number of times."""
+def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
+    """Bring a ladder's ratings up to date with its matches; safe to call any number of times.
+
+    `from_scratch`: replay every match, whatever waits (`recompute_ladder`)."""
     with transaction.atomic():
         # One rating run per ladder at a time: the ladder row is the lock (PostgreSQL row
         # lock; SQLite serialises writers anyway).
@@ -85,8 +87,8 @@ def rate_ladder(ladder_id: int) -> RateResult:
             if state in RATED_STATES or rated_at is not None
         ]
         result = RateResult(rated=0)
-        if affecting:
-            result = _rate_affecting(ladder, affecting)
+        if affecting or from_scratch:
+            result = _rate_affecting(ladder, affecting, from_scratch)
         now = timezone.now()
         # Exactly the rows claimed above: a match confirmed meanwhile keeps its flag.
         rated = [pk for pk, _, state, _ in pending if state in RATED_STATES]
@@ -98,7 +100,7 @@ def rate_ladder(ladder_id: int) -> RateResult:
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=now)
         for chunk in id_batches(unrated):
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=None)
-        if affecting:
+        if affecting or from_scratch:
             ladder.board_version = bump_board(ladder.pk)
             warm_board(ladder)
     log.info(
@@ -112,10 +114,16 @@ def rate_ladder(ladder_id: int) -> RateResult:
 
 
 def _rate_affecting(
-    ladder: Ladder, affecting: list[tuple[date, int, str, datetime | None]]
+    ladder: Ladder, affecting: list[tuple[date, int, str, datetime | None]], from_scratch: bool
 ) -> RateResult:
     """Rate the ladder given the claimed matches that change something: continue from the
-    stored state when they are all new and later than everything rated, else replay."""
+    stored state when they are all new and later than everything rated, else replay (from
+    the first of them, or with `from_scratch` from the start)."""
+    changed = [pk for _, pk, _, _ in affecting]
+    if from_scratch:
+        with _gc_paused():
+            rated, written = _replay_from(ladder, None, changed)
+        return RateResult(rated=rated, written=written)
     last = _last_rated_key(ladder)
     first: Key = min((played_on, pk) for played_on, pk, _, _ in affecting)
     only_new = all(state in RATED_STATES and at is None for _, _, state, at in affecting)
@@ -129,7 +137,6 @@ def _rate_affecting(
             rated, written = _rate_and_store(ladder, replayer, new, since=None)
             return RateResult(rated=rated, written=written)
         # A correction may have moved a match later: its stored rows say where it stood.
-        changed = [pk for _, pk, _, _ in affecting]
         redo = [pk for _, pk, _, at in affecting if at is not None]
         if len(redo) <= SNAPSHOT_NAMED:
             first = min(first, _first_stored_key(ladder, redo) or first)
@@ -164,19 +171,7 @@ def _tell_new_ratings(ladder: Ladder, match_ids: IdBatch) -> None:
 
 def recompute_ladder(ladder_id: int) -> int:
     """Replay a ladder from scratch and store the result; running it twice changes nothing."""
-    with transaction.atomic():
-        ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
-        with _gc_paused():
-            count, _ = _replay_from(ladder, None, [])
-        Match.objects.filter(ladder=ladder, state__in=RATED_STATES).update(
-            needs_rating=False, rated_at=timezone.now()
-        )
-        Match.objects.filter(ladder=ladder).exclude(state__in=RATED_STATES).update(
-            needs_rating=False, rated_at=None
-        )
-        ladder.board_version = bump_board(ladder.pk)
-        warm_board(ladder)
-    return count
+    return rate_ladder(ladder_id, from_scratch=True).rated
 
 
 def bump_board(*ladder_ids: int) -> int:
@@ -203,21 +198,31 @@ def ladders_needing_rating() -> list[int]:
 # -- reading matches -------------------------------------------------------------
 
 
-def load_matches(ladder: Ladder, waiting_only: set[int] | None = None) -> list[MatchResult]:
+def load_matches(
+    ladder: Ladder, waiting_only: set[int] | None = None, claimed: set[int] | None = None
+) -> list[MatchResult]:
     """The ladder's rated matches as engine values, in (played_on, id) order.
 
     `waiting_only`: just these matches, all of which wait for rating (`needs_rating`);
     they are selected by that flag and filtered here, since a query naming many
     thousands of ids costs more than reading a few rows too many. Players are named by
     user id: names change, ids do not.
+
+    `claimed` (a run's replay): the waiting matches the run claimed. A match confirmed
+    since, never rated, is left to the run its confirmation sets off: counted in the states
+    this run stores, it would be counted again by that run if this one wrote no rows for
+    it (`_replay_from` writes only the rows it changes).
     """
     matches = Match.objects.filter(ladder=ladder, state__in=RATED_STATES)
     if waiting_only is not None:
         matches = matches.filter(needs_rating=True)
     rows = [
         (pk, played_on)
-        for pk, played_on in matches.order_by("played_on", "id").values_list("id", "played_on")
-        if waiting_only is None or pk in waiting_only
+        for pk, played_on, waiting, rated_at in matches.order_by("played_on", "id").values_list(
+            "id", "played_on", "needs_rating", "rated_at"
+        )
+        if (waiting_only is None or pk in waiting_only)
+        and (claimed is None or not waiting or rated_at is not None or pk in claimed)
     ]
     sides: dict[int, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
     stats: dict[int, dict[str, dict[str, float]]] = defaultdict(dict)
@@ -385,7 +390,7 @@ def _replay_from(ladder: Ladder, first: Key | None, changed: list[int]) -> tuple
             old_rows.delete()
     replayer = Replayer(ladder.params(), ladder.scoring(), initial_states(ladder))
     result = _rate_and_store(
-        ladder, replayer, load_matches(ladder), since=first, full=True,
+        ladder, replayer, load_matches(ladder, claimed=set(changed)), since=first, full=True,
         reached=reached, changed=set(changed),
     )  # fmt: skip
     if reached is None:  # rows of matches no longer rated (voided), in one statement
