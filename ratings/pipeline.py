@@ -463,6 +463,8 @@ def _rate_and_store(
                     c.repetition_weight, c.diversity_ratio,
                     c.gate_open, c.performance_weight, c.rating_after - c.rating_before,
                 ))  # fmt: skip
+        if not rows:
+            continue
         if full:  # in place of the stored rows of the same match and player, if any
             written += upsert_rows(RatingChange, CHANGE_FIELDS, rows, unique=("match", "user"))
         else:
