@@ -100,6 +100,10 @@ def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=now)
         for chunk in id_batches(unrated):
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=None)
+        if from_scratch:  # the replay counted every settled match: their marks say so too
+            settled = Match.objects.filter(ladder=ladder, needs_rating=False)
+            settled.filter(state__in=RATED_STATES, rated_at__isnull=True).update(rated_at=now)
+            settled.exclude(state__in=RATED_STATES).exclude(rated_at=None).update(rated_at=None)
         if affecting or from_scratch:
             ladder.board_version = bump_board(ladder.pk)
             warm_board(ladder)

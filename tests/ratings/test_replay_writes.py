@@ -219,3 +219,16 @@ def test_what_players_are_told_and_shown_after_a_late_match_and_a_correction(  #
 def reported_match_on(ladder, reporter, partner, opponent, other, day):  # type: ignore[no-untyped-def]
     """``reporter`` & ``partner`` v ``opponent`` & ``other`` on ``day``, pending."""
     return doubles_match(ladder, reporter, partner, opponent, other, played_on=day)
+
+
+def test_recompute_sets_right_the_marks_of_what_it_counted(make_match) -> None:  # type: ignore[no-untyped-def]
+    """`recompute_ladder` (the repair after new settings, or by hand) counts every settled
+    rated match and no other, and marks them so, as the incremental path expects."""
+    ladder, _, made = two_groups(make_match, "Repair")
+    Match.objects.filter(pk=made[3].pk).update(rated_at=None)  # counted, marked unrated
+    Match.objects.filter(pk=made[7].pk).update(state="voided")  # not counted, marked rated
+    assert recompute_ladder(ladder.pk) == 23
+    assert_equals_replay(ladder)
+    assert Match.objects.get(pk=made[3].pk).rated_at is not None
+    assert Match.objects.get(pk=made[7].pk).rated_at is None
+    assert not RatingChange.objects.filter(match=made[7]).exists()
