@@ -65,6 +65,11 @@ def cpu_check() -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def _loadavg() -> str:
+    """The machine's load average (1, 5, 15 minutes): how busy it was around a timing."""
+    return " / ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -115,20 +120,33 @@ def import_file(text: str, slug: str) -> float:
     return elapsed
 
 
-def replay_from_early(slug: str) -> tuple[float, int]:
-    """Seconds for the rating run after the ladder's 100th match was corrected, and matches stored."""
+def replay_from_early(slug: str, everything: bool = False) -> tuple[float, int, int]:
+    """Seconds for the rating run after the ladder's 100th match was corrected (its score
+    turned round, so its winner lost), the matches re-rated and the change rows written.
+
+    `everything`: every rated match is marked instead, as new settings do
+    (ratings.services.replay_later), and every stored change row is made wrong first (as
+    if the settings had changed them all): every row is rewritten, the most a replay writes."""
+    from django.db.models import F
+
     from ladder.clubs.models import Ladder
-    from ladder.matches.models import Match
+    from ladder.matches.models import Game, Match
+    from ratings.models import RatingChange
     from ratings.pipeline import rate_ladder
 
     ladder = Ladder.objects.get(slug=slug)
-    early = Match.objects.filter(ladder=ladder).order_by("played_on", "id")[100]
-    Match.objects.filter(pk=early.pk).update(needs_rating=True)
+    if everything:
+        Match.objects.filter(ladder=ladder, state__in=Match.RATED_STATES).update(needs_rating=True)
+        RatingChange.objects.filter(ladder=ladder).update(change=F("change") + 1)
+    else:
+        early = Match.objects.filter(ladder=ladder).order_by("played_on", "id")[100]
+        Game.objects.filter(match=early).update(a_points=F("b_points"), b_points=F("a_points"))
+        Match.objects.filter(pk=early.pk).update(state="corrected", needs_rating=True)
     started = time.perf_counter()
     result = rate_ladder(ladder.pk)
     elapsed = time.perf_counter() - started
     assert result.replayed_from is not None
-    return elapsed, result.rated
+    return elapsed, result.rated, result.written
 
 
 def confirmation_latency(database_url: str, samples: int, slug: str) -> list[float]:
@@ -352,13 +370,23 @@ def main() -> None:
             from django.db import connection
 
             connection.cursor().execute("VACUUM (ANALYZE)")
+            record("load average before the replays", _loadavg(), "")
             for _ in range(2):
-                elapsed, stored = replay_from_early("big")
+                elapsed, rated, written = replay_from_early("big")
                 record(
-                    f"replay from an early date: {stored:,} matches re-rated and stored",
+                    f"replay from an early date (100th match corrected): {rated:,} matches "
+                    f"re-rated, {written:,} change rows rewritten",
                     f"{elapsed:.1f} s",
                     "< 10 s",
                 )
+            elapsed, rated, written = replay_from_early("big", everything=True)
+            record(
+                f"replay of every match, every row wrong: {rated:,} matches re-rated, "
+                f"{written:,} change rows rewritten",
+                f"{elapsed:.1f} s",
+                "",
+            )
+            record("load average after", _loadavg(), "")
             return
         players = max(args.matches // 20, 100)
         elapsed = import_file(synthetic_history(players, args.matches, 1, today), "import")

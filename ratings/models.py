@@ -350,14 +350,22 @@ class PlayerRating(models.Model):
 class RatingChange(models.Model):
     """What one rated match did to one player, with everything needed to explain it."""
 
+    # No index of their own on the foreign keys: those of Meta lead with each of them
+    # (match: one_change_per_match_player, user: change_player_history, ladder:
+    # change_ladder_order), and every index is paid for by each row a replay rewrites.
     match = models.ForeignKey(
-        "matches.Match", on_delete=models.CASCADE, related_name="rating_changes"
+        "matches.Match", on_delete=models.CASCADE, related_name="rating_changes", db_index=False
     )
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="rating_changes",
+        db_index=False,
     )
     # Copied from the match so histories sort and filter without a join.
-    ladder = models.ForeignKey("clubs.Ladder", on_delete=models.CASCADE, related_name="+")
+    ladder = models.ForeignKey(
+        "clubs.Ladder", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     played_on = models.DateField()
     side = models.CharField(max_length=1, choices=[("a", "A"), ("b", "B")])
     rating_before = models.FloatField()

@@ -7,7 +7,9 @@ matches up and brings the stored ratings to what a replay of every rated match g
 - the common case, matches newer than everything rated, continues the engine's replay
   from the stored state (current ratings plus the lookback window of recent matches);
 - a late match, a correction or a void replays the ladder from scratch in memory and
-  rewrites the change rows from the earliest affected match on.
+  rewrites the change rows that differ from the earliest affected match on: those of the
+  affected matches and of later matches of the players they reached (`_replay_from`),
+  updated in place.
 
 Either way the result equals a replay from scratch, which `recompute_ladder` performs
 outright. A second worker, or a redelivered message, finds nothing left to do.
@@ -15,22 +17,24 @@ outright. A second worker, or a redelivered message, finds nothing left to do.
 
 from __future__ import annotations
 
+import gc
 import logging
 import secrets
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from ladder.clubs.caching import pages_changed
 from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
-from ratings.bulk import insert_rows
-from ratings.engine import MatchResult, PlayerChange, PlayerState, Replayer, ReplaySnapshot
+from ratings.bulk import IdBatch, id_batches, insert_rows, upsert_rows
+from ratings.engine import MatchResult, PlayerState, Replayer, ReplaySnapshot
 from ratings.leaderboards import warm_board
 from ratings.models import (
     PlayerRating,
@@ -55,14 +59,17 @@ class RateResult:
 
     rated: int
     replayed_from: Key | None = None
+    written: int = 0  # change rows written (a replay leaves the rows that stay right)
 
     @property
     def full_replay(self) -> bool:
         return self.replayed_from is not None
 
 
-def rate_ladder(ladder_id: int) -> RateResult:
-    """Bring a ladder's ratings up to date with its matches; safe to call any number of times."""
+def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
+    """Bring a ladder's ratings up to date with its matches; safe to call any number of times.
+
+    `from_scratch`: replay every match, whatever waits (`recompute_ladder`)."""
     with transaction.atomic():
         # One rating run per ladder at a time: the ladder row is the lock (PostgreSQL row
         # lock; SQLite serialises writers anyway).
@@ -81,43 +88,70 @@ def rate_ladder(ladder_id: int) -> RateResult:
             if state in RATED_STATES or rated_at is not None
         ]
         result = RateResult(rated=0)
-        if affecting:
-            last = _last_rated_key(ladder)
-            first: Key = min((played_on, pk) for played_on, pk, _, _ in affecting)
-            only_new = all(state in RATED_STATES and at is None for _, _, state, at in affecting)
-            if only_new and (last is None or first > last):
-                new = load_matches(ladder, {pk for _, pk, _, _ in affecting})
-                players = {int(name) for m in new for name in (*m.side_a, *m.side_b)}
-                replayer = Replayer.from_snapshot(
-                    ladder.params(), ladder.scoring(), _snapshot(ladder, last, players)
-                )
-                result = RateResult(rated=_rate_and_store(ladder, replayer, new, since=None))
-            else:
-                result = RateResult(rated=_replay_from(ladder, first), replayed_from=first)
+        if affecting or from_scratch:
+            result = _rate_affecting(ladder, affecting, from_scratch)
         now = timezone.now()
         # Exactly the rows claimed above: a match confirmed meanwhile keeps its flag.
         rated = [pk for pk, _, state, _ in pending if state in RATED_STATES]
         unrated = [pk for pk, _, state, _ in pending if state not in RATED_STATES]
         first_time = [pk for pk, _, state, at in pending if state in RATED_STATES and at is None]
-        for chunk in _chunks(first_time):
+        for chunk in id_batches(first_time):
             _tell_new_ratings(ladder, chunk)
-        for chunk in _chunks(rated):
+        for chunk in id_batches(rated):
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=now)
-        for chunk in _chunks(unrated):
+        for chunk in id_batches(unrated):
             Match.objects.filter(pk__in=chunk).update(needs_rating=False, rated_at=None)
-        if affecting:
+        if from_scratch:  # the replay counted every settled match: their marks say so too
+            settled = Match.objects.filter(ladder=ladder, needs_rating=False)
+            settled.filter(state__in=RATED_STATES, rated_at__isnull=True).update(rated_at=now)
+            settled.exclude(state__in=RATED_STATES).exclude(rated_at=None).update(rated_at=None)
+        if affecting or from_scratch:
             ladder.board_version = bump_board(ladder.pk)
             warm_board(ladder)
     log.info(
-        "ladder %s: rated %s match(es), replayed from %s",
+        "ladder %s: rated %s match(es), replayed from %s, %s change row(s) written",
         ladder.slug,
         result.rated,
         result.replayed_from,
+        result.written,
     )
     return result
 
 
-def _tell_new_ratings(ladder: Ladder, match_ids: list[int]) -> None:
+def _rate_affecting(
+    ladder: Ladder, affecting: list[tuple[date, int, str, datetime | None]], from_scratch: bool
+) -> RateResult:
+    """Rate the ladder given the claimed matches that change something: continue from the
+    stored state when they are all new and later than everything rated, else replay (from
+    the first of them, or with `from_scratch` from the start)."""
+    changed = [pk for _, pk, _, _ in affecting]
+    if from_scratch:
+        with _gc_paused():
+            rated, written = _replay_from(ladder, None, changed)
+        return RateResult(rated=rated, written=written)
+    last = _last_rated_key(ladder)
+    first: Key = min((played_on, pk) for played_on, pk, _, _ in affecting)
+    only_new = all(state in RATED_STATES and at is None for _, _, state, at in affecting)
+    with _gc_paused():
+        if only_new and (last is None or first > last):
+            new = load_matches(ladder, {pk for _, pk, _, _ in affecting})
+            players = {int(name) for m in new for name in (*m.side_a, *m.side_b)}
+            replayer = Replayer.from_snapshot(
+                ladder.params(), ladder.scoring(), _snapshot(ladder, last, players)
+            )
+            rated, written = _rate_and_store(ladder, replayer, new, since=None)
+            return RateResult(rated=rated, written=written)
+        # A correction may have moved a match later: its stored rows say where it stood.
+        redo = [pk for _, pk, _, at in affecting if at is not None]
+        if len(redo) <= SNAPSHOT_NAMED:
+            first = min(first, _first_stored_key(ladder, redo) or first)
+        else:  # a ladder marked whole (new settings): from its first rated match
+            first = min(first, _first_stored_key(ladder, None) or first)
+        rated, written = _replay_from(ladder, first, changed)
+        return RateResult(rated=rated, replayed_from=first, written=written)
+
+
+def _tell_new_ratings(ladder: Ladder, match_ids: IdBatch) -> None:
     """Each player of a match confirmed on the site hears what it did to their rating.
 
     Only matches with an audit trail (reported on the site): imported history has none and
@@ -142,18 +176,7 @@ def _tell_new_ratings(ladder: Ladder, match_ids: list[int]) -> None:
 
 def recompute_ladder(ladder_id: int) -> int:
     """Replay a ladder from scratch and store the result; running it twice changes nothing."""
-    with transaction.atomic():
-        ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
-        count = _replay_from(ladder, None)
-        Match.objects.filter(ladder=ladder, state__in=RATED_STATES).update(
-            needs_rating=False, rated_at=timezone.now()
-        )
-        Match.objects.filter(ladder=ladder).exclude(state__in=RATED_STATES).update(
-            needs_rating=False, rated_at=None
-        )
-        ladder.board_version = bump_board(ladder.pk)
-        warm_board(ladder)
-    return count
+    return rate_ladder(ladder_id, from_scratch=True).rated
 
 
 def bump_board(*ladder_ids: int) -> int:
@@ -167,14 +190,10 @@ def bump_board(*ladder_ids: int) -> int:
     return version
 
 
-# Matches rated per call of the engine's batch path when storing a run's changes.
-RATE_BATCH = 4096
-
-
-def _chunks(ids: list[int], size: int = 1000) -> Iterable[list[int]]:
-    """Ids a thousand at a time: one statement with very many parameters is slow to build."""
-    for start in range(0, len(ids), size):
-        yield ids[start : start + size]
+# Matches rated per call of the engine's batch path when storing a run's changes: each
+# call hands every player's state back and forth (at 4,096 a call, that took four times the
+# rating of 200,000 matches among 10,000 players), and a batch's changes stay in memory.
+RATE_BATCH = 65536
 
 
 def ladders_needing_rating() -> list[int]:
@@ -185,21 +204,31 @@ def ladders_needing_rating() -> list[int]:
 # -- reading matches -------------------------------------------------------------
 
 
-def load_matches(ladder: Ladder, waiting_only: set[int] | None = None) -> list[MatchResult]:
+def load_matches(
+    ladder: Ladder, waiting_only: set[int] | None = None, claimed: set[int] | None = None
+) -> list[MatchResult]:
     """The ladder's rated matches as engine values, in (played_on, id) order.
 
     `waiting_only`: just these matches, all of which wait for rating (`needs_rating`);
     they are selected by that flag and filtered here, since a query naming many
     thousands of ids costs more than reading a few rows too many. Players are named by
     user id: names change, ids do not.
+
+    `claimed` (a run's replay): the waiting matches the run claimed. A match confirmed
+    since, never rated, is left to the run its confirmation sets off: counted in the states
+    this run stores, it would be counted again by that run if this one wrote no rows for
+    it (`_replay_from` writes only the rows it changes).
     """
     matches = Match.objects.filter(ladder=ladder, state__in=RATED_STATES)
     if waiting_only is not None:
         matches = matches.filter(needs_rating=True)
     rows = [
         (pk, played_on)
-        for pk, played_on in matches.order_by("played_on", "id").values_list("id", "played_on")
-        if waiting_only is None or pk in waiting_only
+        for pk, played_on, waiting, rated_at in matches.order_by("played_on", "id").values_list(
+            "id", "played_on", "needs_rating", "rated_at"
+        )
+        if (waiting_only is None or pk in waiting_only)
+        and (claimed is None or not waiting or rated_at is not None or pk in claimed)
     ]
     sides: dict[int, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
     stats: dict[int, dict[str, dict[str, float]]] = defaultdict(dict)
@@ -242,6 +271,19 @@ def initial_states(ladder: Ladder, players: set[int] | None = None) -> dict[str,
         str(user_id): PlayerState(rating, rd, volatility)
         for user_id, rating, rd in members.values_list("user_id", "initial_rating", "initial_rd")
     }
+
+
+def _first_stored_key(ladder: Ladder, match_ids: list[int] | None) -> Key | None:
+    """The earliest (played_on, match) of these matches' stored change rows (of any, with
+    None): where a match whose date a correction moved later stood before."""
+    rows = RatingChange.objects.filter(ladder=ladder).order_by("played_on", "match_id")
+    chunks = (
+        [rows]
+        if match_ids is None
+        else [rows.filter(match_id__in=c) for c in id_batches(match_ids)]
+    )
+    keys = [key for chunk in chunks for key in chunk.values_list("played_on", "match_id")[:1]]
+    return min(keys, default=None)
 
 
 def _last_rated_key(ladder: Ladder) -> Key | None:
@@ -317,18 +359,61 @@ def _snapshot(ladder: Ladder, last: Key | None, players: set[int]) -> ReplaySnap
 # -- writing ---------------------------------------------------------------------
 
 
-def _replay_from(ladder: Ladder, first: Key | None) -> int:
-    """Replay every rated match from scratch; rewrite change rows from `first` on (all if None)."""
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection during a run: it builds and drops millions of small
+    objects (matches, changes, rows), none of them in a cycle, and the collector's passes
+    over them took half the time of reading a large ladder's matches."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _replay_from(ladder: Ladder, first: Key | None, changed: list[int]) -> tuple[int, int]:
+    """Replay every rated match from scratch; bring the stored change rows from `first` on
+    (all if None) and the states to what it gives. Returns the matches re-rated from `first`
+    and the change rows written.
+
+    `changed`: the matches whose rating changed (late, corrected, voided: all at or after
+    `first`); their stored rows go first. A match's rating depends only on its own players'
+    states and lookback windows (ratings.engine.replay), and the stored rows are a replay of
+    the matches as they were: so only the rows of the changed matches, and of later matches
+    of a player they reached (directly or through opponents), can differ, and only those are
+    written. With many changed matches (new settings mark them all), or from the start
+    (`recompute_ladder`), every row from `first` is written where it differs.
+    """
+    reached: set[str] | None = None
+    if first is not None and len(changed) <= SNAPSHOT_NAMED:
+        # A voided match's players are reached from its place on, as a played one's are.
+        reached = set()
+        for ids in id_batches(changed):
+            old_rows = RatingChange.objects.filter(ladder=ladder, match_id__in=ids)
+            reached.update(str(pk) for pk in old_rows.values_list("user_id", flat=True))
+            old_rows.delete()
     replayer = Replayer(ladder.params(), ladder.scoring(), initial_states(ladder))
-    if first is None:
-        RatingChange.objects.filter(ladder=ladder).delete()
-    else:
-        day, pk = first
-        RatingChange.objects.filter(ladder=ladder).filter(
-            Q(played_on__gt=day) | Q(played_on=day, match_id__gte=pk)
-        ).delete()
-    PlayerRating.objects.filter(ladder=ladder).delete()
-    return _rate_and_store(ladder, replayer, load_matches(ladder), since=first, full=True)
+    result = _rate_and_store(
+        ladder, replayer, load_matches(ladder, claimed=set(changed)), since=first, full=True,
+        reached=reached, changed=set(changed),
+    )  # fmt: skip
+    if reached is None:  # rows of matches no longer rated (voided), in one statement
+        old_rows = RatingChange.objects.filter(ladder=ladder)
+        if first is not None:
+            old_rows = old_rows.filter(_from_key(first))
+        played = MatchPlayer.objects.filter(
+            match=OuterRef("match"), user=OuterRef("user"), match__state__in=RATED_STATES
+        )
+        old_rows.exclude(Exists(played)).delete()
+    return result
+
+
+def _from_key(key: Key) -> Q:
+    """Change rows from a (played_on, match) key on, in the order matches are rated."""
+    day, pk = key
+    return Q(played_on__gt=day) | Q(played_on=day, match_id__gte=pk)
 
 
 def _rate_and_store(
@@ -337,32 +422,28 @@ def _rate_and_store(
     matches: Iterable[MatchResult],
     since: Key | None,
     full: bool = False,
-) -> int:
-    """Rate `matches` in order; store change rows for those at or after `since`, and the states.
+    reached: set[str] | None = None,
+    changed: set[int] | None = None,
+) -> tuple[int, int]:
+    """Rate `matches` in order; store change rows for those at or after `since`, and the
+    states. Returns the matches from `since` on and the change rows written.
 
-    With `full`, the stored states are rebuilt from every match; otherwise the new
-    matches' results are added to the states already stored.
+    With `full` (a replay from scratch), the states are rebuilt from every match, and the
+    rows take the place of the stored rows of the same match and player (where they differ):
+    with `reached` (players the `changed` matches reached, see `_replay_from`) only the rows
+    of the changed matches and of those reached are written, otherwise every row from
+    `since` on. Without `full` the matches are new: their rows are added, and their results
+    to the states stored.
     """
     wins: dict[str, int] = defaultdict(int)
     losses: dict[str, int] = defaultdict(int)
     touched: set[str] = set()
-    stored = 0
-
-    def rated() -> Iterable[tuple[MatchResult, tuple[PlayerChange, ...]]]:
-        # The engine's batch path (one C pass per batch), a batch at a time so that a long
+    stored = written = 0
+    for batch in _batches(matches):
+        rows: list[tuple[object, ...]] = []
+        # The engine's batch path (one C pass per batch); a batch at a time, so that a long
         # replay's matches and changes are never all in memory at once.
-        batch: list[MatchResult] = []
-        for match in matches:
-            batch.append(match)
-            if len(batch) == RATE_BATCH:
-                yield from zip(batch, replayer.rate_all(batch), strict=True)
-                batch = []
-        yield from zip(batch, replayer.rate_all(batch), strict=True)
-
-    def rows() -> Iterable[tuple[object, ...]]:
-        nonlocal stored
-        for match, changes in rated():
-            side_a = set(match.side_a)
+        for match, changes in zip(batch, replayer.rate_all(batch), strict=True):
             for c in changes:
                 if c.won:
                     wins[c.player] += 1
@@ -372,8 +453,14 @@ def _rate_and_store(
             if since is not None and (match.played_on, match.id) < since:
                 continue
             stored += 1
+            if reached is not None:
+                players = (*match.side_a, *match.side_b)
+                if match.id not in (changed or ()) and reached.isdisjoint(players):
+                    continue  # its stored rows are what this replay gives
+                reached.update(players)
+            side_a = set(match.side_a)
             for c in changes:
-                yield (
+                rows.append((
                     match.id, int(c.player), ladder.pk, match.played_on,
                     "a" if c.player in side_a else "b",
                     c.rating_before, c.rd_before, c.volatility_before,
@@ -381,11 +468,26 @@ def _rate_and_store(
                     c.expected, c.outcome, c.won, c.margin_multiplier, c.floor_applied,
                     c.repetition_weight, c.diversity_ratio,
                     c.gate_open, c.performance_weight, c.rating_after - c.rating_before,
-                )  # fmt: skip
-
-    insert_rows(RatingChange, CHANGE_FIELDS, rows())
+                ))  # fmt: skip
+        if not rows:
+            continue
+        if full:  # in place of the stored rows of the same match and player, if any
+            written += upsert_rows(RatingChange, CHANGE_FIELDS, rows, unique=("match", "user"))
+        else:
+            written += insert_rows(RatingChange, CHANGE_FIELDS, rows)
     _store_states(ladder, replayer, touched, wins, losses, add=not full)
-    return stored
+    return stored, written
+
+
+def _batches(matches: Iterable[MatchResult]) -> Iterable[list[MatchResult]]:
+    """`matches` in lists of RATE_BATCH, the last one shorter (empty if need be)."""
+    batch: list[MatchResult] = []
+    for match in matches:
+        batch.append(match)
+        if len(batch) == RATE_BATCH:
+            yield batch
+            batch = []
+    yield batch
 
 
 CHANGE_FIELDS = (
@@ -398,6 +500,12 @@ CHANGE_FIELDS = (
 )  # fmt: skip
 
 
+STATE_FIELDS = (
+    "rating", "rd", "volatility", "matches", "wins", "losses",
+    "last_played", "established_until", "listing",
+)  # fmt: skip
+
+
 def _store_states(
     ladder: Ladder,
     replayer: Replayer,
@@ -406,55 +514,50 @@ def _store_states(
     losses: dict[str, int],
     add: bool,
 ) -> None:
-    if not players:
+    """Store the states of `players` (user ids). With `add`, their wins and losses add to
+    those stored; otherwise (a replay from scratch) the ladder's stored rows become exactly
+    these players', written where they differ, deleted for anyone else."""
+    if add and not players:
         return
-    existing = {}
+    stored_rows = PlayerRating.objects.filter(ladder=ladder)
     if add:
-        existing = {
-            str(user_id): (w, lo)
-            for user_id, w, lo in PlayerRating.objects.filter(
-                ladder=ladder, user_id__in=[int(p) for p in players]
-            ).values_list("user_id", "wins", "losses")
-        }
+        stored_rows = stored_rows.filter(user_id__in=[int(p) for p in players])
+    existing = {str(row[1]): row for row in stored_rows.values_list("pk", "user_id", *STATE_FIELDS)}
     members = Membership.objects.filter(ladder=ladder).only("user_id", "is_public")
     if len(players) <= SNAPSHOT_NAMED:
         members = members.filter(user_id__in=[int(p) for p in players])
     membership = {str(m.user_id): m for m in members}
     standing = ladder_standing(ladder)
+    at_wins = 2 + STATE_FIELDS.index("wins")
     rows = []
     for name in players:
         state = replayer.state(name)
-        w0, l0 = existing.get(name, (0, 0))
-        rows.append(
-            PlayerRating(
-                ladder=ladder,
-                user_id=int(name),
-                rating=state.rating,
-                rd=state.rd,
-                volatility=state.volatility,
-                matches=state.matches,
-                wins=w0 + wins[name],
-                losses=l0 + losses[name],
-                last_played=state.last_played,
-                established_until=established_until(state, *standing),
-                listing=listing_of(membership.get(name)),
-            )
+        was = existing.pop(name, None)
+        w0, l0 = was[at_wins : at_wins + 2] if add and was is not None else (0, 0)
+        values = (
+            state.rating,
+            state.rd,
+            state.volatility,
+            state.matches,
+            w0 + wins[name],
+            l0 + losses[name],
+            state.last_played,
+            established_until(state, *standing),
+            listing_of(membership.get(name)),
         )
+        if was is None or was[2:] != values:
+            rows.append(
+                PlayerRating(
+                    ladder=ladder, user_id=int(name), **dict(zip(STATE_FIELDS, values, strict=True))
+                )
+            )
+    if not add:  # players with no rated match left (a void took their only one)
+        for chunk in id_batches([was[0] for was in existing.values()]):
+            PlayerRating.objects.filter(pk__in=chunk).delete()
     PlayerRating.objects.bulk_create(
         rows,
         batch_size=WRITE_BATCH,
         update_conflicts=True,
         unique_fields=["ladder", "user"],
-        update_fields=[
-            "rating",
-            "rd",
-            "volatility",
-            "matches",
-            "wins",
-            "losses",
-            "last_played",
-            "established_until",
-            "updated_at",
-            "listing",
-        ],
+        update_fields=[*STATE_FIELDS, "updated_at"],
     )

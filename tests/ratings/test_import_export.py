@@ -141,7 +141,9 @@ def test_csgo_5v5_import_uses_the_file_team_size_and_stats(tmp_path: Path) -> No
     assert ladder.team_size == 5
     assert Match.objects.filter(ladder=ladder).count() == 200
     assert RatingChange.objects.filter(ladder=ladder).count() == 2000
-    assert MatchPlayer.objects.filter(match__ladder=ladder, stats__isnull=False).exists()
+    stats = MatchPlayer.objects.filter(match__ladder=ladder, stats__isnull=False)
+    assert all(isinstance(s, dict) and s for s in stats.values_list("stats", flat=True))
+    assert stats.filter(stats__has_key=next(iter(stats[0].stats))).count() == stats.count()
 
 
 TENNIS = DATA / "tennis_doubles_club_2021_2024.csv"

@@ -125,6 +125,11 @@ def assert_equals_replay(ladder) -> None:  # type: ignore[no-untyped-def]
         assert until == established_until(state, *standing)
 
 
+def rows_by_pk(ladder):  # type: ignore[no-untyped-def]
+    """The ladder's change rows, every stored value, by primary key."""
+    return {row[0]: row[1:] for row in RatingChange.objects.filter(ladder=ladder).values_list()}
+
+
 def season(ladder, users, make_match, n: int, seed: int = 1, start: date = START):  # type: ignore[no-untyped-def]
     rng = random.Random(seed)
     matches = []
@@ -166,13 +171,17 @@ def test_a_late_match_replays_from_its_date(club, make_match) -> None:
     ladder, users = club
     season(ladder, users, make_match, 9, seed=4, start=START + timedelta(days=10))
     rate_ladder(ladder.pk)
-    before_late = set(RatingChange.objects.values_list("pk", flat=True))
+    before = rows_by_pk(ladder)
     make_match(ladder, [users[0]], [users[1]], ((21, 5), (21, 7)), START)
     result = rate_ladder(ladder.pk)
     assert result.full_replay and result.replayed_from[0] == START
     assert result.rated == 10
     assert_equals_replay(ladder)
-    assert not before_late & set(RatingChange.objects.values_list("pk", flat=True))
+    # The late match's rows are added, those it changed are updated in place.
+    after = rows_by_pk(ladder)
+    assert len(after) == len(before) + 2 and before.keys() < after.keys()
+    written = [pk for pk, row in after.items() if before.get(pk) != row]
+    assert result.written == len(written) > 2
 
 
 def test_void_and_correction_replay_from_that_match(club, make_match) -> None:

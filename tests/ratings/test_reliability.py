@@ -14,6 +14,7 @@ from django.db import connection, connections, transaction
 
 from ladder.matches.models import Match
 from ladder.matches.operations import confirm_match
+from ratings import pipeline
 from ratings.engine import get_format
 from ratings.imports import _create_matches, player_lookup
 from ratings.lab.importfmt import parse_matches
@@ -196,3 +197,54 @@ def test_redis_down_confirmations_succeed_and_the_sweep_rates_them_later(  # typ
         _reset_broker_pool(app)
     assert RatingChange.objects.filter(ladder=ladder).count() == 10
     assert_equals_replay(ladder)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("also_corrected", [False, True])
+def test_matches_changed_during_a_replay_are_counted_once(  # type: ignore[no-untyped-def]
+    club, make_match, monkeypatch, also_corrected
+) -> None:
+    """While a replay after a correction runs (it claimed that match and holds the ladder), a
+    match elsewhere on the ladder is confirmed and another corrected, and commit: neither
+    waits, neither is counted twice (a confirmed match is not in the states this run stores
+    unless its rows are), and the run they set off brings everything to the replay."""
+    require_postgres()
+    from tests.ratings.test_replay_writes import turn_round
+
+    ladder, users = club
+    rng = random.Random(4)
+    made = []
+    for i in range(16):  # two groups that never meet
+        a, b = rng.sample(users[:4] if i % 2 else users[4:], 2)
+        made.append(make_match(ladder, [a], [b], rng.choice(SCORES), START + timedelta(days=i)))
+    rate_ladder(ladder.pk)
+    turn_round(made[1])  # group A's
+    new = make_match(ladder, [users[4]], [users[5]], SCORES[0], START + timedelta(days=20))
+    Match.objects.filter(pk=new.pk).update(state="pending", needs_rating=False)
+    load_matches = pipeline.load_matches
+
+    def meanwhile() -> None:
+        try:
+            with transaction.atomic():
+                Match.objects.filter(pk=new.pk).update(state="confirmed", needs_rating=True)
+            if also_corrected:
+                turn_round(Match.objects.get(pk=made[4].pk))  # group B's
+        finally:
+            connections.close_all()
+
+    def load_during_others(*args, **kwargs):  # type: ignore[no-untyped-def]
+        other = threading.Thread(target=meanwhile)
+        other.start()
+        other.join(30)
+        assert not other.is_alive(), "a confirmation waited for the rating run"
+        return load_matches(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "load_matches", load_during_others)
+    first = rate_ladder(ladder.pk)
+    assert first.replayed_from == (made[1].played_on, made[1].pk)
+    waiting = {new.pk, made[4].pk} if also_corrected else {new.pk}
+    assert set(Match.objects.filter(needs_rating=True).values_list("pk", flat=True)) == waiting
+    monkeypatch.setattr(pipeline, "load_matches", load_matches)
+    rate_ladder(ladder.pk)
+    assert_equals_replay(ladder)
+    assert RatingChange.objects.filter(match=new).count() == 2
