@@ -642,6 +642,15 @@ typedef struct {
     int dirty;
 } Player;
 
+/* How a MatchResult's fields are read: its slots directly when it is the plain slotted
+   dataclass, else by attribute. */
+typedef struct {
+    PyObject *type;
+    PyObject *names[N_MATCH_FIELDS];
+    Py_ssize_t offsets[N_MATCH_FIELDS];
+    int fast;
+} MatchReader;
+
 typedef struct {
     PyObject_HEAD
     Rules rules;
@@ -655,15 +664,16 @@ typedef struct {
     PyObject *change_type;
     Py_ssize_t change_offsets[N_CHANGE_FIELDS];
     int fast_change; /* fill PlayerChange slots directly */
-    PyObject *match_type;
-    PyObject *match_names[N_MATCH_FIELDS];
-    Py_ssize_t match_offsets[N_MATCH_FIELDS];
-    int fast_match; /* read Match slots directly */
+    MatchReader reader;
     PyObject *deque_type;
     PyObject *one; /* 1.0 */
     /* state */
     long long last_ordinal;
     PyObject *last_id;
+    /* last_id as a C integer for the columnar run: LAST_NONE, LAST_INT (last_id_ll) or
+       LAST_OTHER (compare the objects) */
+    int last_kind;
+    long long last_id_ll;
     PyObject *index; /* dict: name -> index */
     PyObject **names;
     Player *players;
@@ -678,6 +688,11 @@ typedef struct {
         Py_ssize_t ia, ib;
     } hints[8];
 } Replay;
+
+/* Replay.last_kind */
+#define LAST_NONE 0
+#define LAST_INT 1
+#define LAST_OTHER 2
 
 static PyObject *str_rating, *str_rd, *str_volatility, *str_matches, *str_last, *str_recent,
     *str_counts, *str_slots;
@@ -1088,16 +1103,16 @@ date_ordinal(PyObject *d)
 
 /* A new reference to field `i` of a match, or NULL with an exception. */
 static PyObject *
-match_field(Replay *self, PyObject *match, int i)
+match_field(const MatchReader *r, PyObject *match, int i)
 {
-    if (self->fast_match && Py_TYPE(match) == (PyTypeObject *)self->match_type) {
-        PyObject *v = *(PyObject **)((char *)match + self->match_offsets[i]);
+    if (r->fast && Py_TYPE(match) == (PyTypeObject *)r->type) {
+        PyObject *v = *(PyObject **)((char *)match + r->offsets[i]);
         if (v != NULL) {
             Py_INCREF(v);
             return v;
         }
     }
-    return PyObject_GetAttr(match, self->match_names[i]);
+    return PyObject_GetAttr(match, r->names[i]);
 }
 
 /* Objects that cannot refer to anything: a PlayerChange made of them only can
@@ -1173,33 +1188,39 @@ side_size(PyObject *side)
     return n <= MAX_SIDE ? n : 0;
 }
 
-/* performance_weighted: each player's weight from Replayer._performance(match), which
-   returns (weights of side A, weights of side B). */
+/* performance_weighted: each player's weight from `pair`, the (weights of side A, weights
+   of side B) that Replayer._performance returns. */
 static int
-read_performance(Replay *self, PyObject *match, Contestant *who, Py_ssize_t n_a, Py_ssize_t n_b)
+read_performance(PyObject *pair, double *perf, Py_ssize_t n_a, Py_ssize_t n_b)
 {
-    PyObject *pair = PyObject_CallOneArg(self->perf_fn, match);
     Py_ssize_t side, i, n;
-    int rc = -1;
-    if (pair == NULL)
-        return -1;
     if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
         PyErr_SetString(PyExc_TypeError, "performance weights: (side A, side B)");
-        goto done;
+        return -1;
     }
     for (side = 0; side < 2; side++) {
         PyObject *w = PyTuple_GET_ITEM(pair, side);
         n = side ? n_b : n_a;
         if (!PyTuple_CheckExact(w) || PyTuple_GET_SIZE(w) != n) {
             PyErr_SetString(PyExc_TypeError, "performance weights: one per player");
-            goto done;
+            return -1;
         }
         for (i = 0; i < n; i++)
-            if (as_double(PyTuple_GET_ITEM(w, i), &who[side ? n_a + i : i].perf) < 0)
-                goto done;
+            if (as_double(PyTuple_GET_ITEM(w, i), &perf[side ? n_a + i : i]) < 0)
+                return -1;
     }
-    rc = 0;
-done:
+    return 0;
+}
+
+/* The same, calling `fn(arg)` for the pair. */
+static int
+call_performance(PyObject *fn, PyObject *arg, double *perf, Py_ssize_t n_a, Py_ssize_t n_b)
+{
+    PyObject *pair = PyObject_CallOneArg(fn, arg);
+    int rc;
+    if (pair == NULL)
+        return -1;
+    rc = read_performance(pair, perf, n_a, n_b);
     Py_DECREF(pair);
     return rc;
 }
@@ -1207,6 +1228,175 @@ done:
 #define MAX_PLAYERS (2 * MAX_SIDE)
 #define N_MADE 7 /* new floats per player: rating, rd, volatility, E, weight, ratio, perf */
 
+/* One match as the replay rates it, whichever form it came in (MatchResult objects or a
+   History's columns): the players (Replay indices, side A's first), the date and the
+   outcome, then what step_rate works out. */
+typedef struct {
+    Py_ssize_t n_a, n_b;
+    Py_ssize_t idx[MAX_PLAYERS];
+    long long ord;
+    double s_a, s_b, mult;
+    int a_won;
+    /* step_rate: each player's state going in (RD grown for inactivity), window counts
+       and new state */
+    Contestant who[MAX_PLAYERS];
+    Result res[MAX_PLAYERS];
+    double weights[MAX_PLAYERS][MAX_SIDE], rd[MAX_PLAYERS], rating[MAX_PLAYERS],
+        ratio[MAX_PLAYERS];
+    int inflated[MAX_PLAYERS];
+    int32_t head[MAX_PLAYERS], len[MAX_PLAYERS]; /* the windows before pruning */
+} Step;
+
+/* Put back the windows step_rate pruned. */
+static void
+step_undo(Replay *self, Step *s)
+{
+    Py_ssize_t i;
+    for (i = s->n_a + s->n_b - 1; i >= 0; i--)
+        window_unprune(&self->players[s->idx[i]], s->head[i], s->len[i]);
+}
+
+/* Steps 1, 4 and 7 around the kernel (steps 2-9 and §5), for a match whose players are
+   distinct, loaded and have room in their windows: every player's new state in s->res.
+   `perf`: the performance weights (performance_weighted with stats), else NULL. With
+   `prob`, side A's §6 win probability before the match, as Replayer.predict gives it.
+   The windows are pruned to the match date; nothing else changes until step_commit.
+   ERROR with EngineError set (and the windows put back) when the update cannot finish. */
+static int
+step_rate(Replay *self, Step *s, const double *perf, double *prob)
+{
+    Py_ssize_t n_a = s->n_a, n_b = s->n_b, i, j, n = 0;
+    long long ord = s->ord;
+    int glicko1 = self->rules.method == GLICKO1_TEAM, rc;
+    const Maths *m = &self->rules.maths;
+
+    /* Steps 4 and 7 (the window: repetition weights, diversity gate), and step 1
+       (inactivity, glicko2.inflate). */
+    for (i = 0; i < n_a + n_b; i++) {
+        Player *p = &self->players[s->idx[i]];
+        Py_ssize_t first = i < n_a ? n_a : 0, n_opp = i < n_a ? n_b : n_a;
+        int32_t distinct;
+        s->head[i] = p->head;
+        s->len[i] = p->len;
+        n = i + 1;
+        window_prune(p, ord, self->lookback);
+        distinct = p->distinct;
+        for (j = 0; j < n_opp; j++) {
+            int32_t k = count_get(p, s->idx[first + j]);
+            s->weights[i][j] = glicko1 ? 1.0 : 1.0 / (1.0 + self->alpha * (double)k);
+            distinct += k == 0;
+        }
+        s->ratio[i] = (double)distinct / (double)(p->len + n_opp);
+        s->rd[i] = p->rd;
+        s->inflated[i] = 0;
+        if (p->last != 0 && ord - p->last >= self->period) {
+            long long periods = (ord - p->last) / self->period;
+            if (periods > 0) {
+                double phi = p->rd / m->scale, grown;
+                if (py_sqrt(phi * phi + (double)periods * p->vol * p->vol, &grown)) {
+                    rc = ERR_MATH;
+                    goto fail;
+                }
+                s->rd[i] = m->scale * (grown < self->phi_max ? grown : self->phi_max);
+                s->inflated[i] = 1;
+            }
+        }
+        s->rating[i] = p->rating;
+        s->who[i].rating = p->rating;
+        s->who[i].rd = s->rd[i];
+        s->who[i].vol = p->vol;
+        s->who[i].weights = s->weights[i];
+        s->who[i].gate = glicko1 || s->ratio[i] >= self->threshold;
+        s->who[i].perf = perf != NULL ? perf[i] : 1.0;
+    }
+    if (prob != NULL && win_probability(m, s->rating, s->rd, n_a, n_b, prob)) {
+        rc = ERR_MATH;
+        goto fail;
+    }
+    if ((rc = rate_match(&self->rules, s->who, n_a, s->who + n_a, n_b, s->s_a, s->s_b, s->mult,
+                         s->a_won, s->res, s->res + n_a)) == 0)
+        return RATED;
+fail:
+    raise_failure(rc, m);
+    for (i = n - 1; i >= 0; i--)
+        window_unprune(&self->players[s->idx[i]], s->head[i], s->len[i]);
+    return ERROR;
+}
+
+/* Apply a rated match: the players' new states and this match in their windows (room was
+   reserved). The caller has marked the players dirty and dealt with their objects. */
+static void
+step_commit(Replay *self, Step *s)
+{
+    Py_ssize_t i, j, n_a = s->n_a, n_b = s->n_b;
+    for (i = 0; i < n_a + n_b; i++) {
+        Player *p = &self->players[s->idx[i]];
+        Py_ssize_t first = i < n_a ? n_a : 0, n_opp = i < n_a ? n_b : n_a;
+        p->rating = s->res[i].rating;
+        p->rd = s->res[i].rd;
+        p->vol = s->res[i].vol;
+        p->matches++;
+        p->last = s->ord;
+        for (j = 0; j < n_opp; j++)
+            window_push(p, (int32_t)s->ord, s->idx[first + j], j > 0);
+    }
+    self->last_ordinal = s->ord;
+}
+
+/* Players s->idx[0..n_a+n_b) known by index: no one twice (STOP: Python raises), each
+   loaded, with room for this match's window entries. RATED, STOP or ERROR. */
+static int
+step_players(Replay *self, Step *s)
+{
+    Py_ssize_t i, j, n = s->n_a + s->n_b;
+    int rc;
+    for (i = 1; i < n; i++)
+        for (j = 0; j < i; j++)
+            if (s->idx[j] == s->idx[i])
+                return STOP;
+    for (i = 0; i < n; i++)
+        if (self->players[s->idx[i]].obj == NULL && (rc = load_player(self, s->idx[i])) != RATED)
+            return rc;
+    for (i = 0; i < n; i++)
+        if (window_reserve(&self->players[s->idx[i]], (int32_t)(i < s->n_a ? s->n_b : s->n_a)) < 0)
+            return ERROR;
+    return RATED;
+}
+
+/* A player's state as Python objects (PlayerChange's "before" fields share them); the
+   columnar run leaves them NULL. */
+static int
+player_objects(Player *p)
+{
+    if (p->rating_obj == NULL && (p->rating_obj = PyFloat_FromDouble(p->rating)) == NULL)
+        return -1;
+    if (p->rd_obj == NULL && (p->rd_obj = PyFloat_FromDouble(p->rd)) == NULL)
+        return -1;
+    if (p->vol_obj == NULL && (p->vol_obj = PyFloat_FromDouble(p->vol)) == NULL)
+        return -1;
+    return 0;
+}
+
+/* The last rated match's id, kept as an object (export) and as a C integer when it is one. */
+static void
+set_last_id(Replay *self, PyObject *id)
+{
+    int overflow = 0;
+    Py_SETREF(self->last_id, Py_NewRef(id));
+    if (id == Py_None) {
+        self->last_kind = LAST_NONE;
+        return;
+    }
+    self->last_kind = LAST_OTHER;
+    if (PyLong_CheckExact(id)) {
+        self->last_id_ll = PyLong_AsLongLongAndOverflow(id, &overflow);
+        if (!overflow && !(self->last_id_ll == -1 && PyErr_Occurred()))
+            self->last_kind = LAST_INT;
+        PyErr_Clear();
+    }
+}
+
+/* One MatchResult (Replayer.rate): its tuple of PlayerChange appended to `out`. */
 static int
 rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize_t hint_a,
          Py_ssize_t hint_b, PyObject *hint_name_a, PyObject *hint_name_b)
@@ -1214,20 +1404,13 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
     PyObject *f[N_MATCH_FIELDS] = {NULL};
     PyObject *s_obj = NULL, *made[MAX_PLAYERS][N_MADE], *changes = NULL, *prob = NULL;
     PyObject *names[MAX_PLAYERS], *m_obj, *won_obj, *s_b_obj;
-    Py_ssize_t idx[MAX_PLAYERS], n_a, n_b, n, i, j;
-    long long ord;
-    double s_a, s_b, mult, rd[MAX_PLAYERS], rating[MAX_PLAYERS], ratio[MAX_PLAYERS];
-    double weights[MAX_PLAYERS][MAX_SIDE];
-    int32_t head[MAX_PLAYERS], len[MAX_PLAYERS];
-    int inflated[MAX_PLAYERS], a_won, rc = STOP, tracked = 0, n_made = 0;
-    int glicko1 = self->rules.method == GLICKO1_TEAM;
-    Contestant who[MAX_PLAYERS];
-    Result res[MAX_PLAYERS];
-    const Maths *m = &self->rules.maths;
+    Py_ssize_t n_a, n_b, i, j;
+    double perf[MAX_PLAYERS], p_win;
+    int rc = STOP, tracked = 0, n_made = 0, has_perf = 0, stepped = 0;
+    Step s;
 
-    n = 0; /* players whose windows are pruned, to put back on failure */
     for (i = 0; i < N_MATCH_FIELDS; i++) {
-        if ((f[i] = match_field(self, match, i)) == NULL) {
+        if ((f[i] = match_field(&self->reader, match, i)) == NULL) {
             rc = stop_or_fail();
             goto done;
         }
@@ -1235,9 +1418,9 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
     /* §3 order: by date, then id within a day (Replayer._check_order raises otherwise). */
     if (!(PyDate_CheckExact(f[M_PLAYED_ON]) || PyDateTime_CheckExact(f[M_PLAYED_ON])))
         goto done;
-    ord = date_ordinal(f[M_PLAYED_ON]);
-    if (ord <= self->last_ordinal) {
-        if (ord < self->last_ordinal)
+    s.ord = date_ordinal(f[M_PLAYED_ON]);
+    if (s.ord <= self->last_ordinal) {
+        if (s.ord < self->last_ordinal)
             goto done;
         if (f[M_ID] != Py_None && self->last_id != Py_None) {
             int later = PyObject_RichCompareBool(f[M_ID], self->last_id, Py_LE);
@@ -1249,8 +1432,8 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
         }
     }
     /* Sides given as tuples of at most MAX_SIDE names; anything else is Python's. */
-    n_a = side_size(f[M_SIDE_A]);
-    n_b = side_size(f[M_SIDE_B]);
+    s.n_a = n_a = side_size(f[M_SIDE_A]);
+    s.n_b = n_b = side_size(f[M_SIDE_B]);
     if (n_a == 0 || n_b == 0)
         goto done;
     /* The outcome, from Replayer._outcomes or Replayer._outcome (which validates). */
@@ -1277,187 +1460,114 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
     if (!PyFloat_CheckExact(PyTuple_GET_ITEM(s_obj, 0)) || !PyFloat_CheckExact(m_obj) ||
         !PyBool_Check(won_obj) || !PyFloat_CheckExact(s_b_obj))
         goto done;
-    s_a = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(s_obj, 0));
-    s_b = PyFloat_AS_DOUBLE(s_b_obj);
-    mult = PyFloat_AS_DOUBLE(m_obj);
-    a_won = won_obj == Py_True;
+    s.s_a = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(s_obj, 0));
+    s.s_b = PyFloat_AS_DOUBLE(s_b_obj);
+    s.mult = PyFloat_AS_DOUBLE(m_obj);
+    s.a_won = won_obj == Py_True;
 
-    /* The players: indices (singles: looked up ahead for this very name object), no one
-       twice (Python raises), each loaded, with room for this match's window entries. */
+    /* The players' indices (singles: looked up ahead for this very name object). */
     for (i = 0; i < n_a + n_b; i++) {
         PyObject *name = i < n_a ? PyTuple_GET_ITEM(f[M_SIDE_A], i)
                                  : PyTuple_GET_ITEM(f[M_SIDE_B], i - n_a);
         names[i] = name;
         if (n_a == 1 && n_b == 1 && i == 0 && hint_a >= 0 && hint_name_a == name)
-            idx[i] = hint_a;
+            s.idx[i] = hint_a;
         else if (n_a == 1 && n_b == 1 && i == 1 && hint_b >= 0 && hint_name_b == name)
-            idx[i] = hint_b;
+            s.idx[i] = hint_b;
         else
-            idx[i] = intern_name(self, name);
-        if (idx[i] < 0) {
+            s.idx[i] = intern_name(self, name);
+        if (s.idx[i] < 0) {
             rc = stop_or_fail();
             goto done;
         }
-        for (j = 0; j < i; j++)
-            if (idx[j] == idx[i])
-                goto done;
     }
-    for (i = 0; i < n_a + n_b; i++)
-        if (self->players[idx[i]].obj == NULL && (rc = load_player(self, idx[i])) != RATED)
-            goto done;
-    rc = STOP;
-    for (i = 0; i < n_a + n_b; i++)
-        if (window_reserve(&self->players[idx[i]], (int32_t)(i < n_a ? n_b : n_a)) < 0) {
-            rc = ERROR;
-            goto done;
-        }
-
-    /* Steps 4 and 7 (the window: repetition weights, diversity gate), and step 1
-       (inactivity, Replayer._inflated_rd, glicko2.inflate). */
-    for (i = 0; i < n_a + n_b; i++) {
-        Player *p = &self->players[idx[i]];
-        Py_ssize_t first = i < n_a ? n_a : 0, n_opp = i < n_a ? n_b : n_a;
-        int32_t distinct;
-        head[i] = p->head;
-        len[i] = p->len;
-        n = i + 1;
-        window_prune(p, ord, self->lookback);
-        distinct = p->distinct;
-        for (j = 0; j < n_opp; j++) {
-            int32_t k = count_get(p, idx[first + j]);
-            weights[i][j] = glicko1 ? 1.0 : 1.0 / (1.0 + self->alpha * (double)k);
-            distinct += k == 0;
-        }
-        ratio[i] = (double)distinct / (double)(p->len + n_opp);
-        rd[i] = p->rd;
-        inflated[i] = 0;
-        if (p->last != 0 && ord - p->last >= self->period) {
-            long long periods = (ord - p->last) / self->period;
-            if (periods > 0) {
-                double phi = p->rd / m->scale, grown;
-                if (py_sqrt(phi * phi + (double)periods * p->vol * p->vol, &grown)) {
-                    raise_failure(ERR_MATH, m);
-                    rc = ERROR;
-                    goto unprune;
-                }
-                rd[i] = m->scale * (grown < self->phi_max ? grown : self->phi_max);
-                inflated[i] = 1;
-            }
-        }
-        rating[i] = p->rating;
-        who[i].rating = p->rating;
-        who[i].rd = rd[i];
-        who[i].vol = p->vol;
-        who[i].weights = weights[i];
-        who[i].gate = glicko1 || ratio[i] >= self->threshold;
-        who[i].perf = 1.0;
-    }
+    if ((rc = step_players(self, &s)) != RATED)
+        goto done;
     /* performance_weighted: the players' weights from the match's stats (§5). */
-    if (self->rules.method == PERFORMANCE_WEIGHTED && f[M_STATS] != Py_None &&
-        read_performance(self, match, who, n_a, n_b) < 0) {
-        rc = ERROR;
-        goto unprune;
-    }
-    if (probs != NULL) { /* §6 before the match, as Replayer.predict(side_a, side_b, date) */
-        double p;
-        if (win_probability(m, rating, rd, n_a, n_b, &p)) {
-            raise_failure(ERR_MATH, m);
+    if (self->rules.method == PERFORMANCE_WEIGHTED && f[M_STATS] != Py_None) {
+        if (call_performance(self->perf_fn, match, perf, n_a, n_b) < 0) {
             rc = ERROR;
-            goto unprune;
+            goto done;
         }
-        if ((prob = PyFloat_FromDouble(p)) == NULL) {
-            rc = ERROR;
-            goto unprune;
-        }
+        has_perf = 1;
     }
-    /* Steps 2-9 and §5: the update of every player. */
-    if ((i = rate_match(&self->rules, who, n_a, who + n_a, n_b, s_a, s_b, mult, a_won, res,
-                        res + n_a))) {
-        raise_failure((int)i, m);
-        rc = ERROR;
-        goto unprune;
-    }
+    rc = ERROR;
+    if (step_rate(self, &s, has_perf ? perf : NULL, probs != NULL ? &p_win : NULL) != RATED)
+        goto done;
+    stepped = 1;
+    if (probs != NULL && (prob = PyFloat_FromDouble(p_win)) == NULL)
+        goto done;
 
     /* The PlayerChange of every player, built before anything is committed. */
-    rc = ERROR;
     n_made = (int)(n_a + n_b);
     memset(made, 0, (size_t)n_made * sizeof(made[0]));
     if ((changes = PyTuple_New(n_a + n_b)) == NULL)
-        goto unprune;
+        goto done;
     for (i = 0; i < n_a + n_b; i++) {
-        Player *p = &self->players[idx[i]];
+        Player *p = &self->players[s.idx[i]];
+        const Result *r = &s.res[i];
         PyObject *rd_before, *change;
         int on_a = i < n_a;
-        if ((made[i][0] = PyFloat_FromDouble(res[i].rating)) == NULL ||
-            (made[i][1] = PyFloat_FromDouble(res[i].rd)) == NULL ||
-            (made[i][2] = res[i].vol == p->vol ? Py_NewRef(p->vol_obj)
-                                               : PyFloat_FromDouble(res[i].vol)) == NULL ||
-            (made[i][3] = PyFloat_FromDouble(res[i].expected)) == NULL ||
-            (made[i][4] = res[i].weight == 1.0 ? Py_NewRef(self->one)
-                                               : PyFloat_FromDouble(res[i].weight)) == NULL ||
-            (made[i][5] = ratio[i] == 1.0 ? Py_NewRef(self->one)
-                                          : PyFloat_FromDouble(ratio[i])) == NULL ||
-            (made[i][6] = res[i].perf == 1.0 ? Py_NewRef(self->one)
-                                             : PyFloat_FromDouble(res[i].perf)) == NULL)
-            goto unprune;
-        rd_before = inflated[i] ? PyFloat_FromDouble(rd[i]) : Py_NewRef(p->rd_obj);
+        if (player_objects(p) < 0)
+            goto done;
+        if ((made[i][0] = PyFloat_FromDouble(r->rating)) == NULL ||
+            (made[i][1] = PyFloat_FromDouble(r->rd)) == NULL ||
+            (made[i][2] = r->vol == p->vol ? Py_NewRef(p->vol_obj)
+                                           : PyFloat_FromDouble(r->vol)) == NULL ||
+            (made[i][3] = PyFloat_FromDouble(r->expected)) == NULL ||
+            (made[i][4] = r->weight == 1.0 ? Py_NewRef(self->one)
+                                           : PyFloat_FromDouble(r->weight)) == NULL ||
+            (made[i][5] = s.ratio[i] == 1.0 ? Py_NewRef(self->one)
+                                            : PyFloat_FromDouble(s.ratio[i])) == NULL ||
+            (made[i][6] = r->perf == 1.0 ? Py_NewRef(self->one)
+                                         : PyFloat_FromDouble(r->perf)) == NULL)
+            goto done;
+        rd_before = s.inflated[i] ? PyFloat_FromDouble(s.rd[i]) : Py_NewRef(p->rd_obj);
         if (rd_before == NULL)
-            goto unprune;
+            goto done;
         {
             PyObject *values[N_CHANGE_FIELDS] = {
                 names[i],   p->rating_obj, rd_before,
                 p->vol_obj, made[i][0],    made[i][1],
                 made[i][2], made[i][3],    on_a ? PyTuple_GET_ITEM(s_obj, 0) : s_b_obj,
-                made[i][4], made[i][5],    who[i].gate ? Py_True : Py_False,
-                made[i][6], (on_a ? a_won : !a_won) ? Py_True : Py_False,
-                m_obj,      res[i].floored ? Py_True : Py_False};
+                made[i][4], made[i][5],    s.who[i].gate ? Py_True : Py_False,
+                made[i][6], (on_a ? s.a_won : !s.a_won) ? Py_True : Py_False,
+                m_obj,      r->floored ? Py_True : Py_False};
             change = make_change(self, values);
         }
         Py_DECREF(rd_before);
         if (change == NULL)
-            goto unprune;
+            goto done;
         tracked |= PyObject_GC_IsTracked(change);
         PyTuple_SET_ITEM(changes, i, change);
     }
     for (i = 0; i < n_a + n_b; i++)
-        if (mark_dirty(self, idx[i]) < 0)
-            goto unprune;
+        if (mark_dirty(self, s.idx[i]) < 0)
+            goto done;
     /* CPython untracks a tuple only when no item is a GC type; these items are, but
        untracked ones (make_change): without this every tuple would stay tracked and
        make full collections walk the whole result. */
     if (!tracked)
         PyObject_GC_UnTrack(changes);
     if ((prob != NULL && PyList_Append(probs, prob) < 0) || PyList_Append(out, changes) < 0)
-        goto unprune;
+        goto done;
 
     /* Commit. */
     for (i = 0; i < n_a + n_b; i++) {
-        Player *p = &self->players[idx[i]];
-        Py_ssize_t first = i < n_a ? n_a : 0, n_opp = i < n_a ? n_b : n_a;
+        Player *p = &self->players[s.idx[i]];
         Py_SETREF(p->rating_obj, made[i][0]);
         Py_SETREF(p->rd_obj, made[i][1]);
         Py_SETREF(p->vol_obj, made[i][2]);
         made[i][0] = made[i][1] = made[i][2] = NULL;
-        p->rating = res[i].rating;
-        p->rd = res[i].rd;
-        p->vol = res[i].vol;
-        p->matches++;
-        p->last = ord;
-        for (j = 0; j < n_opp; j++)
-            window_push(p, (int32_t)ord, idx[first + j], j > 0);
     }
-    self->last_ordinal = ord;
-    Py_SETREF(self->last_id, Py_NewRef(f[M_ID]));
+    step_commit(self, &s);
+    set_last_id(self, f[M_ID]);
     rc = RATED;
-    n = 0;
-    goto done;
+    stepped = 0;
 
-unprune:
-    for (i = n - 1; i >= 0; i--)
-        window_unprune(&self->players[idx[i]], head[i], len[i]);
-    n = 0;
 done:
-    (void)n;
+    if (stepped)
+        step_undo(self, &s);
     for (i = 0; i < N_MATCH_FIELDS; i++)
         Py_XDECREF(f[i]);
     for (i = 0; i < n_made; i++)
@@ -1500,6 +1610,38 @@ member_offsets(PyObject *type, PyObject *names, Py_ssize_t n, Py_ssize_t *offset
     return 1;
 }
 
+/* The reader of `match` (MatchResult) objects whose fields are named `fields`. */
+static int
+reader_init(MatchReader *r, PyObject *match, PyObject *fields)
+{
+    int i;
+    if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != N_MATCH_FIELDS) {
+        PyErr_SetString(PyExc_ValueError,
+                        "match_fields: played_on, side_a, side_b, games, id, stats");
+        return -1;
+    }
+    for (i = 0; i < N_MATCH_FIELDS; i++) {
+        PyObject *name = PyTuple_GET_ITEM(fields, i);
+        if (!PyUnicode_Check(name)) {
+            PyErr_SetString(PyExc_TypeError, "match_fields must be names");
+            return -1;
+        }
+        Py_XSETREF(r->names[i], Py_NewRef(name));
+    }
+    r->fast = member_offsets(match, fields, N_MATCH_FIELDS, r->offsets);
+    Py_XSETREF(r->type, Py_NewRef(match));
+    return 0;
+}
+
+static void
+reader_clear(MatchReader *r)
+{
+    int i;
+    Py_CLEAR(r->type);
+    for (i = 0; i < N_MATCH_FIELDS; i++)
+        Py_CLEAR(r->names[i]);
+}
+
 static int
 Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
 {
@@ -1508,7 +1650,7 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
                              "deque", "last", NULL};
     PyObject *constants, *player, *outcomes, *outcome, *performance, *change, *change_fields, *match,
         *match_fields, *deque, *last_id, *rules;
-    int fast_change, i;
+    int fast_change;
     long long last_ordinal;
 
     if (self->index != NULL) {
@@ -1529,20 +1671,8 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "rating_period_days must be 1 or more");
         return -1;
     }
-    if (PyTuple_GET_SIZE(match_fields) != N_MATCH_FIELDS) {
-        PyErr_SetString(PyExc_ValueError,
-                        "match_fields: played_on, side_a, side_b, games, id, stats");
+    if (reader_init(&self->reader, match, match_fields) < 0)
         return -1;
-    }
-    for (i = 0; i < N_MATCH_FIELDS; i++) {
-        PyObject *name = PyTuple_GET_ITEM(match_fields, i);
-        if (!PyUnicode_Check(name)) {
-            PyErr_SetString(PyExc_TypeError, "match_fields must be names");
-            return -1;
-        }
-        self->match_names[i] = Py_NewRef(name);
-    }
-    self->fast_match = member_offsets(match, match_fields, N_MATCH_FIELDS, self->match_offsets);
     self->fast_change = fast_change &&
                         member_offsets(change, change_fields, N_CHANGE_FIELDS, self->change_offsets);
     if (self->fast_change && ((PyTypeObject *)change)->tp_itemsize != 0)
@@ -1552,10 +1682,11 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
     self->outcome_fn = Py_NewRef(outcome);
     self->perf_fn = Py_NewRef(performance);
     self->change_type = Py_NewRef(change);
-    self->match_type = Py_NewRef(match);
     self->deque_type = Py_NewRef(deque);
     self->last_ordinal = last_ordinal;
-    self->last_id = Py_NewRef(last_id);
+    self->last_id = Py_None; /* set_last_id below */
+    Py_INCREF(Py_None);
+    set_last_id(self, last_id);
     if ((self->one = PyFloat_FromDouble(1.0)) == NULL)
         return -1;
     if ((self->index = PyDict_New()) == NULL)
@@ -1572,7 +1703,7 @@ Replay_traverse(Replay *self, visitproc visit, void *arg)
     Py_VISIT(self->outcome_fn);
     Py_VISIT(self->perf_fn);
     Py_VISIT(self->change_type);
-    Py_VISIT(self->match_type);
+    Py_VISIT(self->reader.type);
     Py_VISIT(self->deque_type);
     Py_VISIT(self->last_id);
     Py_VISIT(self->index);
@@ -1598,15 +1729,13 @@ Replay_clear(Replay *self)
     Py_CLEAR(self->outcome_fn);
     Py_CLEAR(self->perf_fn);
     Py_CLEAR(self->change_type);
-    Py_CLEAR(self->match_type);
+    reader_clear(&self->reader);
     Py_CLEAR(self->deque_type);
     Py_CLEAR(self->last_id);
     Py_CLEAR(self->index);
     Py_CLEAR(self->one);
     for (j = 0; j < 8; j++)
         Py_CLEAR(self->hints[j].match);
-    for (j = 0; j < N_MATCH_FIELDS; j++)
-        Py_CLEAR(self->match_names[j]);
     for (i = 0; i < self->n_players; i++) {
         Player *p = &self->players[i];
         Py_CLEAR(self->names[i]);
@@ -1667,7 +1796,7 @@ check_ready(Replay *self)
 static inline PyObject *
 single_name(Replay *self, PyObject *m, int side)
 {
-    PyObject *v = *(PyObject **)((char *)m + self->match_offsets[side]);
+    PyObject *v = *(PyObject **)((char *)m + self->reader.offsets[side]);
     return (v != NULL && PyTuple_CheckExact(v) && PyTuple_GET_SIZE(v) == 1) ? PyTuple_GET_ITEM(v, 0)
                                                                              : NULL;
 }
@@ -1715,8 +1844,8 @@ static inline void
 prefetch_ahead(Replay *self, PyObject **items, Py_ssize_t i, Py_ssize_t n)
 {
     PyObject *m, *v;
-    PyTypeObject *tp = (PyTypeObject *)self->match_type;
-    if (!self->fast_match)
+    PyTypeObject *tp = (PyTypeObject *)self->reader.type;
+    if (!self->reader.fast)
         return;
     if (i + 7 < n) {
         PREFETCH(items[i + 7]);
@@ -1725,7 +1854,7 @@ prefetch_ahead(Replay *self, PyObject **items, Py_ssize_t i, Py_ssize_t n)
     if (i + 5 < n && Py_TYPE(m = items[i + 5]) == tp) {
         int k;
         for (k = 0; k < N_MATCH_FIELDS; k++)
-            if ((v = *(PyObject **)((char *)m + self->match_offsets[k])) != NULL)
+            if ((v = *(PyObject **)((char *)m + self->reader.offsets[k])) != NULL)
                 PREFETCH(v);
     }
     if (i + 3 < n && Py_TYPE(m = items[i + 3]) == tp) {
@@ -1733,7 +1862,7 @@ prefetch_ahead(Replay *self, PyObject **items, Py_ssize_t i, Py_ssize_t n)
             PREFETCH(v);
         if ((v = single_name(self, m, M_SIDE_B)) != NULL)
             PREFETCH(v);
-        v = *(PyObject **)((char *)m + self->match_offsets[M_GAMES]);
+        v = *(PyObject **)((char *)m + self->reader.offsets[M_GAMES]);
         if (v != NULL && PyTuple_CheckExact(v)) {
             Py_ssize_t g;
             for (g = 0; g < PyTuple_GET_SIZE(v) && g < 5; g++)
@@ -1873,7 +2002,7 @@ export_player(Replay *self, Player *p)
     int32_t i;
     int rc = -1;
 
-    if (PyObject_SetAttr(p->obj, str_rating, p->rating_obj) < 0 ||
+    if (player_objects(p) < 0 || PyObject_SetAttr(p->obj, str_rating, p->rating_obj) < 0 ||
         PyObject_SetAttr(p->obj, str_rd, p->rd_obj) < 0 ||
         PyObject_SetAttr(p->obj, str_volatility, p->vol_obj) < 0)
         return -1;
@@ -1956,7 +2085,7 @@ PyDoc_STRVAR(Replay_doc,
 static PyObject *
 Replay_get_fast(Replay *self, void *Py_UNUSED(closure))
 {
-    return Py_BuildValue("(OO)", self->fast_match ? Py_True : Py_False,
+    return Py_BuildValue("(OO)", self->reader.fast ? Py_True : Py_False,
                          self->fast_change ? Py_True : Py_False);
 }
 
