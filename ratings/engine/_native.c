@@ -46,7 +46,7 @@
 
 /* Bumped whenever the Python-facing interface changes; replay.py ignores a module
    built from another version (a stale in-tree build) and stays pure Python. */
-#define API_VERSION 3
+#define API_VERSION 4
 
 #define N_CHANGE_FIELDS 16
 #define N_MATCH_FIELDS 6
@@ -2070,9 +2070,810 @@ Replay_export(Replay *self, PyObject *Py_UNUSED(ignored))
     return Py_BuildValue("(LO)", self->last_ordinal, self->last_id);
 }
 
+/* -------------------------------------------------------------------------- */
+/* A history in columns, and the changes of a columnar run                      */
+
+/* `History`: matches encoded once (encode in replay.py) for replays that read no Python
+   object per match: a day ordinal, an id, side sizes, player numbers into `names` and a
+   score-line number into `lines` per match. Nothing of the rules is checked here but the
+   form (a date, sides as tuples, games hashable, an id that fits in 64 bits): the order,
+   the players and the score line are the replay's to judge, at the match, as rate_all
+   does. */
+
+#define NO_ID INT64_MIN /* a match without id */
+#define MAX_ENCODED_SIDE 255
+
+typedef struct {
+    PyObject_HEAD
+    MatchReader reader;
+    PyObject *names;      /* list: number -> player name */
+    PyObject *name_index; /* dict: name -> number */
+    PyObject *lines;      /* list: number -> games (the first equal tuple met) */
+    PyObject *line_index; /* dict: games -> number */
+    PyObject *stats;      /* dict: match index -> stats, for the matches that have them */
+    Py_ssize_t n, cap;
+    int32_t *ord, *line;
+    int64_t *id, *first; /* first: the match's players start at players[first[i]] */
+    uint8_t *n_a, *n_b;
+    int32_t *players;
+    Py_ssize_t n_players, cap_players;
+} History;
+
+static PyTypeObject HistoryType;
+
+static int
+grow(void **buf, Py_ssize_t *cap, Py_ssize_t need, size_t item)
+{
+    void *fresh;
+    Py_ssize_t c = *cap ? *cap : 1024;
+    if (need <= *cap)
+        return 0;
+    while (c < need)
+        c *= 2;
+    if ((fresh = PyMem_Realloc(*buf, (size_t)c * item)) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *buf = fresh;
+    *cap = c;
+    return 0;
+}
+
+static int
+history_reserve(History *h, Py_ssize_t players)
+{
+    Py_ssize_t cap = h->cap;
+    if (h->n + 1 > h->cap) {
+        Py_ssize_t c;
+#define GROW(field)                                                                         \
+    c = cap;                                                                                \
+    if (grow((void **)&h->field, &c, h->n + 1, sizeof(*h->field)) < 0)                     \
+        return -1;
+        GROW(ord) GROW(line) GROW(id) GROW(first) GROW(n_a) GROW(n_b)
+#undef GROW
+        h->cap = c;
+    }
+    return grow((void **)&h->players, &h->cap_players, h->n_players + players, sizeof(int32_t));
+}
+
+/* The number of `key` in `index`/`list`, adding it; -1 with an exception (unhashable). */
+static Py_ssize_t
+intern_in(PyObject *index, PyObject *list, PyObject *key)
+{
+    PyObject *found = PyDict_GetItemWithError(index, key), *number;
+    Py_ssize_t k;
+    if (found != NULL)
+        return PyLong_AsSsize_t(found);
+    if (PyErr_Occurred())
+        return -1;
+    k = PyList_GET_SIZE(list);
+    if (k >= INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "too many names or score lines");
+        return -1;
+    }
+    if ((number = PyLong_FromSsize_t(k)) == NULL)
+        return -1;
+    if (PyDict_SetItem(index, key, number) < 0) {
+        Py_DECREF(number);
+        return -1;
+    }
+    Py_DECREF(number);
+    if (PyList_Append(list, key) < 0) {
+        PyDict_DelItem(index, key);
+        return -1;
+    }
+    return k;
+}
+
+/* Append one match; 0, STOP (not in plain form: nothing appended) or ERROR. */
+static int
+history_append(History *h, PyObject *match)
+{
+    PyObject *f[N_MATCH_FIELDS] = {NULL};
+    Py_ssize_t n_a, n_b, i, k;
+    int32_t players[2 * MAX_ENCODED_SIDE];
+    long long id = NO_ID;
+    int rc = STOP;
+    for (i = 0; i < N_MATCH_FIELDS; i++)
+        if ((f[i] = match_field(&h->reader, match, i)) == NULL) {
+            rc = stop_or_fail();
+            goto done;
+        }
+    if (!(PyDate_CheckExact(f[M_PLAYED_ON]) || PyDateTime_CheckExact(f[M_PLAYED_ON])) ||
+        !PyTuple_CheckExact(f[M_SIDE_A]) || !PyTuple_CheckExact(f[M_SIDE_B]))
+        goto done;
+    n_a = PyTuple_GET_SIZE(f[M_SIDE_A]);
+    n_b = PyTuple_GET_SIZE(f[M_SIDE_B]);
+    if (n_a > MAX_ENCODED_SIDE || n_b > MAX_ENCODED_SIDE)
+        goto done;
+    if (f[M_ID] != Py_None) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(f[M_ID]))
+            goto done;
+        id = PyLong_AsLongLongAndOverflow(f[M_ID], &overflow);
+        if (overflow || id == NO_ID)
+            goto done;
+        if (id == -1 && PyErr_Occurred()) {
+            rc = stop_or_fail();
+            goto done;
+        }
+    }
+    if (!PyTuple_CheckExact(f[M_GAMES]))
+        goto done;
+    for (i = 0; i < n_a + n_b; i++) {
+        PyObject *name = i < n_a ? PyTuple_GET_ITEM(f[M_SIDE_A], i)
+                                 : PyTuple_GET_ITEM(f[M_SIDE_B], i - n_a);
+        if ((k = intern_in(h->name_index, h->names, name)) < 0) {
+            rc = stop_or_fail();
+            goto done;
+        }
+        players[i] = (int32_t)k;
+    }
+    if ((k = intern_in(h->line_index, h->lines, f[M_GAMES])) < 0) {
+        rc = stop_or_fail(); /* games holding lists: Python makes them tuples */
+        goto done;
+    }
+    rc = ERROR;
+    if (history_reserve(h, n_a + n_b) < 0)
+        goto done;
+    if (f[M_STATS] != Py_None) {
+        PyObject *key = PyLong_FromSsize_t(h->n);
+        int failed = key == NULL || PyDict_SetItem(h->stats, key, f[M_STATS]) < 0;
+        Py_XDECREF(key);
+        if (failed)
+            goto done;
+    }
+    h->ord[h->n] = (int32_t)date_ordinal(f[M_PLAYED_ON]);
+    h->line[h->n] = (int32_t)k;
+    h->id[h->n] = id;
+    h->first[h->n] = h->n_players;
+    h->n_a[h->n] = (uint8_t)n_a;
+    h->n_b[h->n] = (uint8_t)n_b;
+    memcpy(h->players + h->n_players, players, (size_t)(n_a + n_b) * sizeof(int32_t));
+    h->n_players += n_a + n_b;
+    h->n++;
+    rc = 0;
+done:
+    for (i = 0; i < N_MATCH_FIELDS; i++)
+        Py_XDECREF(f[i]);
+    return rc;
+}
+
+static int
+History_init(History *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"match", "match_fields", NULL};
+    PyObject *match, *fields;
+    if (self->names != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "History objects cannot be re-initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$OO!", kwlist, &match, &PyTuple_Type, &fields) ||
+        reader_init(&self->reader, match, fields) < 0)
+        return -1;
+    if ((self->names = PyList_New(0)) == NULL || (self->name_index = PyDict_New()) == NULL ||
+        (self->lines = PyList_New(0)) == NULL || (self->line_index = PyDict_New()) == NULL ||
+        (self->stats = PyDict_New()) == NULL)
+        return -1;
+    return 0;
+}
+
+static int
+History_traverse(History *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->reader.type);
+    Py_VISIT(self->names);
+    Py_VISIT(self->name_index);
+    Py_VISIT(self->lines);
+    Py_VISIT(self->line_index);
+    Py_VISIT(self->stats);
+    return 0;
+}
+
+static int
+History_clear(History *self)
+{
+    reader_clear(&self->reader);
+    Py_CLEAR(self->names);
+    Py_CLEAR(self->name_index);
+    Py_CLEAR(self->lines);
+    Py_CLEAR(self->line_index);
+    Py_CLEAR(self->stats);
+    return 0;
+}
+
+static void
+History_dealloc(History *self)
+{
+    PyObject_GC_UnTrack(self);
+    History_clear(self);
+    PyMem_Free(self->ord);
+    PyMem_Free(self->line);
+    PyMem_Free(self->id);
+    PyMem_Free(self->first);
+    PyMem_Free(self->n_a);
+    PyMem_Free(self->n_b);
+    PyMem_Free(self->players);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+history_ready(History *h)
+{
+    if (h->names == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "History is not initialised");
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(History_extend_doc,
+             "extend(matches, start=0) -> stop\n\n"
+             "Append matches[start:] (a list or tuple of MatchResult); returns the index of the\n"
+             "first match not in plain form (a date, sides as tuples, games a tuple of tuples,\n"
+             "an integer or no id), which is not appended, or len(matches).");
+
+static PyObject *
+History_extend(History *self, PyObject *args)
+{
+    PyObject *matches;
+    Py_ssize_t start = 0, i;
+    int rc = 0;
+    if (!PyArg_ParseTuple(args, "O|n:extend", &matches, &start) || history_ready(self) < 0)
+        return NULL;
+    if (!PyList_Check(matches) && !PyTuple_Check(matches)) {
+        PyErr_SetString(PyExc_TypeError, "matches must be a list or a tuple");
+        return NULL;
+    }
+    Py_INCREF(matches);
+    for (i = start < 0 ? 0 : start; i < PySequence_Fast_GET_SIZE(matches); i++) {
+        PyObject *m = PySequence_Fast_GET_ITEM(matches, i);
+        Py_INCREF(m);
+        rc = history_append(self, m);
+        Py_DECREF(m);
+        if (rc != 0)
+            break;
+    }
+    Py_DECREF(matches);
+    if (rc == ERROR)
+        return NULL;
+    return PyLong_FromSsize_t(i);
+}
+
+PyDoc_STRVAR(History_row_doc,
+             "row(i) -> (ordinal, side_a, side_b, games, id)\n\n"
+             "Match i as encoded (its stats are in `stats`).");
+
+static PyObject *
+History_row(History *self, PyObject *arg)
+{
+    Py_ssize_t i = PyLong_AsSsize_t(arg), k;
+    PyObject *sides[2] = {NULL, NULL}, *id, *out;
+    int side;
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    if (history_ready(self) < 0)
+        return NULL;
+    if (i < 0)
+        i += self->n;
+    if (i < 0 || i >= self->n) {
+        PyErr_SetString(PyExc_IndexError, "History index out of range");
+        return NULL;
+    }
+    for (side = 0; side < 2; side++) {
+        Py_ssize_t n = side ? self->n_b[i] : self->n_a[i];
+        const int32_t *who = self->players + self->first[i] + (side ? self->n_a[i] : 0);
+        if ((sides[side] = PyTuple_New(n)) == NULL)
+            goto fail;
+        for (k = 0; k < n; k++)
+            PyTuple_SET_ITEM(sides[side], k, Py_NewRef(PyList_GET_ITEM(self->names, who[k])));
+    }
+    id = self->id[i] == NO_ID ? Py_NewRef(Py_None) : PyLong_FromLongLong(self->id[i]);
+    if (id == NULL)
+        goto fail;
+    out = Py_BuildValue("(iNNON)", self->ord[i], sides[0], sides[1],
+                        PyList_GET_ITEM(self->lines, self->line[i]), id);
+    return out;
+fail:
+    Py_XDECREF(sides[0]);
+    Py_XDECREF(sides[1]);
+    return NULL;
+}
+
+static Py_ssize_t
+History_len(History *self)
+{
+    return self->n;
+}
+
+static PyMethodDef History_methods[] = {
+    {"extend", (PyCFunction)History_extend, METH_VARARGS, History_extend_doc},
+    {"row", (PyCFunction)History_row, METH_O, History_row_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef History_members[] = {
+    {"names", T_OBJECT, offsetof(History, names), READONLY, "player names, by number"},
+    {"lines", T_OBJECT, offsetof(History, lines), READONLY, "distinct score lines, by number"},
+    {"stats", T_OBJECT, offsetof(History, stats), READONLY, "match index -> stats"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PySequenceMethods History_as_sequence = {.sq_length = (lenfunc)History_len};
+
+PyDoc_STRVAR(History_doc, "History(*, match, match_fields): matches in columns (replay.encode).");
+
+static PyTypeObject HistoryType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ratings.engine._native.History",
+    .tp_basicsize = sizeof(History),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = History_doc,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)History_init,
+    .tp_dealloc = (destructor)History_dealloc,
+    .tp_traverse = (traverseproc)History_traverse,
+    .tp_clear = (inquiry)History_clear,
+    .tp_methods = History_methods,
+    .tp_members = History_members,
+    .tp_as_sequence = &History_as_sequence,
+};
+
+/* `Changes`: what a columnar run did, one row per player and match in plain doubles; a
+   sequence of each match's tuple of PlayerChange, built when asked for. */
+typedef struct {
+    double rating_before, rd_before, vol_before, rating_after, rd_after, vol_after, expected,
+        outcome, weight, ratio, perf, mult;
+    int32_t player; /* the history's number */
+    uint8_t gate, won, floored;
+} Row;
+
+static const char *const row_doubles[] = {
+    "rating_before", "rd_before", "volatility_before", "rating_after", "rd_after",
+    "volatility_after", "expected", "outcome", "repetition_weight", "diversity_ratio",
+    "performance_weight", "margin_multiplier", NULL};
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *names; /* the history's */
+    PyObject *change_type;
+    Py_ssize_t change_offsets[N_CHANGE_FIELDS];
+    int fast_change;
+    Py_ssize_t n, cap; /* matches */
+    int64_t *first;    /* match i's rows: first[i] .. first[i + 1] */
+    Row *rows;
+    Py_ssize_t n_rows, cap_rows;
+} Changes;
+
+static int
+Changes_init(Changes *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"names", "change", "change_fields", "fast_change", NULL};
+    PyObject *names, *change, *fields;
+    int fast;
+    if (self->names != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Changes objects cannot be re-initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$O!OO!p", kwlist, &PyList_Type, &names,
+                                     &change, &PyTuple_Type, &fields, &fast))
+        return -1;
+    self->fast_change = fast && member_offsets(change, fields, N_CHANGE_FIELDS,
+                                               self->change_offsets) &&
+                        ((PyTypeObject *)change)->tp_itemsize == 0;
+    if (grow((void **)&self->first, &self->cap, 1, sizeof(int64_t)) < 0)
+        return -1;
+    self->first[0] = 0;
+    self->change_type = Py_NewRef(change);
+    self->names = Py_NewRef(names);
+    return 0;
+}
+
+static int
+Changes_traverse(Changes *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->names);
+    Py_VISIT(self->change_type);
+    return 0;
+}
+
+static int
+Changes_clear(Changes *self)
+{
+    Py_CLEAR(self->names);
+    Py_CLEAR(self->change_type);
+    return 0;
+}
+
+static void
+Changes_dealloc(Changes *self)
+{
+    PyObject_GC_UnTrack(self);
+    Changes_clear(self);
+    PyMem_Free(self->first);
+    PyMem_Free(self->rows);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t
+Changes_len(Changes *self)
+{
+    return self->n;
+}
+
+/* A float object for `x`, sharing `one` for 1.0 as the object path does. */
+static inline PyObject *
+float_of(double x, PyObject *one)
+{
+    return x == 1.0 ? Py_NewRef(one) : PyFloat_FromDouble(x);
+}
+
+static PyObject *
+Changes_item(Changes *self, Py_ssize_t i)
+{
+    PyObject *out, *one;
+    Py_ssize_t k, n;
+    if (self->names == NULL || i < 0 || i >= self->n) {
+        PyErr_SetString(PyExc_IndexError, "Changes index out of range");
+        return NULL;
+    }
+    n = (Py_ssize_t)(self->first[i + 1] - self->first[i]);
+    if ((out = PyTuple_New(n)) == NULL)
+        return NULL;
+    if ((one = PyFloat_FromDouble(1.0)) == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    for (k = 0; k < n; k++) {
+        const Row *r = &self->rows[self->first[i] + k];
+        const double *d = &r->rating_before;
+        PyObject *v[N_CHANGE_FIELDS], *change = NULL;
+        int j, ok = 1;
+        memset(v, 0, sizeof(v));
+        v[0] = Py_NewRef(PyList_GET_ITEM(self->names, r->player));
+        /* player, 7 floats (before, after, expected), outcome, weight, ratio, gate, perf,
+           won, m, floored: PlayerChange's order */
+        for (j = 0; j < 7 && ok; j++)
+            ok = (v[1 + j] = PyFloat_FromDouble(d[j])) != NULL;
+        ok = ok && (v[8] = PyFloat_FromDouble(r->outcome)) != NULL &&
+             (v[9] = float_of(r->weight, one)) != NULL &&
+             (v[10] = float_of(r->ratio, one)) != NULL &&
+             (v[12] = float_of(r->perf, one)) != NULL &&
+             (v[14] = PyFloat_FromDouble(r->mult)) != NULL;
+        if (ok) {
+            v[11] = Py_NewRef(r->gate ? Py_True : Py_False);
+            v[13] = Py_NewRef(r->won ? Py_True : Py_False);
+            v[15] = Py_NewRef(r->floored ? Py_True : Py_False);
+            if (self->fast_change) {
+                PyTypeObject *tp = (PyTypeObject *)self->change_type;
+                int untrack = atomic(v[0]);
+                if ((change = tp->tp_alloc(tp, 0)) != NULL) {
+                    for (j = 0; j < N_CHANGE_FIELDS; j++) {
+                        *(PyObject **)((char *)change + self->change_offsets[j]) = v[j];
+                        v[j] = NULL;
+                    }
+                    if (untrack && PyObject_IS_GC(change))
+                        PyObject_GC_UnTrack(change); /* floats, bools and a name only */
+                }
+            }
+            else {
+                change = PyObject_Vectorcall(self->change_type, v, N_CHANGE_FIELDS, NULL);
+            }
+        }
+        for (j = 0; j < N_CHANGE_FIELDS; j++)
+            Py_XDECREF(v[j]);
+        if (change == NULL) {
+            Py_DECREF(one);
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, k, change);
+    }
+    Py_DECREF(one);
+    return out;
+}
+
+PyDoc_STRVAR(Changes_column_doc,
+             "column(name) -> memoryview\n\n"
+             "One field of every row, in order (a copy): a float field of PlayerChange ('d'),\n"
+             "'player' (the history's player numbers, 'i'), 'gate_open', 'won' or\n"
+             "'floor_applied' ('B'), or 'first' (match i's rows start at first[i], 'q', one\n"
+             "more than there are matches).");
+
+static PyObject *
+Changes_column(Changes *self, PyObject *name)
+{
+    const char *want = PyUnicode_AsUTF8(name), *fmt;
+    PyObject *bytes, *view, *out;
+    Py_ssize_t k, size, col = -1;
+    char *buf;
+    if (want == NULL)
+        return NULL;
+    for (k = 0; row_doubles[k] != NULL; k++)
+        if (strcmp(want, row_doubles[k]) == 0)
+            col = k;
+    if (strcmp(want, "first") == 0) {
+        bytes = PyBytes_FromStringAndSize((const char *)self->first,
+                                          (Py_ssize_t)((self->n + 1) * sizeof(int64_t)));
+        fmt = "q";
+    }
+    else {
+        size = col >= 0 ? 8 : strcmp(want, "player") == 0 ? 4 : 1;
+        fmt = col >= 0 ? "d" : size == 4 ? "i" : "B";
+        if (col < 0 && size == 1 && strcmp(want, "gate_open") != 0 && strcmp(want, "won") != 0 &&
+            strcmp(want, "floor_applied") != 0) {
+            PyErr_Format(PyExc_KeyError, "no column %R", name);
+            return NULL;
+        }
+        if ((bytes = PyBytes_FromStringAndSize(NULL, self->n_rows * size)) == NULL)
+            return NULL;
+        buf = PyBytes_AS_STRING(bytes);
+        for (k = 0; k < self->n_rows; k++) {
+            const Row *r = &self->rows[k];
+            if (col >= 0)
+                memcpy(buf + 8 * k, &(&r->rating_before)[col], 8);
+            else if (size == 4)
+                memcpy(buf + 4 * k, &r->player, 4);
+            else
+                buf[k] = (char)(want[0] == 'g' ? r->gate : want[0] == 'w' ? r->won : r->floored);
+        }
+    }
+    if (bytes == NULL)
+        return NULL;
+    view = PyMemoryView_FromObject(bytes);
+    Py_DECREF(bytes);
+    if (view == NULL)
+        return NULL;
+    out = PyObject_CallMethod(view, "cast", "s", fmt);
+    Py_DECREF(view);
+    return out;
+}
+
+static PyMethodDef Changes_methods[] = {
+    {"column", (PyCFunction)Changes_column, METH_O, Changes_column_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods Changes_as_sequence = {
+    .sq_length = (lenfunc)Changes_len,
+    .sq_item = (ssizeargfunc)Changes_item,
+};
+
+PyDoc_STRVAR(Changes_doc,
+             "Changes(*, names, change, change_fields, fast_change): the rows of a columnar run;\n"
+             "changes[i] is match i's tuple of PlayerChange, built when asked for.");
+
+static PyTypeObject ChangesType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ratings.engine._native.Changes",
+    .tp_basicsize = sizeof(Changes),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = Changes_doc,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Changes_init,
+    .tp_dealloc = (destructor)Changes_dealloc,
+    .tp_traverse = (traverseproc)Changes_traverse,
+    .tp_clear = (inquiry)Changes_clear,
+    .tp_methods = Changes_methods,
+    .tp_as_sequence = &Changes_as_sequence,
+};
+
+/* One match of a History (the columnar Replayer.rate): its rows appended to `out`.
+   `map`: the history's player numbers -> this Replay's indices (-1: not yet). */
+static int
+rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, const double *outcomes,
+         Changes *out, PyObject *probs, PyObject *perf_fn)
+{
+    Step s;
+    Py_ssize_t k, n;
+    double perf[MAX_PLAYERS], p_win;
+    const double *o;
+    const int32_t *who;
+    int rc, has_perf = 0;
+
+    /* §3 order: by date, then id within a day. */
+    s.ord = h->ord[i];
+    if (s.ord <= self->last_ordinal) {
+        if (s.ord < self->last_ordinal)
+            return STOP;
+        if (h->id[i] != NO_ID && self->last_kind != LAST_NONE) {
+            if (self->last_kind == LAST_INT) {
+                if (h->id[i] <= self->last_id_ll)
+                    return STOP;
+            }
+            else {
+                PyObject *id = PyLong_FromLongLong(h->id[i]);
+                int later = id == NULL ? -1 : PyObject_RichCompareBool(id, self->last_id, Py_LE);
+                Py_XDECREF(id);
+                if (later != 0)
+                    return later < 0 ? stop_or_fail() : STOP;
+            }
+        }
+    }
+    s.n_a = h->n_a[i];
+    s.n_b = h->n_b[i];
+    if (s.n_a == 0 || s.n_b == 0 || s.n_a > MAX_SIDE || s.n_b > MAX_SIDE)
+        return STOP;
+    o = outcomes + 4 * h->line[i]; /* (s_a, s_b, m, a_won), a_won -1: the line is invalid */
+    if (o[3] < 0.0)
+        return STOP;
+    s.s_a = o[0];
+    s.s_b = o[1];
+    s.mult = o[2];
+    s.a_won = o[3] != 0.0;
+    n = s.n_a + s.n_b;
+    who = h->players + h->first[i];
+    for (k = 0; k < n; k++) {
+        int32_t x = map[who[k]];
+        if (x < 0) {
+            Py_ssize_t got = intern_name(self, PyList_GET_ITEM(h->names, who[k]));
+            if (got < 0)
+                return stop_or_fail();
+            map[who[k]] = x = (int32_t)got;
+        }
+        s.idx[k] = x;
+    }
+    if ((rc = step_players(self, &s)) != RATED)
+        return rc;
+    if (self->rules.method == PERFORMANCE_WEIGHTED && perf_fn != Py_None && PyDict_GET_SIZE(h->stats)) {
+        PyObject *key = PyLong_FromSsize_t(i);
+        int has;
+        if (key == NULL)
+            return ERROR;
+        has = PyDict_Contains(h->stats, key);
+        if (has > 0)
+            has = call_performance(perf_fn, key, perf, s.n_a, s.n_b) < 0 ? -1 : 1;
+        Py_DECREF(key);
+        if (has < 0)
+            return ERROR;
+        has_perf = has;
+    }
+    if (step_rate(self, &s, has_perf ? perf : NULL, probs != NULL ? &p_win : NULL) != RATED)
+        return ERROR;
+    if (grow((void **)&out->rows, &out->cap_rows, out->n_rows + n, sizeof(Row)) < 0 ||
+        grow((void **)&out->first, &out->cap, out->n + 2, sizeof(int64_t)) < 0)
+        goto undo;
+    for (k = 0; k < n; k++)
+        if (mark_dirty(self, s.idx[k]) < 0)
+            goto undo;
+    if (probs != NULL) {
+        PyObject *prob = PyFloat_FromDouble(p_win);
+        if (prob == NULL || PyList_Append(probs, prob) < 0) {
+            Py_XDECREF(prob);
+            goto undo;
+        }
+        Py_DECREF(prob);
+    }
+    for (k = 0; k < n; k++) {
+        Player *p = &self->players[s.idx[k]];
+        const Result *r = &s.res[k];
+        Row *row = &out->rows[out->n_rows + k];
+        int on_a = k < s.n_a;
+        row->rating_before = p->rating;
+        row->rd_before = s.rd[k];
+        row->vol_before = p->vol;
+        row->rating_after = r->rating;
+        row->rd_after = r->rd;
+        row->vol_after = r->vol;
+        row->expected = r->expected;
+        row->outcome = on_a ? s.s_a : s.s_b;
+        row->weight = r->weight;
+        row->ratio = s.ratio[k];
+        row->perf = r->perf;
+        row->mult = s.mult;
+        row->player = who[k];
+        row->gate = (uint8_t)(s.who[k].gate != 0);
+        row->won = (uint8_t)(on_a ? s.a_won : !s.a_won);
+        row->floored = (uint8_t)(r->floored != 0);
+        /* the objects of the state before are stale now (player_objects remakes them) */
+        Py_CLEAR(p->rating_obj);
+        Py_CLEAR(p->rd_obj);
+        Py_CLEAR(p->vol_obj);
+    }
+    out->n_rows += n;
+    out->first[++out->n] = out->n_rows;
+    step_commit(self, &s);
+    self->last_kind = h->id[i] == NO_ID ? LAST_NONE : LAST_INT;
+    self->last_id_ll = h->id[i];
+    return RATED;
+undo:
+    step_undo(self, &s);
+    return ERROR;
+}
+
+PyDoc_STRVAR(run_history_doc,
+             "run_history(history, start, stop, outcomes, out, probs, performance) -> stop\n\n"
+             "Rate history[start:stop] in order into the Changes `out` (and, given a list\n"
+             "`probs`, first each match's §6 win probability of side A). `outcomes`: 4 doubles\n"
+             "(s_a, s_b, m, a_won) per score line of the history, a_won -1 for a line that\n"
+             "fails validation. `performance(i)`: the weights of match i with stats\n"
+             "(performance_weighted), or None. Returns the index of the first match left to\n"
+             "Python (stop when all were rated); nothing of that match was applied.");
+
+static PyObject *
+Replay_run_history(Replay *self, PyObject *args)
+{
+    History *h;
+    Changes *out;
+    PyObject *probs, *perf_fn;
+    Py_buffer outcomes = {0};
+    Py_ssize_t start, stop, i = 0, k;
+    int32_t *map = NULL;
+    int rc = RATED;
+    if (!PyArg_ParseTuple(args, "O!nny*O!OO:run_history", &HistoryType, &h, &start, &stop,
+                          &outcomes, &ChangesType, &out, &probs, &perf_fn))
+        return NULL;
+    if (probs == Py_None)
+        probs = NULL;
+    else if (!PyList_Check(probs)) {
+        PyErr_SetString(PyExc_TypeError, "probs must be a list or None");
+        goto done;
+    }
+    if (check_ready(self) < 0 || history_ready(h) < 0 || out->names == NULL)
+        goto done;
+    if (outcomes.len != PyList_GET_SIZE(h->lines) * 4 * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "run_history: 4 outcome values per score line");
+        goto done;
+    }
+    if (out->names != h->names) {
+        PyErr_SetString(PyExc_ValueError, "run_history: the changes of another history");
+        goto done;
+    }
+    if (start < 0)
+        start = 0;
+    if (stop > h->n)
+        stop = h->n;
+    if ((map = PyMem_Malloc((size_t)(PyList_GET_SIZE(h->names) + 1) * sizeof(int32_t))) == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (k = 0; k < PyList_GET_SIZE(h->names); k++)
+        map[k] = -1;
+    Py_INCREF(h);
+    self->busy = 1;
+    for (i = start; i < stop; i++) {
+        /* the next matches' players, a few ahead: their state, then their window ends */
+        if (i + 4 < stop) {
+            const int32_t *who = h->players + h->first[i + 4];
+            for (k = 0; k < h->n_a[i + 4] + h->n_b[i + 4]; k++)
+                if (map[who[k]] >= 0)
+                    PREFETCH(&self->players[map[who[k]]]);
+        }
+        if (i + 2 < stop && h->n_a[i + 2] == 1 && h->n_b[i + 2] == 1) {
+            const int32_t *who = h->players + h->first[i + 2];
+            prefetch_player(self, map[who[0]], map[who[1]]);
+            prefetch_player(self, map[who[1]], map[who[0]]);
+        }
+        rc = rate_row(self, h, i, map, (const double *)outcomes.buf, out, probs, perf_fn);
+        if (rc != RATED)
+            break;
+        if ((i & 0xffff) == 0xffff && PyErr_CheckSignals() < 0) {
+            rc = ERROR;
+            break;
+        }
+    }
+    self->busy = 0;
+    /* the last rated match's id as an object too (export, and the object path) */
+    if (self->last_kind == LAST_NONE)
+        Py_SETREF(self->last_id, Py_NewRef(Py_None));
+    else if (self->last_kind == LAST_INT) {
+        PyObject *id = PyLong_FromLongLong(self->last_id_ll);
+        if (id == NULL)
+            rc = ERROR;
+        else
+            Py_SETREF(self->last_id, id);
+    }
+    Py_DECREF(h);
+done:
+    PyMem_Free(map);
+    PyBuffer_Release(&outcomes);
+    if (rc == ERROR || PyErr_Occurred())
+        return NULL;
+    return PyLong_FromSsize_t(i);
+}
+
 static PyMethodDef Replay_methods[] = {
     {"run", (PyCFunction)Replay_run, METH_VARARGS, run_doc},
     {"export", (PyCFunction)Replay_export, METH_NOARGS, export_doc},
+    {"run_history", (PyCFunction)Replay_run_history, METH_VARARGS, run_history_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2500,7 +3301,8 @@ PyInit__native(void)
         if (engine_error == NULL)
             return NULL;
     }
-    if (PyType_Ready(&ReplayType) < 0)
+    if (PyType_Ready(&ReplayType) < 0 || PyType_Ready(&HistoryType) < 0 ||
+        PyType_Ready(&ChangesType) < 0)
         return NULL;
 #define INTERN(var, text)                                                                  \
     if ((var = PyUnicode_InternFromString(text)) == NULL)                                   \
@@ -2518,7 +3320,9 @@ PyInit__native(void)
     if (module == NULL)
         return NULL;
     Py_INCREF(&ReplayType);
-    if (PyModule_AddObject(module, "Replay", (PyObject *)&ReplayType) < 0 ||
+    if (PyModule_AddObjectRef(module, "History", (PyObject *)&HistoryType) < 0 ||
+        PyModule_AddObjectRef(module, "Changes", (PyObject *)&ChangesType) < 0 ||
+        PyModule_AddObject(module, "Replay", (PyObject *)&ReplayType) < 0 ||
         PyModule_AddIntConstant(module, "API_VERSION", API_VERSION) < 0) {
         Py_DECREF(&ReplayType);
         Py_DECREF(module);
