@@ -1957,49 +1957,95 @@ Replay_run(Replay *self, PyObject *args)
     return PyLong_FromSsize_t(i);
 }
 
+/* What export() shares between players: the day ordinals of the lookback window as
+   objects, and each player as a lone opponent `(name,)` (singles windows). */
+typedef struct {
+    PyObject **ords;
+    long long base;
+    Py_ssize_t n_ords;
+    PyObject **solo;
+    Py_ssize_t n_solo;
+} Shared;
+
+static void
+shared_free(Shared *c)
+{
+    Py_ssize_t k;
+    for (k = 0; k < c->n_ords; k++)
+        Py_XDECREF(c->ords[k]);
+    for (k = 0; k < c->n_solo; k++)
+        Py_XDECREF(c->solo[k]);
+    PyMem_Free(c->ords);
+    PyMem_Free(c->solo);
+}
+
+static PyObject *
+shared_ordinal(Shared *c, long long ord)
+{
+    PyObject **slot;
+    if (ord < c->base || ord >= c->base + c->n_ords)
+        return PyLong_FromLongLong(ord);
+    slot = &c->ords[ord - c->base];
+    if (*slot == NULL && (*slot = PyLong_FromLongLong(ord)) == NULL)
+        return NULL;
+    return Py_NewRef(*slot);
+}
+
 /* (ordinal, opponents) entries of a player's window, regrouping team entries. */
 static PyObject *
-window_entries(Replay *self, Player *p)
+window_entries(Replay *self, Player *p, Shared *c)
 {
-    PyObject *entries = PyList_New(0);
-    int32_t i = 0;
+    PyObject *entries = PyList_New(p->len);
+    int32_t i = 0, n_entries = 0;
     if (entries == NULL)
         return NULL;
     while (i < p->len) {
         int32_t j = i + 1, n, k;
         PyObject *opps, *ord, *entry;
+        Entry *e0 = &p->win[(p->head + i) & (p->cap - 1)];
         while (j < p->len && p->win[(p->head + j) & (p->cap - 1)].cont)
             j++;
         n = j - i;
-        if ((opps = PyTuple_New(n)) == NULL)
-            goto fail;
-        for (k = 0; k < n; k++) {
-            Entry *e = &p->win[(p->head + i + k) & (p->cap - 1)];
-            PyTuple_SET_ITEM(opps, k, Py_NewRef(self->names[e->opp]));
+        if (n == 1 && c->solo != NULL) {
+            PyObject **slot = &c->solo[e0->opp];
+            if (*slot == NULL && (*slot = PyTuple_Pack(1, self->names[e0->opp])) == NULL)
+                goto fail;
+            opps = Py_NewRef(*slot);
         }
-        ord = PyLong_FromLong(p->win[(p->head + i) & (p->cap - 1)].ord);
-        if (ord == NULL) {
+        else {
+            if ((opps = PyTuple_New(n)) == NULL)
+                goto fail;
+            for (k = 0; k < n; k++) {
+                Entry *e = &p->win[(p->head + i + k) & (p->cap - 1)];
+                PyTuple_SET_ITEM(opps, k, Py_NewRef(self->names[e->opp]));
+            }
+        }
+        if ((ord = shared_ordinal(c, e0->ord)) == NULL) {
             Py_DECREF(opps);
             goto fail;
         }
-        entry = PyTuple_Pack(2, ord, opps);
-        Py_DECREF(ord);
-        Py_DECREF(opps);
-        if (entry == NULL || PyList_Append(entries, entry) < 0) {
-            Py_XDECREF(entry);
+        if ((entry = PyTuple_New(2)) == NULL) {
+            Py_DECREF(ord);
+            Py_DECREF(opps);
             goto fail;
         }
-        Py_DECREF(entry);
+        PyTuple_SET_ITEM(entry, 0, ord);
+        PyTuple_SET_ITEM(entry, 1, opps);
+        PyList_SET_ITEM(entries, n_entries++, entry);
         i = j;
     }
+    /* team entries take several window slots: drop the room they did not fill */
+    if (PyList_SetSlice(entries, n_entries, p->len, NULL) < 0)
+        goto fail;
     return entries;
 fail:
+    /* unfilled items are NULL, which list dealloc skips */
     Py_DECREF(entries);
     return NULL;
 }
 
 static int
-export_player(Replay *self, Player *p)
+export_player(Replay *self, Player *p, Shared *c)
 {
     PyObject *value = NULL, *entries = NULL, *counts = NULL;
     int32_t i;
@@ -2017,25 +2063,22 @@ export_player(Replay *self, Player *p)
     if (value == NULL || PyObject_SetAttr(p->obj, str_last, value) < 0)
         goto done;
     Py_CLEAR(value);
-    if ((entries = window_entries(self, p)) == NULL)
+    if ((entries = window_entries(self, p, c)) == NULL)
         goto done;
     if ((value = PyObject_CallOneArg(self->deque_type, entries)) == NULL ||
         PyObject_SetAttr(p->obj, str_recent, value) < 0)
         goto done;
     Py_CLEAR(value);
+    /* opponent -> matches against them inside the window: the counts table as it is */
     if ((counts = PyDict_New()) == NULL)
         goto done;
-    for (i = 0; i < p->len; i++) {
-        PyObject *name = self->names[p->win[(p->head + i) & (p->cap - 1)].opp], *had, *now;
-        long long before = 0;
-        had = PyDict_GetItemWithError(counts, name);
-        if (had != NULL)
-            before = PyLong_AsLongLong(had);
-        else if (PyErr_Occurred())
+    for (i = 0; i < p->counts_cap; i++) {
+        PyObject *now;
+        if (p->counts[i].opp == -1)
+            continue;
+        if ((now = PyLong_FromLong(p->counts[i].count)) == NULL)
             goto done;
-        if ((now = PyLong_FromLongLong(before + 1)) == NULL)
-            goto done;
-        if (PyDict_SetItem(counts, name, now) < 0) {
+        if (PyDict_SetItem(counts, self->names[p->counts[i].opp], now) < 0) {
             Py_DECREF(now);
             goto done;
         }
@@ -2061,15 +2104,31 @@ PyDoc_STRVAR(export_doc,
 static PyObject *
 Replay_export(Replay *self, PyObject *Py_UNUSED(ignored))
 {
+    Shared c = {NULL, 0, 0, NULL, 0};
     if (check_ready(self) < 0)
         return NULL;
+    if (self->n_dirty) {
+        /* the ordinals of the window's days (older entries wait to be pruned) */
+        c.n_ords = (Py_ssize_t)(self->lookback < 4096 ? self->lookback + 1 : 4096);
+        c.base = self->last_ordinal - c.n_ords + 1;
+        c.ords = PyMem_Calloc((size_t)c.n_ords, sizeof(PyObject *));
+        c.n_solo = self->n_players;
+        c.solo = PyMem_Calloc((size_t)c.n_solo + 1, sizeof(PyObject *));
+        if (c.ords == NULL || c.solo == NULL) {
+            shared_free(&c);
+            return PyErr_NoMemory();
+        }
+    }
     while (self->n_dirty) {
         Player *p = &self->players[self->dirty[self->n_dirty - 1]];
-        if (p->dirty && p->obj != NULL && export_player(self, p) < 0)
+        if (p->dirty && p->obj != NULL && export_player(self, p, &c) < 0) {
+            shared_free(&c);
             return NULL;
+        }
         p->dirty = 0;
         self->n_dirty--;
     }
+    shared_free(&c);
     return Py_BuildValue("(LO)", self->last_ordinal, self->last_id);
 }
 
@@ -2086,13 +2145,65 @@ Replay_export(Replay *self, PyObject *Py_UNUSED(ignored))
 #define NO_ID INT64_MIN /* a match without id */
 #define MAX_ENCODED_SIDE 255
 
+/* Numbers of equal objects (names, score lines): a hash table of (hash, key, number) in
+   plain arrays, which a dict of numbers would read through one more object per lookup.
+   The keys are the list's items (it holds the references). */
+typedef struct {
+    Py_hash_t *hashes;
+    PyObject **keys; /* NULL: empty */
+    int32_t *numbers;
+    Py_ssize_t cap, used; /* cap: a power of two, at most half full */
+} Intern;
+
+static void
+intern_free(Intern *t)
+{
+    PyMem_Free(t->hashes);
+    PyMem_Free(t->keys);
+    PyMem_Free(t->numbers);
+    t->hashes = NULL;
+    t->keys = NULL;
+    t->numbers = NULL;
+    t->cap = t->used = 0;
+}
+
+static int
+intern_grow(Intern *t)
+{
+    Intern old = *t;
+    Py_ssize_t cap = old.cap ? old.cap * 2 : 1024, i;
+    t->hashes = PyMem_Malloc((size_t)cap * sizeof(Py_hash_t));
+    t->keys = PyMem_Calloc((size_t)cap, sizeof(PyObject *));
+    t->numbers = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+    if (t->hashes == NULL || t->keys == NULL || t->numbers == NULL) {
+        PyMem_Free(t->hashes);
+        PyMem_Free(t->keys);
+        PyMem_Free(t->numbers);
+        *t = old;
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->cap = cap;
+    for (i = 0; i < old.cap; i++)
+        if (old.keys[i] != NULL) {
+            size_t j = (size_t)old.hashes[i] & (size_t)(cap - 1);
+            while (t->keys[j] != NULL)
+                j = (j + 1) & (size_t)(cap - 1);
+            t->hashes[j] = old.hashes[i];
+            t->keys[j] = old.keys[i];
+            t->numbers[j] = old.numbers[i];
+        }
+    intern_free(&old);
+    return 0;
+}
+
 typedef struct {
     PyObject_HEAD
     MatchReader reader;
     PyObject *names;      /* list: number -> player name */
-    PyObject *name_index; /* dict: name -> number */
+    Intern name_index;    /* name -> number */
     PyObject *lines;      /* list: number -> games (the first equal tuple met) */
-    PyObject *line_index; /* dict: games -> number */
+    Intern line_index;    /* games -> number */
     PyObject *stats;      /* dict: match index -> stats, for the matches that have them */
     Py_ssize_t n, cap;
     int32_t *ord, *line;
@@ -2139,32 +2250,41 @@ history_reserve(History *h, Py_ssize_t players)
     return grow((void **)&h->players, &h->cap_players, h->n_players + players, sizeof(int32_t));
 }
 
-/* The number of `key` in `index`/`list`, adding it; -1 with an exception (unhashable). */
+/* The number of `key` in `index`/`list` (equal keys share one, as in a dict), adding it;
+   -1 with an exception (unhashable, or an == that raised). */
 static Py_ssize_t
-intern_in(PyObject *index, PyObject *list, PyObject *key)
+intern_in(Intern *index, PyObject *list, PyObject *key)
 {
-    PyObject *found = PyDict_GetItemWithError(index, key), *number;
+    Py_hash_t hash = PyObject_Hash(key);
+    size_t j, mask;
     Py_ssize_t k;
-    if (found != NULL)
-        return PyLong_AsSsize_t(found);
-    if (PyErr_Occurred())
+    if (hash == -1)
         return -1;
+    if ((index->used + 1) * 2 > index->cap && intern_grow(index) < 0)
+        return -1;
+    mask = (size_t)(index->cap - 1);
+    for (j = (size_t)hash & mask; index->keys[j] != NULL; j = (j + 1) & mask) {
+        if (index->keys[j] == key)
+            return index->numbers[j];
+        if (index->hashes[j] == hash) {
+            int same = PyObject_RichCompareBool(index->keys[j], key, Py_EQ);
+            if (same < 0)
+                return -1;
+            if (same)
+                return index->numbers[j];
+        }
+    }
     k = PyList_GET_SIZE(list);
     if (k >= INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "too many names or score lines");
         return -1;
     }
-    if ((number = PyLong_FromSsize_t(k)) == NULL)
+    if (PyList_Append(list, key) < 0)
         return -1;
-    if (PyDict_SetItem(index, key, number) < 0) {
-        Py_DECREF(number);
-        return -1;
-    }
-    Py_DECREF(number);
-    if (PyList_Append(list, key) < 0) {
-        PyDict_DelItem(index, key);
-        return -1;
-    }
+    index->hashes[j] = hash;
+    index->keys[j] = key; /* the list holds it */
+    index->numbers[j] = (int32_t)k;
+    index->used++;
     return k;
 }
 
@@ -2206,13 +2326,13 @@ history_append(History *h, PyObject *match)
     for (i = 0; i < n_a + n_b; i++) {
         PyObject *name = i < n_a ? PyTuple_GET_ITEM(f[M_SIDE_A], i)
                                  : PyTuple_GET_ITEM(f[M_SIDE_B], i - n_a);
-        if ((k = intern_in(h->name_index, h->names, name)) < 0) {
+        if ((k = intern_in(&h->name_index, h->names, name)) < 0) {
             rc = stop_or_fail();
             goto done;
         }
         players[i] = (int32_t)k;
     }
-    if ((k = intern_in(h->line_index, h->lines, f[M_GAMES])) < 0) {
+    if ((k = intern_in(&h->line_index, h->lines, f[M_GAMES])) < 0) {
         rc = stop_or_fail(); /* games holding lists: Python makes them tuples */
         goto done;
     }
@@ -2254,8 +2374,7 @@ History_init(History *self, PyObject *args, PyObject *kwargs)
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$OO!", kwlist, &match, &PyTuple_Type, &fields) ||
         reader_init(&self->reader, match, fields) < 0)
         return -1;
-    if ((self->names = PyList_New(0)) == NULL || (self->name_index = PyDict_New()) == NULL ||
-        (self->lines = PyList_New(0)) == NULL || (self->line_index = PyDict_New()) == NULL ||
+    if ((self->names = PyList_New(0)) == NULL || (self->lines = PyList_New(0)) == NULL ||
         (self->stats = PyDict_New()) == NULL)
         return -1;
     return 0;
@@ -2266,9 +2385,7 @@ History_traverse(History *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->reader.type);
     Py_VISIT(self->names);
-    Py_VISIT(self->name_index);
     Py_VISIT(self->lines);
-    Py_VISIT(self->line_index);
     Py_VISIT(self->stats);
     return 0;
 }
@@ -2277,10 +2394,11 @@ static int
 History_clear(History *self)
 {
     reader_clear(&self->reader);
+    /* the tables borrow the lists' references: emptied with them */
+    intern_free(&self->name_index);
+    intern_free(&self->line_index);
     Py_CLEAR(self->names);
-    Py_CLEAR(self->name_index);
     Py_CLEAR(self->lines);
-    Py_CLEAR(self->line_index);
     Py_CLEAR(self->stats);
     return 0;
 }
@@ -2316,6 +2434,35 @@ PyDoc_STRVAR(History_extend_doc,
              "first match not in plain form (a date, sides as tuples, games a tuple of tuples,\n"
              "an integer or no id), which is not appended, or len(matches).");
 
+/* Encoding reads a few objects per match scattered over the heap: ask for them ahead,
+   one level deeper at each step (the match; its fields; the names and games). */
+static inline void
+encode_ahead(History *h, PyObject **items, Py_ssize_t i, Py_ssize_t n)
+{
+    PyTypeObject *tp = (PyTypeObject *)h->reader.type;
+    PyObject *m, *v;
+    int k;
+    if (!h->reader.fast)
+        return;
+    if (i + 8 < n) {
+        PREFETCH(items[i + 8]);
+        PREFETCH((char *)items[i + 8] + 64);
+    }
+    if (i + 4 < n && Py_TYPE(m = items[i + 4]) == tp)
+        for (k = 0; k < M_STATS; k++)
+            if ((v = *(PyObject **)((char *)m + h->reader.offsets[k])) != NULL)
+                PREFETCH(v);
+    if (i + 2 < n && Py_TYPE(m = items[i + 2]) == tp)
+        for (k = M_SIDE_A; k <= M_GAMES; k++) {
+            v = *(PyObject **)((char *)m + h->reader.offsets[k]);
+            if (v != NULL && PyTuple_CheckExact(v)) {
+                Py_ssize_t j;
+                for (j = 0; j < PyTuple_GET_SIZE(v) && j < 5; j++)
+                    PREFETCH(PyTuple_GET_ITEM(v, j));
+            }
+        }
+}
+
 static PyObject *
 History_extend(History *self, PyObject *args)
 {
@@ -2331,6 +2478,7 @@ History_extend(History *self, PyObject *args)
     Py_INCREF(matches);
     for (i = start < 0 ? 0 : start; i < PySequence_Fast_GET_SIZE(matches); i++) {
         PyObject *m = PySequence_Fast_GET_ITEM(matches, i);
+        encode_ahead(self, PySequence_Fast_ITEMS(matches), i, PySequence_Fast_GET_SIZE(matches));
         Py_INCREF(m);
         rc = history_append(self, m);
         Py_DECREF(m);
