@@ -2537,9 +2537,57 @@ History_len(History *self)
     return self->n;
 }
 
+/* A copy of `n` items of `size` bytes as a memoryview of format `fmt`. */
+static PyObject *
+view_of(const void *data, Py_ssize_t n, Py_ssize_t size, const char *fmt)
+{
+    PyObject *bytes = PyBytes_FromStringAndSize(data, n * size), *view, *out;
+    if (bytes == NULL)
+        return NULL;
+    view = PyMemoryView_FromObject(bytes);
+    Py_DECREF(bytes);
+    if (view == NULL)
+        return NULL;
+    out = PyObject_CallMethod(view, "cast", "s", fmt);
+    Py_DECREF(view);
+    return out;
+}
+
+PyDoc_STRVAR(History_column_doc,
+             "column(name) -> memoryview\n\n"
+             "A copy of one column: 'ordinal' (the day, 'i'), 'line' (the score line's number\n"
+             "in `lines`, 'i'), 'id' ('q', the least 64-bit integer for none), 'n_a' and 'n_b'\n"
+             "(players a side, 'B'), 'first' (match i's players start at players[first[i]],\n"
+             "'q'), 'players' (numbers in `names`, side A's first, 'i').");
+
+static PyObject *
+History_column(History *self, PyObject *name)
+{
+    const char *want = PyUnicode_AsUTF8(name);
+    if (want == NULL || history_ready(self) < 0)
+        return NULL;
+    if (strcmp(want, "ordinal") == 0)
+        return view_of(self->ord, self->n, 4, "i");
+    if (strcmp(want, "line") == 0)
+        return view_of(self->line, self->n, 4, "i");
+    if (strcmp(want, "id") == 0)
+        return view_of(self->id, self->n, 8, "q");
+    if (strcmp(want, "n_a") == 0)
+        return view_of(self->n_a, self->n, 1, "B");
+    if (strcmp(want, "n_b") == 0)
+        return view_of(self->n_b, self->n, 1, "B");
+    if (strcmp(want, "first") == 0)
+        return view_of(self->first, self->n, 8, "q");
+    if (strcmp(want, "players") == 0)
+        return view_of(self->players, self->n_players, 4, "i");
+    PyErr_Format(PyExc_KeyError, "no column %R", name);
+    return NULL;
+}
+
 static PyMethodDef History_methods[] = {
     {"extend", (PyCFunction)History_extend, METH_VARARGS, History_extend_doc},
     {"row", (PyCFunction)History_row, METH_O, History_row_doc},
+    {"column", (PyCFunction)History_column, METH_O, History_column_doc},
     {NULL, NULL, 0, NULL},
 };
 
