@@ -36,9 +36,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 /* Results must equal Python's bit for bit: no fused multiply-add. */
 #if defined(__clang__)
@@ -2617,96 +2614,76 @@ static PyTypeObject HistoryType = {
     .tp_as_sequence = &History_as_sequence,
 };
 
-/* `Changes`: what a columnar run did, one row per player and match in plain doubles; a
-   sequence of each match's tuple of PlayerChange, built when asked for. */
+/* `Changes`: what a columnar run did, one row per player and match in plain numbers; a
+   sequence of each match's tuple of PlayerChange, built when asked for. A row keeps what
+   only it knows: the state before is the player's row before (`prev`), or their state
+   when the run met them first (`start`); the outcome and m are the match's score line's. */
+#define ROW_GATE 1
+#define ROW_WON 2
+#define ROW_SIDE_A 4
+#define ROW_FLOORED 8
+
 typedef struct {
-    double rating_before, rd_before, vol_before, rating_after, rd_after, vol_after, expected,
-        outcome, weight, ratio, perf, mult;
+    double rd_before, rating_after, rd_after, vol_after, expected, weight, ratio, perf;
     int32_t player; /* the history's number */
-    uint8_t gate, won, floored;
+    int32_t prev;   /* this player's row before; -1 - k: start[k] */
+    uint8_t flags;
 } Row;
 
-static const char *const row_doubles[] = {
-    "rating_before", "rd_before", "volatility_before", "rating_after", "rd_after",
-    "volatility_after", "expected", "outcome", "repetition_weight", "diversity_ratio",
-    "performance_weight", "margin_multiplier", NULL};
+typedef struct {
+    double rating, vol;
+} Start;
+
+/* columns of doubles read straight from a row */
+static const struct {
+    const char *name;
+    size_t offset;
+} row_doubles[] = {
+    {"rd_before", offsetof(Row, rd_before)},
+    {"rating_after", offsetof(Row, rating_after)},
+    {"rd_after", offsetof(Row, rd_after)},
+    {"volatility_after", offsetof(Row, vol_after)},
+    {"expected", offsetof(Row, expected)},
+    {"repetition_weight", offsetof(Row, weight)},
+    {"diversity_ratio", offsetof(Row, ratio)},
+    {"performance_weight", offsetof(Row, perf)},
+    {NULL, 0},
+};
 
 typedef struct {
     PyObject_HEAD
-    PyObject *names; /* the history's */
+    PyObject *names;    /* the history's */
+    PyObject *outcomes; /* (s_a, s_b, m, a_won) per score line, as the run had them */
     PyObject *change_type;
     Py_ssize_t change_offsets[N_CHANGE_FIELDS];
     int fast_change;
-    Py_ssize_t n, cap; /* matches */
-    int64_t *first;    /* match i's rows: first[i] .. first[i + 1] */
+    Py_ssize_t n, cap;  /* matches */
+    int64_t *first;     /* match i's rows: first[i] .. first[i + 1] */
+    int32_t *line;      /* match i's score line */
     Row *rows;
     Py_ssize_t n_rows, cap_rows;
-    size_t rows_bytes; /* mapped (rows_mapped) or allocated */
-    int rows_mapped;
+    Start *start;
+    Py_ssize_t n_start, cap_start;
 } Changes;
 
-/* Rows take ~100 bytes a player and match: a million-match run writes 200 MB of fresh
-   memory, and with 4 KB pages the page faults cost as much as a fifth of the run. Where
-   the system offers them (Linux, transparent huge pages on madvise), rows live in their
-   own mapping in 2 MB pages. */
-#define ROWS_PAGE ((size_t)2 << 20)
-
+/* Room for `rows` more rows (as many start states) and `matches` more matches. */
 static int
-rows_reserve(Changes *c, Py_ssize_t need)
+changes_reserve(Changes *c, Py_ssize_t rows, Py_ssize_t matches)
 {
-    size_t bytes;
-    void *fresh = NULL;
-    Py_ssize_t cap = c->cap_rows ? c->cap_rows : 1024;
-    if (need <= c->cap_rows)
-        return 0;
-    while (cap < need)
-        cap *= 2;
-    bytes = (size_t)cap * sizeof(Row);
-#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE)
-    if (bytes >= ROWS_PAGE) {
-        bytes = (bytes + ROWS_PAGE - 1) / ROWS_PAGE * ROWS_PAGE;
-        if (c->rows_mapped)
-            fresh = mremap(c->rows, c->rows_bytes, bytes, MREMAP_MAYMOVE);
-        else
-            fresh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (fresh == MAP_FAILED) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        (void)madvise(fresh, bytes, MADV_HUGEPAGE); /* a hint: 4 KB pages otherwise */
-        if (!c->rows_mapped && c->n_rows)
-            memcpy(fresh, c->rows, (size_t)c->n_rows * sizeof(Row));
-        if (!c->rows_mapped)
-            PyMem_Free(c->rows);
-        c->rows = fresh;
-        c->rows_bytes = bytes;
-        c->rows_mapped = 1;
-        c->cap_rows = (Py_ssize_t)(bytes / sizeof(Row));
-        return 0;
-    }
-#endif
-    if ((fresh = PyMem_Realloc(c->rows, bytes)) == NULL) {
-        PyErr_NoMemory();
+    Py_ssize_t cap = c->cap;
+    if (rows > INT32_MAX - c->n_rows) {
+        PyErr_SetString(PyExc_OverflowError, "too many changes for one run");
         return -1;
     }
-    c->rows = fresh;
-    c->rows_bytes = bytes;
-    c->cap_rows = cap;
+    if (grow((void **)&c->rows, &c->cap_rows, c->n_rows + rows, sizeof(Row)) < 0 ||
+        grow((void **)&c->start, &c->cap_start, c->n_start + rows, sizeof(Start)) < 0 ||
+        grow((void **)&c->first, &cap, c->n + 1 + matches, sizeof(int64_t)) < 0)
+        return -1;
+    cap = c->cap;
+    if (grow((void **)&c->line, &cap, c->n + 1 + matches, sizeof(int32_t)) < 0)
+        return -1;
+    c->cap = cap;
     return 0;
-}
-
-static void
-rows_free(Changes *c)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE)
-    if (c->rows_mapped) {
-        munmap(c->rows, c->rows_bytes);
-        c->rows = NULL;
-        return;
-    }
-#endif
-    PyMem_Free(c->rows);
-    c->rows = NULL;
 }
 
 static int
@@ -2725,7 +2702,7 @@ Changes_init(Changes *self, PyObject *args, PyObject *kwargs)
     self->fast_change = fast && member_offsets(change, fields, N_CHANGE_FIELDS,
                                                self->change_offsets) &&
                         ((PyTypeObject *)change)->tp_itemsize == 0;
-    if (grow((void **)&self->first, &self->cap, 1, sizeof(int64_t)) < 0)
+    if (changes_reserve(self, 0, 0) < 0)
         return -1;
     self->first[0] = 0;
     self->change_type = Py_NewRef(change);
@@ -2737,6 +2714,7 @@ static int
 Changes_traverse(Changes *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->names);
+    Py_VISIT(self->outcomes);
     Py_VISIT(self->change_type);
     return 0;
 }
@@ -2745,6 +2723,7 @@ static int
 Changes_clear(Changes *self)
 {
     Py_CLEAR(self->names);
+    Py_CLEAR(self->outcomes);
     Py_CLEAR(self->change_type);
     return 0;
 }
@@ -2755,7 +2734,9 @@ Changes_dealloc(Changes *self)
     PyObject_GC_UnTrack(self);
     Changes_clear(self);
     PyMem_Free(self->first);
-    rows_free(self);
+    PyMem_Free(self->line);
+    PyMem_Free(self->rows);
+    PyMem_Free(self->start);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -2763,6 +2744,27 @@ static Py_ssize_t
 Changes_len(Changes *self)
 {
     return self->n;
+}
+
+/* The state before of row `r`: rating and volatility. */
+static inline void
+row_before(const Changes *c, const Row *r, double *rating, double *vol)
+{
+    if (r->prev >= 0) {
+        *rating = c->rows[r->prev].rating_after;
+        *vol = c->rows[r->prev].vol_after;
+    }
+    else {
+        *rating = c->start[-1 - r->prev].rating;
+        *vol = c->start[-1 - r->prev].vol;
+    }
+}
+
+/* (s_a, s_b, m, a_won) of match i's score line. */
+static inline const double *
+match_outcome_of(const Changes *c, Py_ssize_t i)
+{
+    return (const double *)PyBytes_AS_STRING(c->outcomes) + 4 * c->line[i];
 }
 
 /* A float object for `x`, sharing `one` for 1.0 as the object path does. */
@@ -2777,11 +2779,13 @@ Changes_item(Changes *self, Py_ssize_t i)
 {
     PyObject *out, *one;
     Py_ssize_t k, n;
+    const double *o;
     if (self->names == NULL || i < 0 || i >= self->n) {
         PyErr_SetString(PyExc_IndexError, "Changes index out of range");
         return NULL;
     }
     n = (Py_ssize_t)(self->first[i + 1] - self->first[i]);
+    o = match_outcome_of(self, i);
     if ((out = PyTuple_New(n)) == NULL)
         return NULL;
     if ((one = PyFloat_FromDouble(1.0)) == NULL) {
@@ -2790,24 +2794,30 @@ Changes_item(Changes *self, Py_ssize_t i)
     }
     for (k = 0; k < n; k++) {
         const Row *r = &self->rows[self->first[i] + k];
-        const double *d = &r->rating_before;
         PyObject *v[N_CHANGE_FIELDS], *change = NULL;
-        int j, ok = 1;
+        double rating_before, vol_before;
+        int j, ok;
         memset(v, 0, sizeof(v));
+        row_before(self, r, &rating_before, &vol_before);
+        /* PlayerChange's order: player, rating, rd and volatility before and after,
+           expected, outcome, weight, ratio, gate, performance weight, won, m, floored */
         v[0] = Py_NewRef(PyList_GET_ITEM(self->names, r->player));
-        /* player, 7 floats (before, after, expected), outcome, weight, ratio, gate, perf,
-           won, m, floored: PlayerChange's order */
-        for (j = 0; j < 7 && ok; j++)
-            ok = (v[1 + j] = PyFloat_FromDouble(d[j])) != NULL;
-        ok = ok && (v[8] = PyFloat_FromDouble(r->outcome)) != NULL &&
+        ok = (v[1] = PyFloat_FromDouble(rating_before)) != NULL &&
+             (v[2] = PyFloat_FromDouble(r->rd_before)) != NULL &&
+             (v[3] = PyFloat_FromDouble(vol_before)) != NULL &&
+             (v[4] = PyFloat_FromDouble(r->rating_after)) != NULL &&
+             (v[5] = PyFloat_FromDouble(r->rd_after)) != NULL &&
+             (v[6] = PyFloat_FromDouble(r->vol_after)) != NULL &&
+             (v[7] = PyFloat_FromDouble(r->expected)) != NULL &&
+             (v[8] = PyFloat_FromDouble(r->flags & ROW_SIDE_A ? o[0] : o[1])) != NULL &&
              (v[9] = float_of(r->weight, one)) != NULL &&
              (v[10] = float_of(r->ratio, one)) != NULL &&
              (v[12] = float_of(r->perf, one)) != NULL &&
-             (v[14] = PyFloat_FromDouble(r->mult)) != NULL;
+             (v[14] = PyFloat_FromDouble(o[2])) != NULL;
         if (ok) {
-            v[11] = Py_NewRef(r->gate ? Py_True : Py_False);
-            v[13] = Py_NewRef(r->won ? Py_True : Py_False);
-            v[15] = Py_NewRef(r->floored ? Py_True : Py_False);
+            v[11] = Py_NewRef(r->flags & ROW_GATE ? Py_True : Py_False);
+            v[13] = Py_NewRef(r->flags & ROW_WON ? Py_True : Py_False);
+            v[15] = Py_NewRef(r->flags & ROW_FLOORED ? Py_True : Py_False);
             if (self->fast_change) {
                 PyTypeObject *tp = (PyTypeObject *)self->change_type;
                 int untrack = atomic(v[0]);
@@ -2839,58 +2849,92 @@ Changes_item(Changes *self, Py_ssize_t i)
 
 PyDoc_STRVAR(Changes_column_doc,
              "column(name) -> memoryview\n\n"
-             "One field of every row, in order (a copy): a float field of PlayerChange ('d'),\n"
+             "One field of every change, in order (a copy): a float field of PlayerChange ('d'),\n"
              "'player' (the history's player numbers, 'i'), 'gate_open', 'won' or\n"
-             "'floor_applied' ('B'), or 'first' (match i's rows start at first[i], 'q', one\n"
+             "'floor_applied' ('B'), or 'first' (match i's changes start at first[i], 'q', one\n"
              "more than there are matches).");
 
 static PyObject *
 Changes_column(Changes *self, PyObject *name)
 {
-    const char *want = PyUnicode_AsUTF8(name), *fmt;
-    PyObject *bytes, *view, *out;
-    Py_ssize_t k, size, col = -1;
+    const char *want = PyUnicode_AsUTF8(name);
+    PyObject *bytes;
+    Py_ssize_t i, k, col = -1;
     char *buf;
+    int kind; /* 0 a row's double, 1 before, 2 outcome, 3 m, 4 player, 5 a flag */
+    uint8_t flag = 0;
+    double before[2];
     if (want == NULL)
         return NULL;
-    for (k = 0; row_doubles[k] != NULL; k++)
-        if (strcmp(want, row_doubles[k]) == 0)
-            col = k;
-    if (strcmp(want, "first") == 0) {
-        bytes = PyBytes_FromStringAndSize((const char *)self->first,
-                                          (Py_ssize_t)((self->n + 1) * sizeof(int64_t)));
-        fmt = "q";
+    if (self->names == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Changes is not initialised");
+        return NULL;
     }
+    if (strcmp(want, "first") == 0)
+        return view_of(self->first, self->n + 1, 8, "q");
+    for (k = 0; row_doubles[k].name != NULL; k++)
+        if (strcmp(want, row_doubles[k].name) == 0)
+            col = k;
+    if (col >= 0)
+        kind = 0;
+    else if (strcmp(want, "rating_before") == 0 || strcmp(want, "volatility_before") == 0)
+        kind = 1;
+    else if (strcmp(want, "outcome") == 0)
+        kind = 2;
+    else if (strcmp(want, "margin_multiplier") == 0)
+        kind = 3;
+    else if (strcmp(want, "player") == 0)
+        kind = 4;
     else {
-        size = col >= 0 ? 8 : strcmp(want, "player") == 0 ? 4 : 1;
-        fmt = col >= 0 ? "d" : size == 4 ? "i" : "B";
-        if (col < 0 && size == 1 && strcmp(want, "gate_open") != 0 && strcmp(want, "won") != 0 &&
-            strcmp(want, "floor_applied") != 0) {
+        kind = 5;
+        flag = strcmp(want, "gate_open") == 0 ? ROW_GATE
+               : strcmp(want, "won") == 0     ? ROW_WON
+               : strcmp(want, "floor_applied") == 0 ? ROW_FLOORED
+                                                    : 0;
+        if (flag == 0) {
             PyErr_Format(PyExc_KeyError, "no column %R", name);
             return NULL;
         }
-        if ((bytes = PyBytes_FromStringAndSize(NULL, self->n_rows * size)) == NULL)
-            return NULL;
-        buf = PyBytes_AS_STRING(bytes);
-        for (k = 0; k < self->n_rows; k++) {
-            const Row *r = &self->rows[k];
-            if (col >= 0)
-                memcpy(buf + 8 * k, &(&r->rating_before)[col], 8);
-            else if (size == 4)
-                memcpy(buf + 4 * k, &r->player, 4);
-            else
-                buf[k] = (char)(want[0] == 'g' ? r->gate : want[0] == 'w' ? r->won : r->floored);
-        }
     }
+    bytes = PyBytes_FromStringAndSize(NULL, self->n_rows * (kind == 5 ? 1 : kind == 4 ? 4 : 8));
     if (bytes == NULL)
         return NULL;
-    view = PyMemoryView_FromObject(bytes);
-    Py_DECREF(bytes);
-    if (view == NULL)
-        return NULL;
-    out = PyObject_CallMethod(view, "cast", "s", fmt);
-    Py_DECREF(view);
-    return out;
+    buf = PyBytes_AS_STRING(bytes);
+    for (i = 0; i < self->n; i++) {
+        const double *o = match_outcome_of(self, i);
+        for (k = self->first[i]; k < self->first[i + 1]; k++) {
+            const Row *r = &self->rows[k];
+            double x = 0.0;
+            if (kind == 4) {
+                memcpy(buf + 4 * k, &r->player, 4);
+                continue;
+            }
+            if (kind == 5) {
+                buf[k] = (char)((r->flags & flag) != 0);
+                continue;
+            }
+            if (kind == 0)
+                memcpy(&x, (const char *)r + row_doubles[col].offset, 8);
+            else if (kind == 1) {
+                row_before(self, r, &before[0], &before[1]);
+                x = want[0] == 'r' ? before[0] : before[1];
+            }
+            else if (kind == 2)
+                x = r->flags & ROW_SIDE_A ? o[0] : o[1];
+            else
+                x = o[2];
+            memcpy(buf + 8 * k, &x, 8);
+        }
+    }
+    {
+        PyObject *view = PyMemoryView_FromObject(bytes), *out;
+        Py_DECREF(bytes);
+        if (view == NULL)
+            return NULL;
+        out = PyObject_CallMethod(view, "cast", "s", kind == 5 ? "B" : kind == 4 ? "i" : "d");
+        Py_DECREF(view);
+        return out;
+    }
 }
 
 static PyMethodDef Changes_methods[] = {
@@ -2904,7 +2948,7 @@ static PySequenceMethods Changes_as_sequence = {
 };
 
 PyDoc_STRVAR(Changes_doc,
-             "Changes(*, names, change, change_fields, fast_change): the rows of a columnar run;\n"
+             "Changes(*, names, change, change_fields, fast_change): what a columnar run did;\n"
              "changes[i] is match i's tuple of PlayerChange, built when asked for.");
 
 static PyTypeObject ChangesType = {
@@ -2921,11 +2965,12 @@ static PyTypeObject ChangesType = {
     .tp_as_sequence = &Changes_as_sequence,
 };
 
-/* One match of a History (the columnar Replayer.rate): its rows appended to `out`.
-   `map`: the history's player numbers -> this Replay's indices (-1: not yet). */
+/* One match of a History (the columnar Replayer.rate): its rows appended to `out` (room
+   reserved). `map`: the history's player numbers -> this Replay's indices (-1: not yet);
+   `last_row`: each Replay index's last row in `out` (-1: none yet). */
 static int
-rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, const double *outcomes,
-         Changes *out, PyObject *probs, PyObject *perf_fn)
+rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, int32_t *last_row,
+         const double *outcomes, Changes *out, PyObject *probs, PyObject *perf_fn)
 {
     Step s;
     Py_ssize_t k, n;
@@ -2978,7 +3023,8 @@ rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, const double *out
     }
     if ((rc = step_players(self, &s)) != RATED)
         return rc;
-    if (self->rules.method == PERFORMANCE_WEIGHTED && perf_fn != Py_None && PyDict_GET_SIZE(h->stats)) {
+    if (self->rules.method == PERFORMANCE_WEIGHTED && perf_fn != Py_None &&
+        PyDict_GET_SIZE(h->stats)) {
         PyObject *key = PyLong_FromSsize_t(i);
         int has;
         if (key == NULL)
@@ -2993,8 +3039,7 @@ rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, const double *out
     }
     if (step_rate(self, &s, has_perf ? perf : NULL, probs != NULL ? &p_win : NULL) != RATED)
         return ERROR;
-    if (rows_reserve(out, out->n_rows + n) < 0 ||
-        grow((void **)&out->first, &out->cap, out->n + 2, sizeof(int64_t)) < 0)
+    if (changes_reserve(out, n, 1) < 0)
         goto undo;
     for (k = 0; k < n; k++)
         if (mark_dirty(self, s.idx[k]) < 0)
@@ -3012,28 +3057,34 @@ rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, const double *out
         const Result *r = &s.res[k];
         Row *row = &out->rows[out->n_rows + k];
         int on_a = k < s.n_a;
-        row->rating_before = p->rating;
+        if (last_row[s.idx[k]] < 0) { /* the state the run met the player in */
+            out->start[out->n_start].rating = p->rating;
+            out->start[out->n_start].vol = p->vol;
+            row->prev = (int32_t)(-1 - out->n_start++);
+        }
+        else {
+            row->prev = last_row[s.idx[k]];
+        }
+        last_row[s.idx[k]] = (int32_t)(out->n_rows + k);
         row->rd_before = s.rd[k];
-        row->vol_before = p->vol;
         row->rating_after = r->rating;
         row->rd_after = r->rd;
         row->vol_after = r->vol;
         row->expected = r->expected;
-        row->outcome = on_a ? s.s_a : s.s_b;
         row->weight = r->weight;
         row->ratio = s.ratio[k];
         row->perf = r->perf;
-        row->mult = s.mult;
         row->player = who[k];
-        row->gate = (uint8_t)(s.who[k].gate != 0);
-        row->won = (uint8_t)(on_a ? s.a_won : !s.a_won);
-        row->floored = (uint8_t)(r->floored != 0);
+        row->flags = (uint8_t)((s.who[k].gate ? ROW_GATE : 0) |
+                               ((on_a ? s.a_won : !s.a_won) ? ROW_WON : 0) |
+                               (on_a ? ROW_SIDE_A : 0) | (r->floored ? ROW_FLOORED : 0));
         /* the objects of the state before are stale now (player_objects remakes them) */
         Py_CLEAR(p->rating_obj);
         Py_CLEAR(p->rd_obj);
         Py_CLEAR(p->vol_obj);
     }
     out->n_rows += n;
+    out->line[out->n] = h->line[i];
     out->first[++out->n] = out->n_rows;
     step_commit(self, &s);
     self->last_kind = h->id[i] == NO_ID ? LAST_NONE : LAST_INT;
@@ -3060,8 +3111,8 @@ Replay_run_history(Replay *self, PyObject *args)
     Changes *out;
     PyObject *probs, *perf_fn;
     Py_buffer outcomes = {0};
-    Py_ssize_t start, stop, i = 0, k;
-    int32_t *map = NULL;
+    Py_ssize_t start, stop, i = 0, k, n_map;
+    int32_t *map = NULL, *last_row = NULL;
     int rc = RATED, gc_was_on = 0;
     if (!PyArg_ParseTuple(args, "O!nny*O!OO:run_history", &HistoryType, &h, &start, &stop,
                           &outcomes, &ChangesType, &out, &probs, &perf_fn))
@@ -3082,21 +3133,33 @@ Replay_run_history(Replay *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "run_history: the changes of another history");
         goto done;
     }
+    if (out->n != 0) {
+        PyErr_SetString(PyExc_ValueError, "run_history: changes of one run only");
+        goto done;
+    }
+    Py_XSETREF(out->outcomes, PyBytes_FromStringAndSize(outcomes.buf, outcomes.len));
+    if (out->outcomes == NULL)
+        goto done;
     if (start < 0)
         start = 0;
     if (stop > h->n)
         stop = h->n;
-    if ((map = PyMem_Malloc((size_t)(PyList_GET_SIZE(h->names) + 1) * sizeof(int32_t))) == NULL) {
+    /* Replay indices: those known now, and at most one new one per name of the history */
+    n_map = self->n_players + PyList_GET_SIZE(h->names) + 1;
+    map = PyMem_Malloc((size_t)(PyList_GET_SIZE(h->names) + 1) * sizeof(int32_t));
+    last_row = PyMem_Malloc((size_t)n_map * sizeof(int32_t));
+    if (map == NULL || last_row == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     for (k = 0; k < PyList_GET_SIZE(h->names); k++)
         map[k] = -1;
-    /* room for every row and match of the run at once */
+    for (k = 0; k < n_map; k++)
+        last_row[k] = -1;
+    /* room for every change and match of the run at once */
     if (start < stop &&
-        (rows_reserve(out, out->n_rows + (stop < h->n ? h->first[stop] : h->n_players) -
-                               h->first[start]) < 0 ||
-         grow((void **)&out->first, &out->cap, out->n + 1 + stop - start, sizeof(int64_t)) < 0))
+        changes_reserve(out, (stop < h->n ? h->first[stop] : h->n_players) - h->first[start],
+                        stop - start) < 0)
         goto done;
     Py_INCREF(h);
     self->busy = 1;
@@ -3117,7 +3180,8 @@ Replay_run_history(Replay *self, PyObject *args)
             prefetch_player(self, map[who[0]], map[who[1]]);
             prefetch_player(self, map[who[1]], map[who[0]]);
         }
-        rc = rate_row(self, h, i, map, (const double *)outcomes.buf, out, probs, perf_fn);
+        rc = rate_row(self, h, i, map, last_row, (const double *)outcomes.buf, out, probs,
+                      perf_fn);
         if (rc != RATED)
             break;
         if ((i & 0xffff) == 0xffff && PyErr_CheckSignals() < 0) {
@@ -3141,6 +3205,7 @@ Replay_run_history(Replay *self, PyObject *args)
     Py_DECREF(h);
 done:
     PyMem_Free(map);
+    PyMem_Free(last_row);
     PyBuffer_Release(&outcomes);
     if (rc == ERROR || PyErr_Occurred())
         return NULL;
