@@ -36,6 +36,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 /* Results must equal Python's bit for bit: no fused multiply-add. */
 #if defined(__clang__)
@@ -2666,6 +2670,28 @@ typedef struct {
     Py_ssize_t n_start, cap_start;
 } Changes;
 
+/* A run of a million matches writes ~160 MB of rows into fresh memory. Fault its pages
+   in with one call where Linux can (5.14+): a page fault each costs more than the
+   zeroing of the page (a fifth of the run on this machine's virtual CPUs). */
+static void
+prefault(void *buf, size_t from, size_t to)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)buf + from, end = (uintptr_t)buf + to;
+    if (page <= 0 || to - from < ((size_t)1 << 20))
+        return;
+    start = (start + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    end &= ~((uintptr_t)page - 1);
+    if (end > start)
+        (void)madvise((void *)start, end - start, MADV_POPULATE_WRITE); /* a hint */
+#else
+    (void)buf;
+    (void)from;
+    (void)to;
+#endif
+}
+
 /* Room for `rows` more rows (as many start states) and `matches` more matches. */
 static int
 changes_reserve(Changes *c, Py_ssize_t rows, Py_ssize_t matches)
@@ -3157,10 +3183,12 @@ Replay_run_history(Replay *self, PyObject *args)
     for (k = 0; k < n_map; k++)
         last_row[k] = -1;
     /* room for every change and match of the run at once */
-    if (start < stop &&
-        changes_reserve(out, (stop < h->n ? h->first[stop] : h->n_players) - h->first[start],
-                        stop - start) < 0)
-        goto done;
+    if (start < stop) {
+        Py_ssize_t rows = (stop < h->n ? h->first[stop] : h->n_players) - h->first[start];
+        if (changes_reserve(out, rows, stop - start) < 0)
+            goto done;
+        prefault(out->rows, 0, (size_t)rows * sizeof(Row));
+    }
     Py_INCREF(h);
     self->busy = 1;
     /* The run makes few Python objects (the players it loads, probabilities), but any could

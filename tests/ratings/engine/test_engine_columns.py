@@ -154,8 +154,9 @@ def test_bad_match_raises_rate_alls_error_after_rating_the_matches_before(
         for i in range(21)
     ]
     after = [singles(DAY + timedelta(days=40), "P1", "P3")]
-    columns, objects = Replayer(Params(lookback_days=10), BADMINTON), Replayer(
-        Params(lookback_days=10), BADMINTON
+    columns, objects = (
+        Replayer(Params(lookback_days=10), BADMINTON),
+        Replayer(Params(lookback_days=10), BADMINTON),
     )
     columns.rate_history(encode(good[:5]))
     objects.rate_all(good[:5])
