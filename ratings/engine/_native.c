@@ -22,11 +22,17 @@
    back in plain form. An update that cannot finish (volatility iteration cap, a value out
    of range) raises EngineError here, with nothing of that match applied.
 
+   The replay takes matches in two forms, and rates both with one step (`step_rate`: steps
+   1, 4 and 7 around the kernel, then `step_commit`): MatchResult objects (`run`, building a
+   PlayerChange per player), or a `History`, the matches encoded once in columns
+   (`run_history`, reading no Python object per match and writing each change as a row of
+   plain numbers into a `Changes`, whose PlayerChange are built only when asked for).
+
    Per player: rating, RD, volatility (as doubles and as the Python objects
-   handed out in PlayerChange, so consecutive changes share them), match count, last
-   ordinal, and the lookback window as a ring buffer of (ordinal, opponent index), with
-   the count of matches against each opponent inside the window in a small
-   open-addressing hash table per player. */
+   handed out in PlayerChange, so consecutive changes share them; the columnar run leaves
+   the objects to be made when needed), match count, last ordinal, and the lookback window
+   as a ring buffer of (ordinal, opponent index), with the count of matches against each
+   opponent inside the window in a small open-addressing hash table per player. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -27,6 +27,14 @@ and writes the players back before anything else can look at them. A match the C
 does not take as given (an error, sides given as lists) comes back here: `_plain`
 raises its error, or returns it in plain form for the C side to rate. A readable model
 of the rules, used only by the tests to check this one, is tests/ratings/engine/reference.py.
+
+Columns, for long replays and replays of the same history again (the lab's tune): `encode`
+turns a history into columns once (`History`: days, ids, players and score lines as
+numbers); `Replayer.rate_history` and `predict_rate_history` rate it in the same C pass
+around the same kernel, reading no Python object per match, and return the changes in
+columns (`Changes`; `changes[i]` builds match i's PlayerChange when asked for). Each
+distinct score line is validated once per run. The results, errors and state left behind
+are `rate_all`'s over the same matches.
 """
 
 from __future__ import annotations
