@@ -6,10 +6,14 @@
 2. A replay of 1,000,000 singles matches among 10,000 players with full context: each
    player meets a neighbourhood of ~40 players over two years, so repeat opponents
    (repetition weight), opponent variety (diversity gate) and gaps between matches
-   (inactivity) all come into play. `Replayer.rate_all` (every PlayerChange built) beside
-   `_native.plain_loop`: the same arithmetic (steps 1, 4 and 7 on the same windows, the
-   same kernel) as a plain C loop over arrays, no Python object in or out. Issue 14's
-   target: the replay within 2x of the plain loop.
+   (inactivity) all come into play. The replay is timed from the list of MatchResult to
+   the Replayer's final states: `replay.encode` (the history in columns) and
+   `Replayer.rate_history` (the changes in columns, PlayerChange built only when asked
+   for), beside `_native.plain_loop`: the same arithmetic (steps 1, 4 and 7 on the same
+   windows, the same kernel) as a plain C loop over arrays built before its clock starts,
+   no Python object in or out. Issue 14's target: the replay within 2x of the plain loop.
+   The encoding is also timed alone, and `Replayer.rate_all` (every PlayerChange built)
+   once for comparison.
 3. The same for doubles (every team method; 2 v 2 from 4 neighbours), target within 3x.
 4. `tune` on a 24,000-match doubles history (2 processes; target under 60 s) and on
    bwf_mens_singles_2018_2021.csv.
@@ -29,6 +33,7 @@ import random
 import sys
 import time
 from array import array
+from collections.abc import Sequence
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -37,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from ratings.engine import _native, glicko2  # noqa: E402
 from ratings.engine.formats import get_format  # noqa: E402
-from ratings.engine.replay import Replayer  # noqa: E402
+from ratings.engine.replay import Replayer, encode  # noqa: E402
 from ratings.engine.scales import rd_ceiling  # noqa: E402
 from ratings.engine.teams import native_rules  # noqa: E402
 from ratings.engine.types import MatchResult, Params, PlayerChange  # noqa: E402
@@ -131,18 +136,38 @@ def synthetic_history(
     return history
 
 
-def time_replay(history: list[MatchResult], params: Params) -> tuple[float, Replayer, list]:  # type: ignore[type-arg]
-    """CPU seconds for `Replayer.rate_all` over the whole history (every PlayerChange built).
+def time_replay(
+    history: list[MatchResult], params: Params
+) -> tuple[float, float, Replayer, Sequence[tuple[PlayerChange, ...]]]:
+    """CPU seconds for encoding the history and rating it (`encode` + `rate_history`),
+    and of that for the encoding alone.
 
-    CPU time of this thread (`time.thread_time`), not the wall clock: on a shared machine
-    the wall clock counts the time other processes hold the CPU, and moved by 3x between
-    runs; the CPU time still counts every cache miss of the replay itself.
+    Everything a caller holding the matches does to get every change and the final
+    states: encode, validate each distinct score line, rate, and write the players'
+    states and windows back to the Replayer (the changes stay in columns; indexing them
+    builds PlayerChange). CPU time of this thread (`time.thread_time`), not the wall
+    clock: on a shared machine the wall clock counts the time other processes hold the
+    CPU, and moved by 3x between runs; the CPU time still counts every cache miss of the
+    replay itself (and the page faults of the memory it fills).
     """
     replayer = Replayer(params, get_format("badminton_21"))
     gc.collect()
     start = time.thread_time()
-    changes: list[tuple[PlayerChange, ...]] = replayer.rate_all(history)
-    return time.thread_time() - start, replayer, changes
+    encoded = encode(history)
+    encoded_at = time.thread_time()
+    changes = replayer.rate_history(encoded)
+    return time.thread_time() - start, encoded_at - start, replayer, changes
+
+
+def time_rate_all(history: list[MatchResult], params: Params) -> float:
+    """CPU seconds for `Replayer.rate_all` (a tuple of PlayerChange built for every match)."""
+    replayer = Replayer(params, get_format("badminton_21"))
+    gc.collect()
+    start = time.thread_time()
+    changes = replayer.rate_all(history)
+    seconds = time.thread_time() - start
+    del changes
+    return seconds
 
 
 def time_plain_loop(history: list[MatchResult], params: Params) -> tuple[float, float]:
@@ -178,11 +203,12 @@ def time_plain_loop(history: list[MatchResult], params: Params) -> tuple[float, 
     return time.thread_time() - start, checksum
 
 
-def context_share(changes: list) -> dict[str, float]:  # type: ignore[type-arg]
-    """How often the context rules applied, to show the replay exercised them."""
+def context_share(changes: Sequence[tuple[PlayerChange, ...]], last: int) -> dict[str, float]:
+    """How often the context rules applied in the last matches, to show the replay exercised them."""
     last_rd: dict[str, float] = {}
     repeated = closed = inflated = total = 0
-    for match_changes in changes:
+    for i in range(len(changes) - last, len(changes)):
+        match_changes = changes[i]
         for change in match_changes:
             total += 1
             repeated += change.repetition_weight < 1.0
@@ -204,19 +230,21 @@ def time_tune(matches: list[MatchResult], budget: int) -> tuple[float, dict]:  #
 
 def compare(
     history: list[MatchResult], params: Params, runs: int
-) -> tuple[float, float, dict[str, float]]:
-    """Best of `runs` for the replay and for the plain loop, alternating; checks they agree.
+) -> tuple[float, float, float, dict[str, float]]:
+    """Best of `runs` for the replay (encoding included), for the encoding alone and for the
+    plain loop, alternating; checks the replay and the plain loop end with the same ratings.
 
     Also how often the context rules applied in the last 100,000 matches.
     """
-    replay_times, plain_times = [], []
+    replay_times, encode_times, plain_times = [], [], []
     replayer: Replayer | None = None
     checksum = math.nan
     context: dict[str, float] = {}
     for _ in range(runs):
-        seconds, replayer, changes = time_replay(history, params)
+        seconds, encoding, replayer, changes = time_replay(history, params)
         replay_times.append(seconds)
-        context = context_share(changes[-min(len(changes) // 2, 100_000) :])
+        encode_times.append(encoding)
+        context = context_share(changes, min(len(changes) // 2, 100_000))
         del changes
         seconds, checksum = time_plain_loop(history, params)
         plain_times.append(seconds)
@@ -224,7 +252,7 @@ def compare(
     total = sum(s.rating for s in replayer.states.values())
     if not math.isclose(total, checksum, rel_tol=0, abs_tol=1e-6 * len(replayer.states)):
         raise SystemExit(f"replay and plain loop disagree: {total} against {checksum}")
-    return min(replay_times), min(plain_times), context
+    return min(replay_times), min(encode_times), min(plain_times), context
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -263,24 +291,35 @@ def main(argv: list[str] | None = None) -> int:
     ]
 
     singles = synthetic_history(args.matches, args.players)
-    replay_s, plain_s, context = compare(singles, Params(), args.runs)
+    replay_s, encode_s, plain_s, context = compare(singles, Params(), args.runs)
+    objects_s = time_rate_all(singles, Params())
     del singles
     label = f"{args.matches:,} singles, {args.players:,} players"
     rows += [
-        (f"replay {label}, `Replayer.rate_all`", per_match(replay_s, args.matches), ""),
+        (
+            f"replay {label}: `encode` + `Replayer.rate_history`",
+            per_match(replay_s, args.matches),
+            "",
+        ),
+        ("of which `encode` (the history in columns)", per_match(encode_s, args.matches), ""),
         ("the same arithmetic, plain C loop", per_match(plain_s, args.matches), ""),
         ("**singles: replay / plain loop**", f"**{replay_s / plain_s:.2f}x**", "≤ 2x"),
+        (
+            "for comparison: `Replayer.rate_all` (a PlayerChange per player and match)",
+            f"{per_match(objects_s, args.matches)} = {objects_s / plain_s:.2f}x",
+            "",
+        ),
     ]
 
     team_matches = args.matches // 4
     doubles = synthetic_history(team_matches, args.players, team=2)
     for method in ("composite_opponent", "individual", "composite_team", "glicko1_team"):
-        replay_s, plain_s, _ = compare(doubles, Params(team_method=method), args.runs)
+        replay_s, encode_s, plain_s, _ = compare(doubles, Params(team_method=method), args.runs)
         rows += [
             (
-                f"replay {team_matches:,} doubles, {method}: rate_all / plain loop",
-                f"{per_match(replay_s, team_matches)} / {per_match(plain_s, team_matches)}"
-                f" = **{replay_s / plain_s:.2f}x**",
+                f"replay {team_matches:,} doubles, {method}: encode + rate_history / plain loop",
+                f"{per_match(replay_s, team_matches)} (encode {encode_s:.2f} s) / "
+                f"{per_match(plain_s, team_matches)} = **{replay_s / plain_s:.2f}x**",
                 "≤ 3x",
             )
         ]

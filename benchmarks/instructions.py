@@ -6,9 +6,10 @@ Wall-clock timings on a shared two-core machine move by 30% with the load; callg
 instruction count does not (the same binary and input give the same count). For each
 checkout ROOT (a directory with this repository's layout and its C module built in
 place), it counts the instructions of a Python process that builds the benchmark's
-synthetic singles history (benchmarks/engine.py) and then replays it (`Replayer.rate_all`,
-and with `--plain` the plain C loop of the same arithmetic, `_native.plain_loop`),
-subtracts a run that only builds the history, and prints instructions per match. Compare two checkouts in one run (an old one: `git worktree add /tmp/old REV`,
+synthetic singles history (benchmarks/engine.py) and then replays it (`Replayer.rate_all`;
+with `--columns` also `encode` + `Replayer.rate_history`, where the checkout has them; with
+`--plain` the plain C loop of the same arithmetic, `_native.plain_loop`), subtracts a run
+that only builds the history, and prints instructions per match. Compare two checkouts in one run (an old one: `git worktree add /tmp/old REV`,
 then build its C module in place) to see what a change costs.
 """
 
@@ -47,6 +48,9 @@ def _work(root: str, mode: str, matches: int) -> None:
         bench.time_plain_loop(history, Params())
         return
     replayer = replay_module.Replayer(Params(), get_format("badminton_21"))
+    if mode == "columns":
+        replayer.rate_history(replay_module.encode(history))
+        return
     replayer.rate_all(history)
 
 
@@ -84,13 +88,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also count the plain C loop (with building its arrays in Python)",
     )
+    parser.add_argument(
+        "--columns",
+        action="store_true",
+        help="also count the columnar replay (encode + Replayer.rate_history)",
+    )
     parser.add_argument("--work", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.work:
         root, mode, matches = args.work
         _work(root, mode, int(matches))
         return 0
-    modes = ["c", "plain"] if args.plain else ["c"]
+    modes = ["c", *(["columns"] if args.columns else []), *(["plain"] if args.plain else [])]
     print(f"| checkout | {' | '.join(f'{m} replay, instructions/match' for m in modes)} |")
     print(f"| --- | {' | '.join('---' for _ in modes)} |")
     for root in args.roots:

@@ -22,11 +22,17 @@
    back in plain form. An update that cannot finish (volatility iteration cap, a value out
    of range) raises EngineError here, with nothing of that match applied.
 
+   The replay takes matches in two forms, and rates both with one step (`step_rate`: steps
+   1, 4 and 7 around the kernel, then `step_commit`): MatchResult objects (`run`, building a
+   PlayerChange per player), or a `History`, the matches encoded once in columns
+   (`run_history`, reading no Python object per match and writing each change as a row of
+   plain numbers into a `Changes`, whose PlayerChange are built only when asked for).
+
    Per player: rating, RD, volatility (as doubles and as the Python objects
-   handed out in PlayerChange, so consecutive changes share them), match count, last
-   ordinal, and the lookback window as a ring buffer of (ordinal, opponent index), with
-   the count of matches against each opponent inside the window in a small
-   open-addressing hash table per player. */
+   handed out in PlayerChange, so consecutive changes share them; the columnar run leaves
+   the objects to be made when needed), match count, last ordinal, and the lookback window
+   as a ring buffer of (ordinal, opponent index), with the count of matches against each
+   opponent inside the window in a small open-addressing hash table per player. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -36,6 +42,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 /* Results must equal Python's bit for bit: no fused multiply-add. */
 #if defined(__clang__)
@@ -46,7 +56,7 @@
 
 /* Bumped whenever the Python-facing interface changes; replay.py ignores a module
    built from another version (a stale in-tree build) and stays pure Python. */
-#define API_VERSION 3
+#define API_VERSION 4
 
 #define N_CHANGE_FIELDS 16
 #define N_MATCH_FIELDS 6
@@ -642,6 +652,15 @@ typedef struct {
     int dirty;
 } Player;
 
+/* How a MatchResult's fields are read: its slots directly when it is the plain slotted
+   dataclass, else by attribute. */
+typedef struct {
+    PyObject *type;
+    PyObject *names[N_MATCH_FIELDS];
+    Py_ssize_t offsets[N_MATCH_FIELDS];
+    int fast;
+} MatchReader;
+
 typedef struct {
     PyObject_HEAD
     Rules rules;
@@ -655,15 +674,16 @@ typedef struct {
     PyObject *change_type;
     Py_ssize_t change_offsets[N_CHANGE_FIELDS];
     int fast_change; /* fill PlayerChange slots directly */
-    PyObject *match_type;
-    PyObject *match_names[N_MATCH_FIELDS];
-    Py_ssize_t match_offsets[N_MATCH_FIELDS];
-    int fast_match; /* read Match slots directly */
+    MatchReader reader;
     PyObject *deque_type;
     PyObject *one; /* 1.0 */
     /* state */
     long long last_ordinal;
     PyObject *last_id;
+    /* last_id as a C integer for the columnar run: LAST_NONE, LAST_INT (last_id_ll) or
+       LAST_OTHER (compare the objects) */
+    int last_kind;
+    long long last_id_ll;
     PyObject *index; /* dict: name -> index */
     PyObject **names;
     Player *players;
@@ -678,6 +698,11 @@ typedef struct {
         Py_ssize_t ia, ib;
     } hints[8];
 } Replay;
+
+/* Replay.last_kind */
+#define LAST_NONE 0
+#define LAST_INT 1
+#define LAST_OTHER 2
 
 static PyObject *str_rating, *str_rd, *str_volatility, *str_matches, *str_last, *str_recent,
     *str_counts, *str_slots;
@@ -1088,16 +1113,16 @@ date_ordinal(PyObject *d)
 
 /* A new reference to field `i` of a match, or NULL with an exception. */
 static PyObject *
-match_field(Replay *self, PyObject *match, int i)
+match_field(const MatchReader *r, PyObject *match, int i)
 {
-    if (self->fast_match && Py_TYPE(match) == (PyTypeObject *)self->match_type) {
-        PyObject *v = *(PyObject **)((char *)match + self->match_offsets[i]);
+    if (r->fast && Py_TYPE(match) == (PyTypeObject *)r->type) {
+        PyObject *v = *(PyObject **)((char *)match + r->offsets[i]);
         if (v != NULL) {
             Py_INCREF(v);
             return v;
         }
     }
-    return PyObject_GetAttr(match, self->match_names[i]);
+    return PyObject_GetAttr(match, r->names[i]);
 }
 
 /* Objects that cannot refer to anything: a PlayerChange made of them only can
@@ -1173,33 +1198,39 @@ side_size(PyObject *side)
     return n <= MAX_SIDE ? n : 0;
 }
 
-/* performance_weighted: each player's weight from Replayer._performance(match), which
-   returns (weights of side A, weights of side B). */
+/* performance_weighted: each player's weight from `pair`, the (weights of side A, weights
+   of side B) that Replayer._performance returns. */
 static int
-read_performance(Replay *self, PyObject *match, Contestant *who, Py_ssize_t n_a, Py_ssize_t n_b)
+read_performance(PyObject *pair, double *perf, Py_ssize_t n_a, Py_ssize_t n_b)
 {
-    PyObject *pair = PyObject_CallOneArg(self->perf_fn, match);
     Py_ssize_t side, i, n;
-    int rc = -1;
-    if (pair == NULL)
-        return -1;
     if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
         PyErr_SetString(PyExc_TypeError, "performance weights: (side A, side B)");
-        goto done;
+        return -1;
     }
     for (side = 0; side < 2; side++) {
         PyObject *w = PyTuple_GET_ITEM(pair, side);
         n = side ? n_b : n_a;
         if (!PyTuple_CheckExact(w) || PyTuple_GET_SIZE(w) != n) {
             PyErr_SetString(PyExc_TypeError, "performance weights: one per player");
-            goto done;
+            return -1;
         }
         for (i = 0; i < n; i++)
-            if (as_double(PyTuple_GET_ITEM(w, i), &who[side ? n_a + i : i].perf) < 0)
-                goto done;
+            if (as_double(PyTuple_GET_ITEM(w, i), &perf[side ? n_a + i : i]) < 0)
+                return -1;
     }
-    rc = 0;
-done:
+    return 0;
+}
+
+/* The same, calling `fn(arg)` for the pair. */
+static int
+call_performance(PyObject *fn, PyObject *arg, double *perf, Py_ssize_t n_a, Py_ssize_t n_b)
+{
+    PyObject *pair = PyObject_CallOneArg(fn, arg);
+    int rc;
+    if (pair == NULL)
+        return -1;
+    rc = read_performance(pair, perf, n_a, n_b);
     Py_DECREF(pair);
     return rc;
 }
@@ -1207,6 +1238,175 @@ done:
 #define MAX_PLAYERS (2 * MAX_SIDE)
 #define N_MADE 7 /* new floats per player: rating, rd, volatility, E, weight, ratio, perf */
 
+/* One match as the replay rates it, whichever form it came in (MatchResult objects or a
+   History's columns): the players (Replay indices, side A's first), the date and the
+   outcome, then what step_rate works out. */
+typedef struct {
+    Py_ssize_t n_a, n_b;
+    Py_ssize_t idx[MAX_PLAYERS];
+    long long ord;
+    double s_a, s_b, mult;
+    int a_won;
+    /* step_rate: each player's state going in (RD grown for inactivity), window counts
+       and new state */
+    Contestant who[MAX_PLAYERS];
+    Result res[MAX_PLAYERS];
+    double weights[MAX_PLAYERS][MAX_SIDE], rd[MAX_PLAYERS], rating[MAX_PLAYERS],
+        ratio[MAX_PLAYERS];
+    int inflated[MAX_PLAYERS];
+    int32_t head[MAX_PLAYERS], len[MAX_PLAYERS]; /* the windows before pruning */
+} Step;
+
+/* Put back the windows step_rate pruned. */
+static void
+step_undo(Replay *self, Step *s)
+{
+    Py_ssize_t i;
+    for (i = s->n_a + s->n_b - 1; i >= 0; i--)
+        window_unprune(&self->players[s->idx[i]], s->head[i], s->len[i]);
+}
+
+/* Steps 1, 4 and 7 around the kernel (steps 2-9 and §5), for a match whose players are
+   distinct, loaded and have room in their windows: every player's new state in s->res.
+   `perf`: the performance weights (performance_weighted with stats), else NULL. With
+   `prob`, side A's §6 win probability before the match, as Replayer.predict gives it.
+   The windows are pruned to the match date; nothing else changes until step_commit.
+   ERROR with EngineError set (and the windows put back) when the update cannot finish. */
+static int
+step_rate(Replay *self, Step *s, const double *perf, double *prob)
+{
+    Py_ssize_t n_a = s->n_a, n_b = s->n_b, i, j, n = 0;
+    long long ord = s->ord;
+    int glicko1 = self->rules.method == GLICKO1_TEAM, rc;
+    const Maths *m = &self->rules.maths;
+
+    /* Steps 4 and 7 (the window: repetition weights, diversity gate), and step 1
+       (inactivity, glicko2.inflate). */
+    for (i = 0; i < n_a + n_b; i++) {
+        Player *p = &self->players[s->idx[i]];
+        Py_ssize_t first = i < n_a ? n_a : 0, n_opp = i < n_a ? n_b : n_a;
+        int32_t distinct;
+        s->head[i] = p->head;
+        s->len[i] = p->len;
+        n = i + 1;
+        window_prune(p, ord, self->lookback);
+        distinct = p->distinct;
+        for (j = 0; j < n_opp; j++) {
+            int32_t k = count_get(p, s->idx[first + j]);
+            s->weights[i][j] = glicko1 ? 1.0 : 1.0 / (1.0 + self->alpha * (double)k);
+            distinct += k == 0;
+        }
+        s->ratio[i] = (double)distinct / (double)(p->len + n_opp);
+        s->rd[i] = p->rd;
+        s->inflated[i] = 0;
+        if (p->last != 0 && ord - p->last >= self->period) {
+            long long periods = (ord - p->last) / self->period;
+            if (periods > 0) {
+                double phi = p->rd / m->scale, grown;
+                if (py_sqrt(phi * phi + (double)periods * p->vol * p->vol, &grown)) {
+                    rc = ERR_MATH;
+                    goto fail;
+                }
+                s->rd[i] = m->scale * (grown < self->phi_max ? grown : self->phi_max);
+                s->inflated[i] = 1;
+            }
+        }
+        s->rating[i] = p->rating;
+        s->who[i].rating = p->rating;
+        s->who[i].rd = s->rd[i];
+        s->who[i].vol = p->vol;
+        s->who[i].weights = s->weights[i];
+        s->who[i].gate = glicko1 || s->ratio[i] >= self->threshold;
+        s->who[i].perf = perf != NULL ? perf[i] : 1.0;
+    }
+    if (prob != NULL && win_probability(m, s->rating, s->rd, n_a, n_b, prob)) {
+        rc = ERR_MATH;
+        goto fail;
+    }
+    if ((rc = rate_match(&self->rules, s->who, n_a, s->who + n_a, n_b, s->s_a, s->s_b, s->mult,
+                         s->a_won, s->res, s->res + n_a)) == 0)
+        return RATED;
+fail:
+    raise_failure(rc, m);
+    for (i = n - 1; i >= 0; i--)
+        window_unprune(&self->players[s->idx[i]], s->head[i], s->len[i]);
+    return ERROR;
+}
+
+/* Apply a rated match: the players' new states and this match in their windows (room was
+   reserved). The caller has marked the players dirty and dealt with their objects. */
+static void
+step_commit(Replay *self, Step *s)
+{
+    Py_ssize_t i, j, n_a = s->n_a, n_b = s->n_b;
+    for (i = 0; i < n_a + n_b; i++) {
+        Player *p = &self->players[s->idx[i]];
+        Py_ssize_t first = i < n_a ? n_a : 0, n_opp = i < n_a ? n_b : n_a;
+        p->rating = s->res[i].rating;
+        p->rd = s->res[i].rd;
+        p->vol = s->res[i].vol;
+        p->matches++;
+        p->last = s->ord;
+        for (j = 0; j < n_opp; j++)
+            window_push(p, (int32_t)s->ord, s->idx[first + j], j > 0);
+    }
+    self->last_ordinal = s->ord;
+}
+
+/* Players s->idx[0..n_a+n_b) known by index: no one twice (STOP: Python raises), each
+   loaded, with room for this match's window entries. RATED, STOP or ERROR. */
+static int
+step_players(Replay *self, Step *s)
+{
+    Py_ssize_t i, j, n = s->n_a + s->n_b;
+    int rc;
+    for (i = 1; i < n; i++)
+        for (j = 0; j < i; j++)
+            if (s->idx[j] == s->idx[i])
+                return STOP;
+    for (i = 0; i < n; i++)
+        if (self->players[s->idx[i]].obj == NULL && (rc = load_player(self, s->idx[i])) != RATED)
+            return rc;
+    for (i = 0; i < n; i++)
+        if (window_reserve(&self->players[s->idx[i]], (int32_t)(i < s->n_a ? s->n_b : s->n_a)) < 0)
+            return ERROR;
+    return RATED;
+}
+
+/* A player's state as Python objects (PlayerChange's "before" fields share them); the
+   columnar run leaves them NULL. */
+static int
+player_objects(Player *p)
+{
+    if (p->rating_obj == NULL && (p->rating_obj = PyFloat_FromDouble(p->rating)) == NULL)
+        return -1;
+    if (p->rd_obj == NULL && (p->rd_obj = PyFloat_FromDouble(p->rd)) == NULL)
+        return -1;
+    if (p->vol_obj == NULL && (p->vol_obj = PyFloat_FromDouble(p->vol)) == NULL)
+        return -1;
+    return 0;
+}
+
+/* The last rated match's id, kept as an object (export) and as a C integer when it is one. */
+static void
+set_last_id(Replay *self, PyObject *id)
+{
+    int overflow = 0;
+    Py_SETREF(self->last_id, Py_NewRef(id));
+    if (id == Py_None) {
+        self->last_kind = LAST_NONE;
+        return;
+    }
+    self->last_kind = LAST_OTHER;
+    if (PyLong_CheckExact(id)) {
+        self->last_id_ll = PyLong_AsLongLongAndOverflow(id, &overflow);
+        if (!overflow && !(self->last_id_ll == -1 && PyErr_Occurred()))
+            self->last_kind = LAST_INT;
+        PyErr_Clear();
+    }
+}
+
+/* One MatchResult (Replayer.rate): its tuple of PlayerChange appended to `out`. */
 static int
 rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize_t hint_a,
          Py_ssize_t hint_b, PyObject *hint_name_a, PyObject *hint_name_b)
@@ -1214,20 +1414,13 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
     PyObject *f[N_MATCH_FIELDS] = {NULL};
     PyObject *s_obj = NULL, *made[MAX_PLAYERS][N_MADE], *changes = NULL, *prob = NULL;
     PyObject *names[MAX_PLAYERS], *m_obj, *won_obj, *s_b_obj;
-    Py_ssize_t idx[MAX_PLAYERS], n_a, n_b, n, i, j;
-    long long ord;
-    double s_a, s_b, mult, rd[MAX_PLAYERS], rating[MAX_PLAYERS], ratio[MAX_PLAYERS];
-    double weights[MAX_PLAYERS][MAX_SIDE];
-    int32_t head[MAX_PLAYERS], len[MAX_PLAYERS];
-    int inflated[MAX_PLAYERS], a_won, rc = STOP, tracked = 0, n_made = 0;
-    int glicko1 = self->rules.method == GLICKO1_TEAM;
-    Contestant who[MAX_PLAYERS];
-    Result res[MAX_PLAYERS];
-    const Maths *m = &self->rules.maths;
+    Py_ssize_t n_a, n_b, i, j;
+    double perf[MAX_PLAYERS], p_win;
+    int rc = STOP, tracked = 0, n_made = 0, has_perf = 0, stepped = 0;
+    Step s;
 
-    n = 0; /* players whose windows are pruned, to put back on failure */
     for (i = 0; i < N_MATCH_FIELDS; i++) {
-        if ((f[i] = match_field(self, match, i)) == NULL) {
+        if ((f[i] = match_field(&self->reader, match, i)) == NULL) {
             rc = stop_or_fail();
             goto done;
         }
@@ -1235,9 +1428,9 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
     /* §3 order: by date, then id within a day (Replayer._check_order raises otherwise). */
     if (!(PyDate_CheckExact(f[M_PLAYED_ON]) || PyDateTime_CheckExact(f[M_PLAYED_ON])))
         goto done;
-    ord = date_ordinal(f[M_PLAYED_ON]);
-    if (ord <= self->last_ordinal) {
-        if (ord < self->last_ordinal)
+    s.ord = date_ordinal(f[M_PLAYED_ON]);
+    if (s.ord <= self->last_ordinal) {
+        if (s.ord < self->last_ordinal)
             goto done;
         if (f[M_ID] != Py_None && self->last_id != Py_None) {
             int later = PyObject_RichCompareBool(f[M_ID], self->last_id, Py_LE);
@@ -1249,8 +1442,8 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
         }
     }
     /* Sides given as tuples of at most MAX_SIDE names; anything else is Python's. */
-    n_a = side_size(f[M_SIDE_A]);
-    n_b = side_size(f[M_SIDE_B]);
+    s.n_a = n_a = side_size(f[M_SIDE_A]);
+    s.n_b = n_b = side_size(f[M_SIDE_B]);
     if (n_a == 0 || n_b == 0)
         goto done;
     /* The outcome, from Replayer._outcomes or Replayer._outcome (which validates). */
@@ -1277,187 +1470,114 @@ rate_one(Replay *self, PyObject *match, PyObject *out, PyObject *probs, Py_ssize
     if (!PyFloat_CheckExact(PyTuple_GET_ITEM(s_obj, 0)) || !PyFloat_CheckExact(m_obj) ||
         !PyBool_Check(won_obj) || !PyFloat_CheckExact(s_b_obj))
         goto done;
-    s_a = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(s_obj, 0));
-    s_b = PyFloat_AS_DOUBLE(s_b_obj);
-    mult = PyFloat_AS_DOUBLE(m_obj);
-    a_won = won_obj == Py_True;
+    s.s_a = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(s_obj, 0));
+    s.s_b = PyFloat_AS_DOUBLE(s_b_obj);
+    s.mult = PyFloat_AS_DOUBLE(m_obj);
+    s.a_won = won_obj == Py_True;
 
-    /* The players: indices (singles: looked up ahead for this very name object), no one
-       twice (Python raises), each loaded, with room for this match's window entries. */
+    /* The players' indices (singles: looked up ahead for this very name object). */
     for (i = 0; i < n_a + n_b; i++) {
         PyObject *name = i < n_a ? PyTuple_GET_ITEM(f[M_SIDE_A], i)
                                  : PyTuple_GET_ITEM(f[M_SIDE_B], i - n_a);
         names[i] = name;
         if (n_a == 1 && n_b == 1 && i == 0 && hint_a >= 0 && hint_name_a == name)
-            idx[i] = hint_a;
+            s.idx[i] = hint_a;
         else if (n_a == 1 && n_b == 1 && i == 1 && hint_b >= 0 && hint_name_b == name)
-            idx[i] = hint_b;
+            s.idx[i] = hint_b;
         else
-            idx[i] = intern_name(self, name);
-        if (idx[i] < 0) {
+            s.idx[i] = intern_name(self, name);
+        if (s.idx[i] < 0) {
             rc = stop_or_fail();
             goto done;
         }
-        for (j = 0; j < i; j++)
-            if (idx[j] == idx[i])
-                goto done;
     }
-    for (i = 0; i < n_a + n_b; i++)
-        if (self->players[idx[i]].obj == NULL && (rc = load_player(self, idx[i])) != RATED)
-            goto done;
-    rc = STOP;
-    for (i = 0; i < n_a + n_b; i++)
-        if (window_reserve(&self->players[idx[i]], (int32_t)(i < n_a ? n_b : n_a)) < 0) {
-            rc = ERROR;
-            goto done;
-        }
-
-    /* Steps 4 and 7 (the window: repetition weights, diversity gate), and step 1
-       (inactivity, Replayer._inflated_rd, glicko2.inflate). */
-    for (i = 0; i < n_a + n_b; i++) {
-        Player *p = &self->players[idx[i]];
-        Py_ssize_t first = i < n_a ? n_a : 0, n_opp = i < n_a ? n_b : n_a;
-        int32_t distinct;
-        head[i] = p->head;
-        len[i] = p->len;
-        n = i + 1;
-        window_prune(p, ord, self->lookback);
-        distinct = p->distinct;
-        for (j = 0; j < n_opp; j++) {
-            int32_t k = count_get(p, idx[first + j]);
-            weights[i][j] = glicko1 ? 1.0 : 1.0 / (1.0 + self->alpha * (double)k);
-            distinct += k == 0;
-        }
-        ratio[i] = (double)distinct / (double)(p->len + n_opp);
-        rd[i] = p->rd;
-        inflated[i] = 0;
-        if (p->last != 0 && ord - p->last >= self->period) {
-            long long periods = (ord - p->last) / self->period;
-            if (periods > 0) {
-                double phi = p->rd / m->scale, grown;
-                if (py_sqrt(phi * phi + (double)periods * p->vol * p->vol, &grown)) {
-                    raise_failure(ERR_MATH, m);
-                    rc = ERROR;
-                    goto unprune;
-                }
-                rd[i] = m->scale * (grown < self->phi_max ? grown : self->phi_max);
-                inflated[i] = 1;
-            }
-        }
-        rating[i] = p->rating;
-        who[i].rating = p->rating;
-        who[i].rd = rd[i];
-        who[i].vol = p->vol;
-        who[i].weights = weights[i];
-        who[i].gate = glicko1 || ratio[i] >= self->threshold;
-        who[i].perf = 1.0;
-    }
+    if ((rc = step_players(self, &s)) != RATED)
+        goto done;
     /* performance_weighted: the players' weights from the match's stats (§5). */
-    if (self->rules.method == PERFORMANCE_WEIGHTED && f[M_STATS] != Py_None &&
-        read_performance(self, match, who, n_a, n_b) < 0) {
-        rc = ERROR;
-        goto unprune;
-    }
-    if (probs != NULL) { /* §6 before the match, as Replayer.predict(side_a, side_b, date) */
-        double p;
-        if (win_probability(m, rating, rd, n_a, n_b, &p)) {
-            raise_failure(ERR_MATH, m);
+    if (self->rules.method == PERFORMANCE_WEIGHTED && f[M_STATS] != Py_None) {
+        if (call_performance(self->perf_fn, match, perf, n_a, n_b) < 0) {
             rc = ERROR;
-            goto unprune;
+            goto done;
         }
-        if ((prob = PyFloat_FromDouble(p)) == NULL) {
-            rc = ERROR;
-            goto unprune;
-        }
+        has_perf = 1;
     }
-    /* Steps 2-9 and §5: the update of every player. */
-    if ((i = rate_match(&self->rules, who, n_a, who + n_a, n_b, s_a, s_b, mult, a_won, res,
-                        res + n_a))) {
-        raise_failure((int)i, m);
-        rc = ERROR;
-        goto unprune;
-    }
+    rc = ERROR;
+    if (step_rate(self, &s, has_perf ? perf : NULL, probs != NULL ? &p_win : NULL) != RATED)
+        goto done;
+    stepped = 1;
+    if (probs != NULL && (prob = PyFloat_FromDouble(p_win)) == NULL)
+        goto done;
 
     /* The PlayerChange of every player, built before anything is committed. */
-    rc = ERROR;
     n_made = (int)(n_a + n_b);
     memset(made, 0, (size_t)n_made * sizeof(made[0]));
     if ((changes = PyTuple_New(n_a + n_b)) == NULL)
-        goto unprune;
+        goto done;
     for (i = 0; i < n_a + n_b; i++) {
-        Player *p = &self->players[idx[i]];
+        Player *p = &self->players[s.idx[i]];
+        const Result *r = &s.res[i];
         PyObject *rd_before, *change;
         int on_a = i < n_a;
-        if ((made[i][0] = PyFloat_FromDouble(res[i].rating)) == NULL ||
-            (made[i][1] = PyFloat_FromDouble(res[i].rd)) == NULL ||
-            (made[i][2] = res[i].vol == p->vol ? Py_NewRef(p->vol_obj)
-                                               : PyFloat_FromDouble(res[i].vol)) == NULL ||
-            (made[i][3] = PyFloat_FromDouble(res[i].expected)) == NULL ||
-            (made[i][4] = res[i].weight == 1.0 ? Py_NewRef(self->one)
-                                               : PyFloat_FromDouble(res[i].weight)) == NULL ||
-            (made[i][5] = ratio[i] == 1.0 ? Py_NewRef(self->one)
-                                          : PyFloat_FromDouble(ratio[i])) == NULL ||
-            (made[i][6] = res[i].perf == 1.0 ? Py_NewRef(self->one)
-                                             : PyFloat_FromDouble(res[i].perf)) == NULL)
-            goto unprune;
-        rd_before = inflated[i] ? PyFloat_FromDouble(rd[i]) : Py_NewRef(p->rd_obj);
+        if (player_objects(p) < 0)
+            goto done;
+        if ((made[i][0] = PyFloat_FromDouble(r->rating)) == NULL ||
+            (made[i][1] = PyFloat_FromDouble(r->rd)) == NULL ||
+            (made[i][2] = r->vol == p->vol ? Py_NewRef(p->vol_obj)
+                                           : PyFloat_FromDouble(r->vol)) == NULL ||
+            (made[i][3] = PyFloat_FromDouble(r->expected)) == NULL ||
+            (made[i][4] = r->weight == 1.0 ? Py_NewRef(self->one)
+                                           : PyFloat_FromDouble(r->weight)) == NULL ||
+            (made[i][5] = s.ratio[i] == 1.0 ? Py_NewRef(self->one)
+                                            : PyFloat_FromDouble(s.ratio[i])) == NULL ||
+            (made[i][6] = r->perf == 1.0 ? Py_NewRef(self->one)
+                                         : PyFloat_FromDouble(r->perf)) == NULL)
+            goto done;
+        rd_before = s.inflated[i] ? PyFloat_FromDouble(s.rd[i]) : Py_NewRef(p->rd_obj);
         if (rd_before == NULL)
-            goto unprune;
+            goto done;
         {
             PyObject *values[N_CHANGE_FIELDS] = {
                 names[i],   p->rating_obj, rd_before,
                 p->vol_obj, made[i][0],    made[i][1],
                 made[i][2], made[i][3],    on_a ? PyTuple_GET_ITEM(s_obj, 0) : s_b_obj,
-                made[i][4], made[i][5],    who[i].gate ? Py_True : Py_False,
-                made[i][6], (on_a ? a_won : !a_won) ? Py_True : Py_False,
-                m_obj,      res[i].floored ? Py_True : Py_False};
+                made[i][4], made[i][5],    s.who[i].gate ? Py_True : Py_False,
+                made[i][6], (on_a ? s.a_won : !s.a_won) ? Py_True : Py_False,
+                m_obj,      r->floored ? Py_True : Py_False};
             change = make_change(self, values);
         }
         Py_DECREF(rd_before);
         if (change == NULL)
-            goto unprune;
+            goto done;
         tracked |= PyObject_GC_IsTracked(change);
         PyTuple_SET_ITEM(changes, i, change);
     }
     for (i = 0; i < n_a + n_b; i++)
-        if (mark_dirty(self, idx[i]) < 0)
-            goto unprune;
+        if (mark_dirty(self, s.idx[i]) < 0)
+            goto done;
     /* CPython untracks a tuple only when no item is a GC type; these items are, but
        untracked ones (make_change): without this every tuple would stay tracked and
        make full collections walk the whole result. */
     if (!tracked)
         PyObject_GC_UnTrack(changes);
     if ((prob != NULL && PyList_Append(probs, prob) < 0) || PyList_Append(out, changes) < 0)
-        goto unprune;
+        goto done;
 
     /* Commit. */
     for (i = 0; i < n_a + n_b; i++) {
-        Player *p = &self->players[idx[i]];
-        Py_ssize_t first = i < n_a ? n_a : 0, n_opp = i < n_a ? n_b : n_a;
+        Player *p = &self->players[s.idx[i]];
         Py_SETREF(p->rating_obj, made[i][0]);
         Py_SETREF(p->rd_obj, made[i][1]);
         Py_SETREF(p->vol_obj, made[i][2]);
         made[i][0] = made[i][1] = made[i][2] = NULL;
-        p->rating = res[i].rating;
-        p->rd = res[i].rd;
-        p->vol = res[i].vol;
-        p->matches++;
-        p->last = ord;
-        for (j = 0; j < n_opp; j++)
-            window_push(p, (int32_t)ord, idx[first + j], j > 0);
     }
-    self->last_ordinal = ord;
-    Py_SETREF(self->last_id, Py_NewRef(f[M_ID]));
+    step_commit(self, &s);
+    set_last_id(self, f[M_ID]);
     rc = RATED;
-    n = 0;
-    goto done;
+    stepped = 0;
 
-unprune:
-    for (i = n - 1; i >= 0; i--)
-        window_unprune(&self->players[idx[i]], head[i], len[i]);
-    n = 0;
 done:
-    (void)n;
+    if (stepped)
+        step_undo(self, &s);
     for (i = 0; i < N_MATCH_FIELDS; i++)
         Py_XDECREF(f[i]);
     for (i = 0; i < n_made; i++)
@@ -1500,6 +1620,38 @@ member_offsets(PyObject *type, PyObject *names, Py_ssize_t n, Py_ssize_t *offset
     return 1;
 }
 
+/* The reader of `match` (MatchResult) objects whose fields are named `fields`. */
+static int
+reader_init(MatchReader *r, PyObject *match, PyObject *fields)
+{
+    int i;
+    if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != N_MATCH_FIELDS) {
+        PyErr_SetString(PyExc_ValueError,
+                        "match_fields: played_on, side_a, side_b, games, id, stats");
+        return -1;
+    }
+    for (i = 0; i < N_MATCH_FIELDS; i++) {
+        PyObject *name = PyTuple_GET_ITEM(fields, i);
+        if (!PyUnicode_Check(name)) {
+            PyErr_SetString(PyExc_TypeError, "match_fields must be names");
+            return -1;
+        }
+        Py_XSETREF(r->names[i], Py_NewRef(name));
+    }
+    r->fast = member_offsets(match, fields, N_MATCH_FIELDS, r->offsets);
+    Py_XSETREF(r->type, Py_NewRef(match));
+    return 0;
+}
+
+static void
+reader_clear(MatchReader *r)
+{
+    int i;
+    Py_CLEAR(r->type);
+    for (i = 0; i < N_MATCH_FIELDS; i++)
+        Py_CLEAR(r->names[i]);
+}
+
 static int
 Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
 {
@@ -1508,7 +1660,7 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
                              "deque", "last", NULL};
     PyObject *constants, *player, *outcomes, *outcome, *performance, *change, *change_fields, *match,
         *match_fields, *deque, *last_id, *rules;
-    int fast_change, i;
+    int fast_change;
     long long last_ordinal;
 
     if (self->index != NULL) {
@@ -1529,20 +1681,8 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "rating_period_days must be 1 or more");
         return -1;
     }
-    if (PyTuple_GET_SIZE(match_fields) != N_MATCH_FIELDS) {
-        PyErr_SetString(PyExc_ValueError,
-                        "match_fields: played_on, side_a, side_b, games, id, stats");
+    if (reader_init(&self->reader, match, match_fields) < 0)
         return -1;
-    }
-    for (i = 0; i < N_MATCH_FIELDS; i++) {
-        PyObject *name = PyTuple_GET_ITEM(match_fields, i);
-        if (!PyUnicode_Check(name)) {
-            PyErr_SetString(PyExc_TypeError, "match_fields must be names");
-            return -1;
-        }
-        self->match_names[i] = Py_NewRef(name);
-    }
-    self->fast_match = member_offsets(match, match_fields, N_MATCH_FIELDS, self->match_offsets);
     self->fast_change = fast_change &&
                         member_offsets(change, change_fields, N_CHANGE_FIELDS, self->change_offsets);
     if (self->fast_change && ((PyTypeObject *)change)->tp_itemsize != 0)
@@ -1552,10 +1692,11 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
     self->outcome_fn = Py_NewRef(outcome);
     self->perf_fn = Py_NewRef(performance);
     self->change_type = Py_NewRef(change);
-    self->match_type = Py_NewRef(match);
     self->deque_type = Py_NewRef(deque);
     self->last_ordinal = last_ordinal;
-    self->last_id = Py_NewRef(last_id);
+    self->last_id = Py_None; /* set_last_id below */
+    Py_INCREF(Py_None);
+    set_last_id(self, last_id);
     if ((self->one = PyFloat_FromDouble(1.0)) == NULL)
         return -1;
     if ((self->index = PyDict_New()) == NULL)
@@ -1572,7 +1713,7 @@ Replay_traverse(Replay *self, visitproc visit, void *arg)
     Py_VISIT(self->outcome_fn);
     Py_VISIT(self->perf_fn);
     Py_VISIT(self->change_type);
-    Py_VISIT(self->match_type);
+    Py_VISIT(self->reader.type);
     Py_VISIT(self->deque_type);
     Py_VISIT(self->last_id);
     Py_VISIT(self->index);
@@ -1598,15 +1739,13 @@ Replay_clear(Replay *self)
     Py_CLEAR(self->outcome_fn);
     Py_CLEAR(self->perf_fn);
     Py_CLEAR(self->change_type);
-    Py_CLEAR(self->match_type);
+    reader_clear(&self->reader);
     Py_CLEAR(self->deque_type);
     Py_CLEAR(self->last_id);
     Py_CLEAR(self->index);
     Py_CLEAR(self->one);
     for (j = 0; j < 8; j++)
         Py_CLEAR(self->hints[j].match);
-    for (j = 0; j < N_MATCH_FIELDS; j++)
-        Py_CLEAR(self->match_names[j]);
     for (i = 0; i < self->n_players; i++) {
         Player *p = &self->players[i];
         Py_CLEAR(self->names[i]);
@@ -1667,7 +1806,7 @@ check_ready(Replay *self)
 static inline PyObject *
 single_name(Replay *self, PyObject *m, int side)
 {
-    PyObject *v = *(PyObject **)((char *)m + self->match_offsets[side]);
+    PyObject *v = *(PyObject **)((char *)m + self->reader.offsets[side]);
     return (v != NULL && PyTuple_CheckExact(v) && PyTuple_GET_SIZE(v) == 1) ? PyTuple_GET_ITEM(v, 0)
                                                                              : NULL;
 }
@@ -1715,8 +1854,8 @@ static inline void
 prefetch_ahead(Replay *self, PyObject **items, Py_ssize_t i, Py_ssize_t n)
 {
     PyObject *m, *v;
-    PyTypeObject *tp = (PyTypeObject *)self->match_type;
-    if (!self->fast_match)
+    PyTypeObject *tp = (PyTypeObject *)self->reader.type;
+    if (!self->reader.fast)
         return;
     if (i + 7 < n) {
         PREFETCH(items[i + 7]);
@@ -1725,7 +1864,7 @@ prefetch_ahead(Replay *self, PyObject **items, Py_ssize_t i, Py_ssize_t n)
     if (i + 5 < n && Py_TYPE(m = items[i + 5]) == tp) {
         int k;
         for (k = 0; k < N_MATCH_FIELDS; k++)
-            if ((v = *(PyObject **)((char *)m + self->match_offsets[k])) != NULL)
+            if ((v = *(PyObject **)((char *)m + self->reader.offsets[k])) != NULL)
                 PREFETCH(v);
     }
     if (i + 3 < n && Py_TYPE(m = items[i + 3]) == tp) {
@@ -1733,7 +1872,7 @@ prefetch_ahead(Replay *self, PyObject **items, Py_ssize_t i, Py_ssize_t n)
             PREFETCH(v);
         if ((v = single_name(self, m, M_SIDE_B)) != NULL)
             PREFETCH(v);
-        v = *(PyObject **)((char *)m + self->match_offsets[M_GAMES]);
+        v = *(PyObject **)((char *)m + self->reader.offsets[M_GAMES]);
         if (v != NULL && PyTuple_CheckExact(v)) {
             Py_ssize_t g;
             for (g = 0; g < PyTuple_GET_SIZE(v) && g < 5; g++)
@@ -1825,55 +1964,101 @@ Replay_run(Replay *self, PyObject *args)
     return PyLong_FromSsize_t(i);
 }
 
+/* What export() shares between players: the day ordinals of the lookback window as
+   objects, and each player as a lone opponent `(name,)` (singles windows). */
+typedef struct {
+    PyObject **ords;
+    long long base;
+    Py_ssize_t n_ords;
+    PyObject **solo;
+    Py_ssize_t n_solo;
+} Shared;
+
+static void
+shared_free(Shared *c)
+{
+    Py_ssize_t k;
+    for (k = 0; k < c->n_ords; k++)
+        Py_XDECREF(c->ords[k]);
+    for (k = 0; k < c->n_solo; k++)
+        Py_XDECREF(c->solo[k]);
+    PyMem_Free(c->ords);
+    PyMem_Free(c->solo);
+}
+
+static PyObject *
+shared_ordinal(Shared *c, long long ord)
+{
+    PyObject **slot;
+    if (ord < c->base || ord >= c->base + c->n_ords)
+        return PyLong_FromLongLong(ord);
+    slot = &c->ords[ord - c->base];
+    if (*slot == NULL && (*slot = PyLong_FromLongLong(ord)) == NULL)
+        return NULL;
+    return Py_NewRef(*slot);
+}
+
 /* (ordinal, opponents) entries of a player's window, regrouping team entries. */
 static PyObject *
-window_entries(Replay *self, Player *p)
+window_entries(Replay *self, Player *p, Shared *c)
 {
-    PyObject *entries = PyList_New(0);
-    int32_t i = 0;
+    PyObject *entries = PyList_New(p->len);
+    int32_t i = 0, n_entries = 0;
     if (entries == NULL)
         return NULL;
     while (i < p->len) {
         int32_t j = i + 1, n, k;
         PyObject *opps, *ord, *entry;
+        Entry *e0 = &p->win[(p->head + i) & (p->cap - 1)];
         while (j < p->len && p->win[(p->head + j) & (p->cap - 1)].cont)
             j++;
         n = j - i;
-        if ((opps = PyTuple_New(n)) == NULL)
-            goto fail;
-        for (k = 0; k < n; k++) {
-            Entry *e = &p->win[(p->head + i + k) & (p->cap - 1)];
-            PyTuple_SET_ITEM(opps, k, Py_NewRef(self->names[e->opp]));
+        if (n == 1 && c->solo != NULL) {
+            PyObject **slot = &c->solo[e0->opp];
+            if (*slot == NULL && (*slot = PyTuple_Pack(1, self->names[e0->opp])) == NULL)
+                goto fail;
+            opps = Py_NewRef(*slot);
         }
-        ord = PyLong_FromLong(p->win[(p->head + i) & (p->cap - 1)].ord);
-        if (ord == NULL) {
+        else {
+            if ((opps = PyTuple_New(n)) == NULL)
+                goto fail;
+            for (k = 0; k < n; k++) {
+                Entry *e = &p->win[(p->head + i + k) & (p->cap - 1)];
+                PyTuple_SET_ITEM(opps, k, Py_NewRef(self->names[e->opp]));
+            }
+        }
+        if ((ord = shared_ordinal(c, e0->ord)) == NULL) {
             Py_DECREF(opps);
             goto fail;
         }
-        entry = PyTuple_Pack(2, ord, opps);
-        Py_DECREF(ord);
-        Py_DECREF(opps);
-        if (entry == NULL || PyList_Append(entries, entry) < 0) {
-            Py_XDECREF(entry);
+        if ((entry = PyTuple_New(2)) == NULL) {
+            Py_DECREF(ord);
+            Py_DECREF(opps);
             goto fail;
         }
-        Py_DECREF(entry);
+        PyTuple_SET_ITEM(entry, 0, ord);
+        PyTuple_SET_ITEM(entry, 1, opps);
+        PyList_SET_ITEM(entries, n_entries++, entry);
         i = j;
     }
+    /* team entries take several window slots: drop the room they did not fill */
+    if (PyList_SetSlice(entries, n_entries, p->len, NULL) < 0)
+        goto fail;
     return entries;
 fail:
+    /* unfilled items are NULL, which list dealloc skips */
     Py_DECREF(entries);
     return NULL;
 }
 
 static int
-export_player(Replay *self, Player *p)
+export_player(Replay *self, Player *p, Shared *c)
 {
     PyObject *value = NULL, *entries = NULL, *counts = NULL;
     int32_t i;
     int rc = -1;
 
-    if (PyObject_SetAttr(p->obj, str_rating, p->rating_obj) < 0 ||
+    if (player_objects(p) < 0 || PyObject_SetAttr(p->obj, str_rating, p->rating_obj) < 0 ||
         PyObject_SetAttr(p->obj, str_rd, p->rd_obj) < 0 ||
         PyObject_SetAttr(p->obj, str_volatility, p->vol_obj) < 0)
         return -1;
@@ -1885,25 +2070,22 @@ export_player(Replay *self, Player *p)
     if (value == NULL || PyObject_SetAttr(p->obj, str_last, value) < 0)
         goto done;
     Py_CLEAR(value);
-    if ((entries = window_entries(self, p)) == NULL)
+    if ((entries = window_entries(self, p, c)) == NULL)
         goto done;
     if ((value = PyObject_CallOneArg(self->deque_type, entries)) == NULL ||
         PyObject_SetAttr(p->obj, str_recent, value) < 0)
         goto done;
     Py_CLEAR(value);
+    /* opponent -> matches against them inside the window: the counts table as it is */
     if ((counts = PyDict_New()) == NULL)
         goto done;
-    for (i = 0; i < p->len; i++) {
-        PyObject *name = self->names[p->win[(p->head + i) & (p->cap - 1)].opp], *had, *now;
-        long long before = 0;
-        had = PyDict_GetItemWithError(counts, name);
-        if (had != NULL)
-            before = PyLong_AsLongLong(had);
-        else if (PyErr_Occurred())
+    for (i = 0; i < p->counts_cap; i++) {
+        PyObject *now;
+        if (p->counts[i].opp == -1)
+            continue;
+        if ((now = PyLong_FromLong(p->counts[i].count)) == NULL)
             goto done;
-        if ((now = PyLong_FromLongLong(before + 1)) == NULL)
-            goto done;
-        if (PyDict_SetItem(counts, name, now) < 0) {
+        if (PyDict_SetItem(counts, self->names[p->counts[i].opp], now) < 0) {
             Py_DECREF(now);
             goto done;
         }
@@ -1929,21 +2111,1145 @@ PyDoc_STRVAR(export_doc,
 static PyObject *
 Replay_export(Replay *self, PyObject *Py_UNUSED(ignored))
 {
+    Shared c = {NULL, 0, 0, NULL, 0};
     if (check_ready(self) < 0)
         return NULL;
+    if (self->n_dirty) {
+        /* the ordinals of the window's days (older entries wait to be pruned) */
+        c.n_ords = (Py_ssize_t)(self->lookback < 4096 ? self->lookback + 1 : 4096);
+        c.base = self->last_ordinal - c.n_ords + 1;
+        c.ords = PyMem_Calloc((size_t)c.n_ords, sizeof(PyObject *));
+        c.n_solo = self->n_players;
+        c.solo = PyMem_Calloc((size_t)c.n_solo + 1, sizeof(PyObject *));
+        if (c.ords == NULL || c.solo == NULL) {
+            shared_free(&c);
+            return PyErr_NoMemory();
+        }
+    }
     while (self->n_dirty) {
         Player *p = &self->players[self->dirty[self->n_dirty - 1]];
-        if (p->dirty && p->obj != NULL && export_player(self, p) < 0)
+        if (p->dirty && p->obj != NULL && export_player(self, p, &c) < 0) {
+            shared_free(&c);
             return NULL;
+        }
         p->dirty = 0;
         self->n_dirty--;
     }
+    shared_free(&c);
     return Py_BuildValue("(LO)", self->last_ordinal, self->last_id);
+}
+
+/* -------------------------------------------------------------------------- */
+/* A history in columns, and the changes of a columnar run                      */
+
+/* `History`: matches encoded once (encode in replay.py) for replays that read no Python
+   object per match: a day ordinal, an id, side sizes, player numbers into `names` and a
+   score-line number into `lines` per match. Nothing of the rules is checked here but the
+   form (a date, sides as tuples, games hashable, an id that fits in 64 bits): the order,
+   the players and the score line are the replay's to judge, at the match, as rate_all
+   does. */
+
+#define NO_ID INT64_MIN /* a match without id */
+#define MAX_ENCODED_SIDE 255
+
+/* Numbers of equal objects (names, score lines): a hash table of (hash, key, number) in
+   plain arrays, which a dict of numbers would read through one more object per lookup.
+   The keys are the list's items (it holds the references). */
+typedef struct {
+    Py_hash_t *hashes;
+    PyObject **keys; /* NULL: empty */
+    int32_t *numbers;
+    Py_ssize_t cap, used; /* cap: a power of two, at most half full */
+} Intern;
+
+static void
+intern_free(Intern *t)
+{
+    PyMem_Free(t->hashes);
+    PyMem_Free(t->keys);
+    PyMem_Free(t->numbers);
+    t->hashes = NULL;
+    t->keys = NULL;
+    t->numbers = NULL;
+    t->cap = t->used = 0;
+}
+
+static int
+intern_grow(Intern *t)
+{
+    Intern old = *t;
+    Py_ssize_t cap = old.cap ? old.cap * 2 : 1024, i;
+    t->hashes = PyMem_Malloc((size_t)cap * sizeof(Py_hash_t));
+    t->keys = PyMem_Calloc((size_t)cap, sizeof(PyObject *));
+    t->numbers = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+    if (t->hashes == NULL || t->keys == NULL || t->numbers == NULL) {
+        PyMem_Free(t->hashes);
+        PyMem_Free(t->keys);
+        PyMem_Free(t->numbers);
+        *t = old;
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->cap = cap;
+    for (i = 0; i < old.cap; i++)
+        if (old.keys[i] != NULL) {
+            size_t j = (size_t)old.hashes[i] & (size_t)(cap - 1);
+            while (t->keys[j] != NULL)
+                j = (j + 1) & (size_t)(cap - 1);
+            t->hashes[j] = old.hashes[i];
+            t->keys[j] = old.keys[i];
+            t->numbers[j] = old.numbers[i];
+        }
+    intern_free(&old);
+    return 0;
+}
+
+typedef struct {
+    PyObject_HEAD
+    MatchReader reader;
+    PyObject *names;      /* list: number -> player name */
+    Intern name_index;    /* name -> number */
+    PyObject *lines;      /* list: number -> games (the first equal tuple met) */
+    Intern line_index;    /* games -> number */
+    PyObject *stats;      /* dict: match index -> stats, for the matches that have them */
+    Py_ssize_t n, cap;
+    int32_t *ord, *line;
+    int64_t *id, *first; /* first: the match's players start at players[first[i]] */
+    uint8_t *n_a, *n_b;
+    int32_t *players;
+    Py_ssize_t n_players, cap_players;
+} History;
+
+static PyTypeObject HistoryType;
+
+static int
+grow(void **buf, Py_ssize_t *cap, Py_ssize_t need, size_t item)
+{
+    void *fresh;
+    Py_ssize_t c = *cap ? *cap : 1024;
+    if (need <= *cap)
+        return 0;
+    while (c < need)
+        c *= 2;
+    if ((fresh = PyMem_Realloc(*buf, (size_t)c * item)) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *buf = fresh;
+    *cap = c;
+    return 0;
+}
+
+static int
+history_reserve(History *h, Py_ssize_t players)
+{
+    Py_ssize_t cap = h->cap;
+    if (h->n + 1 > h->cap) {
+        Py_ssize_t c;
+#define GROW(field)                                                                         \
+    c = cap;                                                                                \
+    if (grow((void **)&h->field, &c, h->n + 1, sizeof(*h->field)) < 0)                     \
+        return -1;
+        GROW(ord) GROW(line) GROW(id) GROW(first) GROW(n_a) GROW(n_b)
+#undef GROW
+        h->cap = c;
+    }
+    return grow((void **)&h->players, &h->cap_players, h->n_players + players, sizeof(int32_t));
+}
+
+/* The number of `key` in `index`/`list` (equal keys share one, as in a dict), adding it;
+   -1 with an exception (unhashable, or an == that raised). */
+static Py_ssize_t
+intern_in(Intern *index, PyObject *list, PyObject *key)
+{
+    Py_hash_t hash = PyObject_Hash(key);
+    size_t j, mask;
+    Py_ssize_t k;
+    if (hash == -1)
+        return -1;
+    if ((index->used + 1) * 2 > index->cap && intern_grow(index) < 0)
+        return -1;
+    mask = (size_t)(index->cap - 1);
+    for (j = (size_t)hash & mask; index->keys[j] != NULL; j = (j + 1) & mask) {
+        if (index->keys[j] == key)
+            return index->numbers[j];
+        if (index->hashes[j] == hash) {
+            int same = PyObject_RichCompareBool(index->keys[j], key, Py_EQ);
+            if (same < 0)
+                return -1;
+            if (same)
+                return index->numbers[j];
+        }
+    }
+    k = PyList_GET_SIZE(list);
+    if (k >= INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "too many names or score lines");
+        return -1;
+    }
+    if (PyList_Append(list, key) < 0)
+        return -1;
+    index->hashes[j] = hash;
+    index->keys[j] = key; /* the list holds it */
+    index->numbers[j] = (int32_t)k;
+    index->used++;
+    return k;
+}
+
+/* Append one match; 0, STOP (not in plain form: nothing appended) or ERROR. */
+static int
+history_append(History *h, PyObject *match)
+{
+    PyObject *f[N_MATCH_FIELDS] = {NULL};
+    Py_ssize_t n_a, n_b, i, k;
+    int32_t players[2 * MAX_ENCODED_SIDE];
+    long long id = NO_ID;
+    int rc = STOP;
+    for (i = 0; i < N_MATCH_FIELDS; i++)
+        if ((f[i] = match_field(&h->reader, match, i)) == NULL) {
+            rc = stop_or_fail();
+            goto done;
+        }
+    if (!(PyDate_CheckExact(f[M_PLAYED_ON]) || PyDateTime_CheckExact(f[M_PLAYED_ON])) ||
+        !PyTuple_CheckExact(f[M_SIDE_A]) || !PyTuple_CheckExact(f[M_SIDE_B]))
+        goto done;
+    n_a = PyTuple_GET_SIZE(f[M_SIDE_A]);
+    n_b = PyTuple_GET_SIZE(f[M_SIDE_B]);
+    if (n_a > MAX_ENCODED_SIDE || n_b > MAX_ENCODED_SIDE)
+        goto done;
+    if (f[M_ID] != Py_None) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(f[M_ID]))
+            goto done;
+        id = PyLong_AsLongLongAndOverflow(f[M_ID], &overflow);
+        if (overflow || id == NO_ID)
+            goto done;
+        if (id == -1 && PyErr_Occurred()) {
+            rc = stop_or_fail();
+            goto done;
+        }
+    }
+    if (!PyTuple_CheckExact(f[M_GAMES]))
+        goto done;
+    for (i = 0; i < n_a + n_b; i++) {
+        PyObject *name = i < n_a ? PyTuple_GET_ITEM(f[M_SIDE_A], i)
+                                 : PyTuple_GET_ITEM(f[M_SIDE_B], i - n_a);
+        if ((k = intern_in(&h->name_index, h->names, name)) < 0) {
+            rc = stop_or_fail();
+            goto done;
+        }
+        players[i] = (int32_t)k;
+    }
+    if ((k = intern_in(&h->line_index, h->lines, f[M_GAMES])) < 0) {
+        rc = stop_or_fail(); /* games holding lists: Python makes them tuples */
+        goto done;
+    }
+    rc = ERROR;
+    if (history_reserve(h, n_a + n_b) < 0)
+        goto done;
+    if (f[M_STATS] != Py_None) {
+        PyObject *key = PyLong_FromSsize_t(h->n);
+        int failed = key == NULL || PyDict_SetItem(h->stats, key, f[M_STATS]) < 0;
+        Py_XDECREF(key);
+        if (failed)
+            goto done;
+    }
+    h->ord[h->n] = (int32_t)date_ordinal(f[M_PLAYED_ON]);
+    h->line[h->n] = (int32_t)k;
+    h->id[h->n] = id;
+    h->first[h->n] = h->n_players;
+    h->n_a[h->n] = (uint8_t)n_a;
+    h->n_b[h->n] = (uint8_t)n_b;
+    memcpy(h->players + h->n_players, players, (size_t)(n_a + n_b) * sizeof(int32_t));
+    h->n_players += n_a + n_b;
+    h->n++;
+    rc = 0;
+done:
+    for (i = 0; i < N_MATCH_FIELDS; i++)
+        Py_XDECREF(f[i]);
+    return rc;
+}
+
+static int
+History_init(History *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"match", "match_fields", NULL};
+    PyObject *match, *fields;
+    if (self->names != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "History objects cannot be re-initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$OO!", kwlist, &match, &PyTuple_Type, &fields) ||
+        reader_init(&self->reader, match, fields) < 0)
+        return -1;
+    if ((self->names = PyList_New(0)) == NULL || (self->lines = PyList_New(0)) == NULL ||
+        (self->stats = PyDict_New()) == NULL)
+        return -1;
+    return 0;
+}
+
+static int
+History_traverse(History *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->reader.type);
+    Py_VISIT(self->names);
+    Py_VISIT(self->lines);
+    Py_VISIT(self->stats);
+    return 0;
+}
+
+static int
+History_clear(History *self)
+{
+    reader_clear(&self->reader);
+    /* the tables borrow the lists' references: emptied with them */
+    intern_free(&self->name_index);
+    intern_free(&self->line_index);
+    Py_CLEAR(self->names);
+    Py_CLEAR(self->lines);
+    Py_CLEAR(self->stats);
+    return 0;
+}
+
+static void
+History_dealloc(History *self)
+{
+    PyObject_GC_UnTrack(self);
+    History_clear(self);
+    PyMem_Free(self->ord);
+    PyMem_Free(self->line);
+    PyMem_Free(self->id);
+    PyMem_Free(self->first);
+    PyMem_Free(self->n_a);
+    PyMem_Free(self->n_b);
+    PyMem_Free(self->players);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+history_ready(History *h)
+{
+    if (h->names == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "History is not initialised");
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(History_extend_doc,
+             "extend(matches, start=0) -> stop\n\n"
+             "Append matches[start:] (a list or tuple of MatchResult); returns the index of the\n"
+             "first match not in plain form (a date, sides as tuples, games a tuple of tuples,\n"
+             "an integer or no id), which is not appended, or len(matches).");
+
+/* Encoding reads a few objects per match scattered over the heap: ask for them ahead,
+   one level deeper at each step (the match; its fields; the names and games). */
+static inline void
+encode_ahead(History *h, PyObject **items, Py_ssize_t i, Py_ssize_t n)
+{
+    PyTypeObject *tp = (PyTypeObject *)h->reader.type;
+    PyObject *m, *v;
+    int k;
+    if (!h->reader.fast)
+        return;
+    if (i + 8 < n) {
+        PREFETCH(items[i + 8]);
+        PREFETCH((char *)items[i + 8] + 64);
+    }
+    if (i + 4 < n && Py_TYPE(m = items[i + 4]) == tp)
+        for (k = 0; k < M_STATS; k++)
+            if ((v = *(PyObject **)((char *)m + h->reader.offsets[k])) != NULL)
+                PREFETCH(v);
+    if (i + 2 < n && Py_TYPE(m = items[i + 2]) == tp)
+        for (k = M_SIDE_A; k <= M_GAMES; k++) {
+            v = *(PyObject **)((char *)m + h->reader.offsets[k]);
+            if (v != NULL && PyTuple_CheckExact(v)) {
+                Py_ssize_t j;
+                for (j = 0; j < PyTuple_GET_SIZE(v) && j < 5; j++)
+                    PREFETCH(PyTuple_GET_ITEM(v, j));
+            }
+        }
+}
+
+static PyObject *
+History_extend(History *self, PyObject *args)
+{
+    PyObject *matches;
+    Py_ssize_t start = 0, i;
+    int rc = 0;
+    if (!PyArg_ParseTuple(args, "O|n:extend", &matches, &start) || history_ready(self) < 0)
+        return NULL;
+    if (!PyList_Check(matches) && !PyTuple_Check(matches)) {
+        PyErr_SetString(PyExc_TypeError, "matches must be a list or a tuple");
+        return NULL;
+    }
+    Py_INCREF(matches);
+    for (i = start < 0 ? 0 : start; i < PySequence_Fast_GET_SIZE(matches); i++) {
+        PyObject *m = PySequence_Fast_GET_ITEM(matches, i);
+        encode_ahead(self, PySequence_Fast_ITEMS(matches), i, PySequence_Fast_GET_SIZE(matches));
+        Py_INCREF(m);
+        rc = history_append(self, m);
+        Py_DECREF(m);
+        if (rc != 0)
+            break;
+    }
+    Py_DECREF(matches);
+    if (rc == ERROR)
+        return NULL;
+    return PyLong_FromSsize_t(i);
+}
+
+PyDoc_STRVAR(History_row_doc,
+             "row(i) -> (ordinal, side_a, side_b, games, id)\n\n"
+             "Match i as encoded (its stats are in `stats`).");
+
+static PyObject *
+History_row(History *self, PyObject *arg)
+{
+    Py_ssize_t i = PyLong_AsSsize_t(arg), k;
+    PyObject *sides[2] = {NULL, NULL}, *id, *out;
+    int side;
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    if (history_ready(self) < 0)
+        return NULL;
+    if (i < 0)
+        i += self->n;
+    if (i < 0 || i >= self->n) {
+        PyErr_SetString(PyExc_IndexError, "History index out of range");
+        return NULL;
+    }
+    for (side = 0; side < 2; side++) {
+        Py_ssize_t n = side ? self->n_b[i] : self->n_a[i];
+        const int32_t *who = self->players + self->first[i] + (side ? self->n_a[i] : 0);
+        if ((sides[side] = PyTuple_New(n)) == NULL)
+            goto fail;
+        for (k = 0; k < n; k++)
+            PyTuple_SET_ITEM(sides[side], k, Py_NewRef(PyList_GET_ITEM(self->names, who[k])));
+    }
+    id = self->id[i] == NO_ID ? Py_NewRef(Py_None) : PyLong_FromLongLong(self->id[i]);
+    if (id == NULL)
+        goto fail;
+    out = Py_BuildValue("(iNNON)", self->ord[i], sides[0], sides[1],
+                        PyList_GET_ITEM(self->lines, self->line[i]), id);
+    return out;
+fail:
+    Py_XDECREF(sides[0]);
+    Py_XDECREF(sides[1]);
+    return NULL;
+}
+
+static Py_ssize_t
+History_len(History *self)
+{
+    return self->n;
+}
+
+/* A copy of `n` items of `size` bytes as a memoryview of format `fmt`. */
+static PyObject *
+view_of(const void *data, Py_ssize_t n, Py_ssize_t size, const char *fmt)
+{
+    PyObject *bytes = PyBytes_FromStringAndSize(data, n * size), *view, *out;
+    if (bytes == NULL)
+        return NULL;
+    view = PyMemoryView_FromObject(bytes);
+    Py_DECREF(bytes);
+    if (view == NULL)
+        return NULL;
+    out = PyObject_CallMethod(view, "cast", "s", fmt);
+    Py_DECREF(view);
+    return out;
+}
+
+PyDoc_STRVAR(History_column_doc,
+             "column(name) -> memoryview\n\n"
+             "A copy of one column: 'ordinal' (the day, 'i'), 'line' (the score line's number\n"
+             "in `lines`, 'i'), 'id' ('q', the least 64-bit integer for none), 'n_a' and 'n_b'\n"
+             "(players a side, 'B'), 'first' (match i's players start at players[first[i]],\n"
+             "'q'), 'players' (numbers in `names`, side A's first, 'i').");
+
+static PyObject *
+History_column(History *self, PyObject *name)
+{
+    const char *want = PyUnicode_AsUTF8(name);
+    if (want == NULL || history_ready(self) < 0)
+        return NULL;
+    if (strcmp(want, "ordinal") == 0)
+        return view_of(self->ord, self->n, 4, "i");
+    if (strcmp(want, "line") == 0)
+        return view_of(self->line, self->n, 4, "i");
+    if (strcmp(want, "id") == 0)
+        return view_of(self->id, self->n, 8, "q");
+    if (strcmp(want, "n_a") == 0)
+        return view_of(self->n_a, self->n, 1, "B");
+    if (strcmp(want, "n_b") == 0)
+        return view_of(self->n_b, self->n, 1, "B");
+    if (strcmp(want, "first") == 0)
+        return view_of(self->first, self->n, 8, "q");
+    if (strcmp(want, "players") == 0)
+        return view_of(self->players, self->n_players, 4, "i");
+    PyErr_Format(PyExc_KeyError, "no column %R", name);
+    return NULL;
+}
+
+static PyMethodDef History_methods[] = {
+    {"extend", (PyCFunction)History_extend, METH_VARARGS, History_extend_doc},
+    {"row", (PyCFunction)History_row, METH_O, History_row_doc},
+    {"column", (PyCFunction)History_column, METH_O, History_column_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef History_members[] = {
+    {"names", T_OBJECT, offsetof(History, names), READONLY, "player names, by number"},
+    {"lines", T_OBJECT, offsetof(History, lines), READONLY, "distinct score lines, by number"},
+    {"stats", T_OBJECT, offsetof(History, stats), READONLY, "match index -> stats"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PySequenceMethods History_as_sequence = {.sq_length = (lenfunc)History_len};
+
+PyDoc_STRVAR(History_doc, "History(*, match, match_fields): matches in columns (replay.encode).");
+
+static PyTypeObject HistoryType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ratings.engine._native.History",
+    .tp_basicsize = sizeof(History),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = History_doc,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)History_init,
+    .tp_dealloc = (destructor)History_dealloc,
+    .tp_traverse = (traverseproc)History_traverse,
+    .tp_clear = (inquiry)History_clear,
+    .tp_methods = History_methods,
+    .tp_members = History_members,
+    .tp_as_sequence = &History_as_sequence,
+};
+
+/* `Changes`: what a columnar run did, one row per player and match in plain numbers; a
+   sequence of each match's tuple of PlayerChange, built when asked for. A row keeps what
+   only it knows: the state before is the player's row before (`prev`), or their state
+   when the run met them first (`start`); the outcome and m are the match's score line's. */
+#define ROW_GATE 1
+#define ROW_WON 2
+#define ROW_SIDE_A 4
+#define ROW_FLOORED 8
+
+typedef struct {
+    double rd_before, rating_after, rd_after, vol_after, expected, weight, ratio, perf;
+    int32_t player; /* the history's number */
+    int32_t prev;   /* this player's row before; -1 - k: start[k] */
+    uint8_t flags;
+} Row;
+
+typedef struct {
+    double rating, vol;
+} Start;
+
+/* columns of doubles read straight from a row */
+static const struct {
+    const char *name;
+    size_t offset;
+} row_doubles[] = {
+    {"rd_before", offsetof(Row, rd_before)},
+    {"rating_after", offsetof(Row, rating_after)},
+    {"rd_after", offsetof(Row, rd_after)},
+    {"volatility_after", offsetof(Row, vol_after)},
+    {"expected", offsetof(Row, expected)},
+    {"repetition_weight", offsetof(Row, weight)},
+    {"diversity_ratio", offsetof(Row, ratio)},
+    {"performance_weight", offsetof(Row, perf)},
+    {NULL, 0},
+};
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *names;    /* the history's */
+    PyObject *outcomes; /* (s_a, s_b, m, a_won) per score line, as the run had them */
+    PyObject *change_type;
+    Py_ssize_t change_offsets[N_CHANGE_FIELDS];
+    int fast_change;
+    Py_ssize_t n, cap;  /* matches */
+    int64_t *first;     /* match i's rows: first[i] .. first[i + 1] */
+    int32_t *line;      /* match i's score line */
+    Row *rows;
+    Py_ssize_t n_rows, cap_rows;
+    Start *start;
+    Py_ssize_t n_start, cap_start;
+} Changes;
+
+/* A run of a million matches writes ~160 MB of rows into fresh memory. Fault its pages
+   in with one call where Linux can (5.14+): a page fault each costs more than the
+   zeroing of the page (a fifth of the run on this machine's virtual CPUs). */
+static void
+prefault(void *buf, size_t from, size_t to)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)buf + from, end = (uintptr_t)buf + to;
+    if (page <= 0 || to - from < ((size_t)1 << 20))
+        return;
+    start = (start + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    end &= ~((uintptr_t)page - 1);
+    if (end > start)
+        (void)madvise((void *)start, end - start, MADV_POPULATE_WRITE); /* a hint */
+#else
+    (void)buf;
+    (void)from;
+    (void)to;
+#endif
+}
+
+/* Room for `rows` more rows (as many start states) and `matches` more matches. */
+static int
+changes_reserve(Changes *c, Py_ssize_t rows, Py_ssize_t matches)
+{
+    Py_ssize_t cap = c->cap;
+    if (rows > INT32_MAX - c->n_rows) {
+        PyErr_SetString(PyExc_OverflowError, "too many changes for one run");
+        return -1;
+    }
+    if (grow((void **)&c->rows, &c->cap_rows, c->n_rows + rows, sizeof(Row)) < 0 ||
+        grow((void **)&c->start, &c->cap_start, c->n_start + rows, sizeof(Start)) < 0 ||
+        grow((void **)&c->first, &cap, c->n + 1 + matches, sizeof(int64_t)) < 0)
+        return -1;
+    cap = c->cap;
+    if (grow((void **)&c->line, &cap, c->n + 1 + matches, sizeof(int32_t)) < 0)
+        return -1;
+    c->cap = cap;
+    return 0;
+}
+
+static int
+Changes_init(Changes *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"names", "change", "change_fields", "fast_change", NULL};
+    PyObject *names, *change, *fields;
+    int fast;
+    if (self->names != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Changes objects cannot be re-initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "$O!OO!p", kwlist, &PyList_Type, &names,
+                                     &change, &PyTuple_Type, &fields, &fast))
+        return -1;
+    self->fast_change = fast && member_offsets(change, fields, N_CHANGE_FIELDS,
+                                               self->change_offsets) &&
+                        ((PyTypeObject *)change)->tp_itemsize == 0;
+    if (changes_reserve(self, 0, 0) < 0)
+        return -1;
+    self->first[0] = 0;
+    self->change_type = Py_NewRef(change);
+    self->names = Py_NewRef(names);
+    return 0;
+}
+
+static int
+Changes_traverse(Changes *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->names);
+    Py_VISIT(self->outcomes);
+    Py_VISIT(self->change_type);
+    return 0;
+}
+
+static int
+Changes_clear(Changes *self)
+{
+    Py_CLEAR(self->names);
+    Py_CLEAR(self->outcomes);
+    Py_CLEAR(self->change_type);
+    return 0;
+}
+
+static void
+Changes_dealloc(Changes *self)
+{
+    PyObject_GC_UnTrack(self);
+    Changes_clear(self);
+    PyMem_Free(self->first);
+    PyMem_Free(self->line);
+    PyMem_Free(self->rows);
+    PyMem_Free(self->start);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static Py_ssize_t
+Changes_len(Changes *self)
+{
+    return self->n;
+}
+
+/* The state before of row `r`: rating and volatility. */
+static inline void
+row_before(const Changes *c, const Row *r, double *rating, double *vol)
+{
+    if (r->prev >= 0) {
+        *rating = c->rows[r->prev].rating_after;
+        *vol = c->rows[r->prev].vol_after;
+    }
+    else {
+        *rating = c->start[-1 - r->prev].rating;
+        *vol = c->start[-1 - r->prev].vol;
+    }
+}
+
+/* (s_a, s_b, m, a_won) of match i's score line. */
+static inline const double *
+match_outcome_of(const Changes *c, Py_ssize_t i)
+{
+    return (const double *)PyBytes_AS_STRING(c->outcomes) + 4 * c->line[i];
+}
+
+/* A float object for `x`, sharing `one` for 1.0 as the object path does. */
+static inline PyObject *
+float_of(double x, PyObject *one)
+{
+    return x == 1.0 ? Py_NewRef(one) : PyFloat_FromDouble(x);
+}
+
+static PyObject *
+Changes_item(Changes *self, Py_ssize_t i)
+{
+    PyObject *out, *one;
+    Py_ssize_t k, n;
+    const double *o;
+    if (self->names == NULL || i < 0 || i >= self->n) {
+        PyErr_SetString(PyExc_IndexError, "Changes index out of range");
+        return NULL;
+    }
+    n = (Py_ssize_t)(self->first[i + 1] - self->first[i]);
+    o = match_outcome_of(self, i);
+    if ((out = PyTuple_New(n)) == NULL)
+        return NULL;
+    if ((one = PyFloat_FromDouble(1.0)) == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    for (k = 0; k < n; k++) {
+        const Row *r = &self->rows[self->first[i] + k];
+        PyObject *v[N_CHANGE_FIELDS], *change = NULL;
+        double rating_before, vol_before;
+        int j, ok;
+        memset(v, 0, sizeof(v));
+        row_before(self, r, &rating_before, &vol_before);
+        /* PlayerChange's order: player, rating, rd and volatility before and after,
+           expected, outcome, weight, ratio, gate, performance weight, won, m, floored */
+        v[0] = Py_NewRef(PyList_GET_ITEM(self->names, r->player));
+        ok = (v[1] = PyFloat_FromDouble(rating_before)) != NULL &&
+             (v[2] = PyFloat_FromDouble(r->rd_before)) != NULL &&
+             (v[3] = PyFloat_FromDouble(vol_before)) != NULL &&
+             (v[4] = PyFloat_FromDouble(r->rating_after)) != NULL &&
+             (v[5] = PyFloat_FromDouble(r->rd_after)) != NULL &&
+             (v[6] = PyFloat_FromDouble(r->vol_after)) != NULL &&
+             (v[7] = PyFloat_FromDouble(r->expected)) != NULL &&
+             (v[8] = PyFloat_FromDouble(r->flags & ROW_SIDE_A ? o[0] : o[1])) != NULL &&
+             (v[9] = float_of(r->weight, one)) != NULL &&
+             (v[10] = float_of(r->ratio, one)) != NULL &&
+             (v[12] = float_of(r->perf, one)) != NULL &&
+             (v[14] = PyFloat_FromDouble(o[2])) != NULL;
+        if (ok) {
+            v[11] = Py_NewRef(r->flags & ROW_GATE ? Py_True : Py_False);
+            v[13] = Py_NewRef(r->flags & ROW_WON ? Py_True : Py_False);
+            v[15] = Py_NewRef(r->flags & ROW_FLOORED ? Py_True : Py_False);
+            if (self->fast_change) {
+                PyTypeObject *tp = (PyTypeObject *)self->change_type;
+                int untrack = atomic(v[0]);
+                if ((change = tp->tp_alloc(tp, 0)) != NULL) {
+                    for (j = 0; j < N_CHANGE_FIELDS; j++) {
+                        *(PyObject **)((char *)change + self->change_offsets[j]) = v[j];
+                        v[j] = NULL;
+                    }
+                    if (untrack && PyObject_IS_GC(change))
+                        PyObject_GC_UnTrack(change); /* floats, bools and a name only */
+                }
+            }
+            else {
+                change = PyObject_Vectorcall(self->change_type, v, N_CHANGE_FIELDS, NULL);
+            }
+        }
+        for (j = 0; j < N_CHANGE_FIELDS; j++)
+            Py_XDECREF(v[j]);
+        if (change == NULL) {
+            Py_DECREF(one);
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, k, change);
+    }
+    Py_DECREF(one);
+    return out;
+}
+
+PyDoc_STRVAR(Changes_column_doc,
+             "column(name) -> memoryview\n\n"
+             "One field of every change, in order (a copy): a float field of PlayerChange ('d'),\n"
+             "'player' (the history's player numbers, 'i'), 'gate_open', 'won' or\n"
+             "'floor_applied' ('B'), or 'first' (match i's changes start at first[i], 'q', one\n"
+             "more than there are matches).");
+
+static PyObject *
+Changes_column(Changes *self, PyObject *name)
+{
+    const char *want = PyUnicode_AsUTF8(name);
+    PyObject *bytes;
+    Py_ssize_t i, k, col = -1;
+    char *buf;
+    int kind; /* 0 a row's double, 1 before, 2 outcome, 3 m, 4 player, 5 a flag */
+    uint8_t flag = 0;
+    double before[2];
+    if (want == NULL)
+        return NULL;
+    if (self->names == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Changes is not initialised");
+        return NULL;
+    }
+    if (strcmp(want, "first") == 0)
+        return view_of(self->first, self->n + 1, 8, "q");
+    for (k = 0; row_doubles[k].name != NULL; k++)
+        if (strcmp(want, row_doubles[k].name) == 0)
+            col = k;
+    if (col >= 0)
+        kind = 0;
+    else if (strcmp(want, "rating_before") == 0 || strcmp(want, "volatility_before") == 0)
+        kind = 1;
+    else if (strcmp(want, "outcome") == 0)
+        kind = 2;
+    else if (strcmp(want, "margin_multiplier") == 0)
+        kind = 3;
+    else if (strcmp(want, "player") == 0)
+        kind = 4;
+    else {
+        kind = 5;
+        flag = strcmp(want, "gate_open") == 0 ? ROW_GATE
+               : strcmp(want, "won") == 0     ? ROW_WON
+               : strcmp(want, "floor_applied") == 0 ? ROW_FLOORED
+                                                    : 0;
+        if (flag == 0) {
+            PyErr_Format(PyExc_KeyError, "no column %R", name);
+            return NULL;
+        }
+    }
+    bytes = PyBytes_FromStringAndSize(NULL, self->n_rows * (kind == 5 ? 1 : kind == 4 ? 4 : 8));
+    if (bytes == NULL)
+        return NULL;
+    buf = PyBytes_AS_STRING(bytes);
+    for (i = 0; i < self->n; i++) {
+        const double *o = match_outcome_of(self, i);
+        for (k = self->first[i]; k < self->first[i + 1]; k++) {
+            const Row *r = &self->rows[k];
+            double x = 0.0;
+            if (kind == 4) {
+                memcpy(buf + 4 * k, &r->player, 4);
+                continue;
+            }
+            if (kind == 5) {
+                buf[k] = (char)((r->flags & flag) != 0);
+                continue;
+            }
+            if (kind == 0)
+                memcpy(&x, (const char *)r + row_doubles[col].offset, 8);
+            else if (kind == 1) {
+                row_before(self, r, &before[0], &before[1]);
+                x = want[0] == 'r' ? before[0] : before[1];
+            }
+            else if (kind == 2)
+                x = r->flags & ROW_SIDE_A ? o[0] : o[1];
+            else
+                x = o[2];
+            memcpy(buf + 8 * k, &x, 8);
+        }
+    }
+    {
+        PyObject *view = PyMemoryView_FromObject(bytes), *out;
+        Py_DECREF(bytes);
+        if (view == NULL)
+            return NULL;
+        out = PyObject_CallMethod(view, "cast", "s", kind == 5 ? "B" : kind == 4 ? "i" : "d");
+        Py_DECREF(view);
+        return out;
+    }
+}
+
+static PyMethodDef Changes_methods[] = {
+    {"column", (PyCFunction)Changes_column, METH_O, Changes_column_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods Changes_as_sequence = {
+    .sq_length = (lenfunc)Changes_len,
+    .sq_item = (ssizeargfunc)Changes_item,
+};
+
+PyDoc_STRVAR(Changes_doc,
+             "Changes(*, names, change, change_fields, fast_change): what a columnar run did;\n"
+             "changes[i] is match i's tuple of PlayerChange, built when asked for.");
+
+static PyTypeObject ChangesType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ratings.engine._native.Changes",
+    .tp_basicsize = sizeof(Changes),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = Changes_doc,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Changes_init,
+    .tp_dealloc = (destructor)Changes_dealloc,
+    .tp_traverse = (traverseproc)Changes_traverse,
+    .tp_clear = (inquiry)Changes_clear,
+    .tp_methods = Changes_methods,
+    .tp_as_sequence = &Changes_as_sequence,
+};
+
+/* One match of a History (the columnar Replayer.rate): its rows appended to `out` (room
+   reserved). `map`: the history's player numbers -> this Replay's indices (-1: not yet);
+   `last_row`: each Replay index's last row in `out` (-1: none yet). */
+static int
+rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, int32_t *last_row,
+         const double *outcomes, Changes *out, PyObject *probs, PyObject *perf_fn)
+{
+    Step s;
+    Py_ssize_t k, n;
+    double perf[MAX_PLAYERS], p_win;
+    const double *o;
+    const int32_t *who;
+    int rc, has_perf = 0;
+
+    /* §3 order: by date, then id within a day. */
+    s.ord = h->ord[i];
+    if (s.ord <= self->last_ordinal) {
+        if (s.ord < self->last_ordinal)
+            return STOP;
+        if (h->id[i] != NO_ID && self->last_kind != LAST_NONE) {
+            if (self->last_kind == LAST_INT) {
+                if (h->id[i] <= self->last_id_ll)
+                    return STOP;
+            }
+            else {
+                PyObject *id = PyLong_FromLongLong(h->id[i]);
+                int later = id == NULL ? -1 : PyObject_RichCompareBool(id, self->last_id, Py_LE);
+                Py_XDECREF(id);
+                if (later != 0)
+                    return later < 0 ? stop_or_fail() : STOP;
+            }
+        }
+    }
+    s.n_a = h->n_a[i];
+    s.n_b = h->n_b[i];
+    if (s.n_a == 0 || s.n_b == 0 || s.n_a > MAX_SIDE || s.n_b > MAX_SIDE)
+        return STOP;
+    o = outcomes + 4 * h->line[i]; /* (s_a, s_b, m, a_won), a_won -1: the line is invalid */
+    if (o[3] < 0.0)
+        return STOP;
+    s.s_a = o[0];
+    s.s_b = o[1];
+    s.mult = o[2];
+    s.a_won = o[3] != 0.0;
+    n = s.n_a + s.n_b;
+    who = h->players + h->first[i];
+    for (k = 0; k < n; k++) {
+        int32_t x = map[who[k]];
+        if (x < 0) {
+            Py_ssize_t got = intern_name(self, PyList_GET_ITEM(h->names, who[k]));
+            if (got < 0)
+                return stop_or_fail();
+            map[who[k]] = x = (int32_t)got;
+        }
+        s.idx[k] = x;
+    }
+    if ((rc = step_players(self, &s)) != RATED)
+        return rc;
+    if (self->rules.method == PERFORMANCE_WEIGHTED && perf_fn != Py_None &&
+        PyDict_GET_SIZE(h->stats)) {
+        PyObject *key = PyLong_FromSsize_t(i);
+        int has;
+        if (key == NULL)
+            return ERROR;
+        has = PyDict_Contains(h->stats, key);
+        if (has > 0)
+            has = call_performance(perf_fn, key, perf, s.n_a, s.n_b) < 0 ? -1 : 1;
+        Py_DECREF(key);
+        if (has < 0)
+            return ERROR;
+        has_perf = has;
+    }
+    if (step_rate(self, &s, has_perf ? perf : NULL, probs != NULL ? &p_win : NULL) != RATED)
+        return ERROR;
+    if (changes_reserve(out, n, 1) < 0)
+        goto undo;
+    for (k = 0; k < n; k++)
+        if (mark_dirty(self, s.idx[k]) < 0)
+            goto undo;
+    if (probs != NULL) {
+        PyObject *prob = PyFloat_FromDouble(p_win);
+        if (prob == NULL || PyList_Append(probs, prob) < 0) {
+            Py_XDECREF(prob);
+            goto undo;
+        }
+        Py_DECREF(prob);
+    }
+    for (k = 0; k < n; k++) {
+        Player *p = &self->players[s.idx[k]];
+        const Result *r = &s.res[k];
+        Row *row = &out->rows[out->n_rows + k];
+        int on_a = k < s.n_a;
+        if (last_row[s.idx[k]] < 0) { /* the state the run met the player in */
+            out->start[out->n_start].rating = p->rating;
+            out->start[out->n_start].vol = p->vol;
+            row->prev = (int32_t)(-1 - out->n_start++);
+        }
+        else {
+            row->prev = last_row[s.idx[k]];
+        }
+        last_row[s.idx[k]] = (int32_t)(out->n_rows + k);
+        row->rd_before = s.rd[k];
+        row->rating_after = r->rating;
+        row->rd_after = r->rd;
+        row->vol_after = r->vol;
+        row->expected = r->expected;
+        row->weight = r->weight;
+        row->ratio = s.ratio[k];
+        row->perf = r->perf;
+        row->player = who[k];
+        row->flags = (uint8_t)((s.who[k].gate ? ROW_GATE : 0) |
+                               ((on_a ? s.a_won : !s.a_won) ? ROW_WON : 0) |
+                               (on_a ? ROW_SIDE_A : 0) | (r->floored ? ROW_FLOORED : 0));
+        /* the objects of the state before are stale now (player_objects remakes them) */
+        Py_CLEAR(p->rating_obj);
+        Py_CLEAR(p->rd_obj);
+        Py_CLEAR(p->vol_obj);
+    }
+    out->n_rows += n;
+    out->line[out->n] = h->line[i];
+    out->first[++out->n] = out->n_rows;
+    step_commit(self, &s);
+    self->last_kind = h->id[i] == NO_ID ? LAST_NONE : LAST_INT;
+    self->last_id_ll = h->id[i];
+    return RATED;
+undo:
+    step_undo(self, &s);
+    return ERROR;
+}
+
+PyDoc_STRVAR(run_history_doc,
+             "run_history(history, start, stop, outcomes, out, probs, performance) -> stop\n\n"
+             "Rate history[start:stop] in order into the Changes `out` (and, given a list\n"
+             "`probs`, first each match's §6 win probability of side A). `outcomes`: 4 doubles\n"
+             "(s_a, s_b, m, a_won) per score line of the history, a_won -1 for a line that\n"
+             "fails validation. `performance(i)`: the weights of match i with stats\n"
+             "(performance_weighted), or None. Returns the index of the first match left to\n"
+             "Python (stop when all were rated); nothing of that match was applied.");
+
+static PyObject *
+Replay_run_history(Replay *self, PyObject *args)
+{
+    History *h;
+    Changes *out;
+    PyObject *probs, *perf_fn;
+    Py_buffer outcomes = {0};
+    Py_ssize_t start, stop, i = 0, k, n_map;
+    int32_t *map = NULL, *last_row = NULL;
+    int rc = RATED, gc_was_on = 0;
+    if (!PyArg_ParseTuple(args, "O!nny*O!OO:run_history", &HistoryType, &h, &start, &stop,
+                          &outcomes, &ChangesType, &out, &probs, &perf_fn))
+        return NULL;
+    if (probs == Py_None)
+        probs = NULL;
+    else if (!PyList_Check(probs)) {
+        PyErr_SetString(PyExc_TypeError, "probs must be a list or None");
+        goto done;
+    }
+    if (check_ready(self) < 0 || history_ready(h) < 0 || out->names == NULL)
+        goto done;
+    if (outcomes.len != PyList_GET_SIZE(h->lines) * 4 * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "run_history: 4 outcome values per score line");
+        goto done;
+    }
+    if (out->names != h->names) {
+        PyErr_SetString(PyExc_ValueError, "run_history: the changes of another history");
+        goto done;
+    }
+    if (out->n != 0) {
+        PyErr_SetString(PyExc_ValueError, "run_history: changes of one run only");
+        goto done;
+    }
+    Py_XSETREF(out->outcomes, PyBytes_FromStringAndSize(outcomes.buf, outcomes.len));
+    if (out->outcomes == NULL)
+        goto done;
+    if (start < 0)
+        start = 0;
+    if (stop > h->n)
+        stop = h->n;
+    /* Replay indices: those known now, and at most one new one per name of the history */
+    n_map = self->n_players + PyList_GET_SIZE(h->names) + 1;
+    map = PyMem_Malloc((size_t)(PyList_GET_SIZE(h->names) + 1) * sizeof(int32_t));
+    last_row = PyMem_Malloc((size_t)n_map * sizeof(int32_t));
+    if (map == NULL || last_row == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (k = 0; k < PyList_GET_SIZE(h->names); k++)
+        map[k] = -1;
+    for (k = 0; k < n_map; k++)
+        last_row[k] = -1;
+    /* room for every change and match of the run at once */
+    if (start < stop) {
+        Py_ssize_t rows = (stop < h->n ? h->first[stop] : h->n_players) - h->first[start];
+        if (changes_reserve(out, rows, stop - start) < 0)
+            goto done;
+        prefault(out->rows, 0, (size_t)rows * sizeof(Row));
+    }
+    Py_INCREF(h);
+    self->busy = 1;
+    /* The run makes few Python objects (the players it loads, probabilities), but any could
+       set off a collection that walks every object of the process (the caller's history
+       of MatchResult, say): as Replay.run. */
+    gc_was_on = PyGC_Disable();
+    for (i = start; i < stop; i++) {
+        /* the next matches' players, a few ahead: their state, then their window ends */
+        if (i + 4 < stop) {
+            const int32_t *who = h->players + h->first[i + 4];
+            for (k = 0; k < h->n_a[i + 4] + h->n_b[i + 4]; k++)
+                if (map[who[k]] >= 0)
+                    PREFETCH(&self->players[map[who[k]]]);
+        }
+        if (i + 2 < stop && h->n_a[i + 2] == 1 && h->n_b[i + 2] == 1) {
+            const int32_t *who = h->players + h->first[i + 2];
+            prefetch_player(self, map[who[0]], map[who[1]]);
+            prefetch_player(self, map[who[1]], map[who[0]]);
+        }
+        rc = rate_row(self, h, i, map, last_row, (const double *)outcomes.buf, out, probs,
+                      perf_fn);
+        if (rc != RATED)
+            break;
+        if ((i & 0xffff) == 0xffff && PyErr_CheckSignals() < 0) {
+            rc = ERROR;
+            break;
+        }
+    }
+    if (gc_was_on)
+        PyGC_Enable();
+    self->busy = 0;
+    /* the last rated match's id as an object too (export, and the object path) */
+    if (self->last_kind == LAST_NONE)
+        Py_SETREF(self->last_id, Py_NewRef(Py_None));
+    else if (self->last_kind == LAST_INT) {
+        PyObject *id = PyLong_FromLongLong(self->last_id_ll);
+        if (id == NULL)
+            rc = ERROR;
+        else
+            Py_SETREF(self->last_id, id);
+    }
+    Py_DECREF(h);
+done:
+    PyMem_Free(map);
+    PyMem_Free(last_row);
+    PyBuffer_Release(&outcomes);
+    if (rc == ERROR || PyErr_Occurred())
+        return NULL;
+    return PyLong_FromSsize_t(i);
 }
 
 static PyMethodDef Replay_methods[] = {
     {"run", (PyCFunction)Replay_run, METH_VARARGS, run_doc},
     {"export", (PyCFunction)Replay_export, METH_NOARGS, export_doc},
+    {"run_history", (PyCFunction)Replay_run_history, METH_VARARGS, run_history_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1956,7 +3262,7 @@ PyDoc_STRVAR(Replay_doc,
 static PyObject *
 Replay_get_fast(Replay *self, void *Py_UNUSED(closure))
 {
-    return Py_BuildValue("(OO)", self->fast_match ? Py_True : Py_False,
+    return Py_BuildValue("(OO)", self->reader.fast ? Py_True : Py_False,
                          self->fast_change ? Py_True : Py_False);
 }
 
@@ -2371,7 +3677,8 @@ PyInit__native(void)
         if (engine_error == NULL)
             return NULL;
     }
-    if (PyType_Ready(&ReplayType) < 0)
+    if (PyType_Ready(&ReplayType) < 0 || PyType_Ready(&HistoryType) < 0 ||
+        PyType_Ready(&ChangesType) < 0)
         return NULL;
 #define INTERN(var, text)                                                                  \
     if ((var = PyUnicode_InternFromString(text)) == NULL)                                   \
@@ -2389,7 +3696,9 @@ PyInit__native(void)
     if (module == NULL)
         return NULL;
     Py_INCREF(&ReplayType);
-    if (PyModule_AddObject(module, "Replay", (PyObject *)&ReplayType) < 0 ||
+    if (PyModule_AddObjectRef(module, "History", (PyObject *)&HistoryType) < 0 ||
+        PyModule_AddObjectRef(module, "Changes", (PyObject *)&ChangesType) < 0 ||
+        PyModule_AddObject(module, "Replay", (PyObject *)&ReplayType) < 0 ||
         PyModule_AddIntConstant(module, "API_VERSION", API_VERSION) < 0) {
         Py_DECREF(&ReplayType);
         Py_DECREF(module);

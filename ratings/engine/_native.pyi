@@ -1,7 +1,9 @@
 """Types of the C module `_native.c`: the rating update and the batch replay."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from ratings.engine.types import PlayerChange
 
 API_VERSION: int
 
@@ -64,6 +66,31 @@ def plain_loop(
     /,
 ) -> float: ...
 
+class History:
+    """Matches in columns (replay.encode)."""
+
+    names: list[Any]
+    lines: list[tuple[tuple[int, int], ...]]
+    stats: dict[int, Any]
+    def __init__(self, *, match: type, match_fields: tuple[str, ...]) -> None: ...
+    def __len__(self) -> int: ...
+    def extend(self, matches: Sequence[Any], start: int = 0, /) -> int: ...
+    def row(
+        self, i: int, /
+    ) -> tuple[int, tuple[Any, ...], tuple[Any, ...], tuple[tuple[int, int], ...], int | None]: ...
+    def column(self, name: str, /) -> memoryview: ...
+
+class Changes:
+    """The rows of a columnar run; changes[i] is match i's tuple of PlayerChange."""
+
+    def __init__(
+        self, *, names: list[Any], change: type, change_fields: tuple[str, ...], fast_change: bool
+    ) -> None: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int, /) -> tuple[PlayerChange, ...]: ...
+    def __iter__(self) -> Iterator[tuple[PlayerChange, ...]]: ...
+    def column(self, name: str, /) -> memoryview: ...
+
 class Replay:
     fast: tuple[bool, bool]
     def __init__(
@@ -88,6 +115,17 @@ class Replay:
         start: int,
         out: list[Any],
         probs: list[float] | None = None,
+        /,
+    ) -> int: ...
+    def run_history(
+        self,
+        history: History,
+        start: int,
+        stop: int,
+        outcomes: Any,
+        out: Changes,
+        probs: list[float] | None,
+        performance: Callable[[int], Any] | None,
         /,
     ) -> int: ...
     def export(self) -> tuple[int, Any]: ...

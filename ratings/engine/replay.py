@@ -27,13 +27,22 @@ and writes the players back before anything else can look at them. A match the C
 does not take as given (an error, sides given as lists) comes back here: `_plain`
 raises its error, or returns it in plain form for the C side to rate. A readable model
 of the rules, used only by the tests to check this one, is tests/ratings/engine/reference.py.
+
+Columns, for long replays and replays of the same history again (the lab's tune): `encode`
+turns a history into columns once (`History`: days, ids, players and score lines as
+numbers); `Replayer.rate_history` and `predict_rate_history` rate it in the same C pass
+around the same kernel, reading no Python object per match, and return the changes in
+columns (`Changes`; `changes[i]` builds match i's PlayerChange when asked for). Each
+distinct score line is validated once per run. The results, errors and state left behind
+are `rate_all`'s over the same matches.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import date
 from itertools import islice
@@ -68,7 +77,7 @@ MIN_SCALE_FACTOR = 50.0
 # far past the sensible 0-3 of RATINGS.md §2.
 MAX_MARGIN_BOOST = 10.0
 # The interface version of _native.c this module speaks.
-NATIVE_API_VERSION = 3
+NATIVE_API_VERSION = 4
 # The most players a side the C replay takes (MAX_SIDE in _native.c); a ladder allows 5.
 MAX_SIDE = 16
 # rate_all reads an iterator (not a list or tuple) in pieces of this many matches.
@@ -76,6 +85,16 @@ NATIVE_CHUNK = 65536
 # Ordinals differ by less than this, so a longer lookback is the same as this one.
 _LOOKBACK_CAP = 1 << 40
 _MATCH_FIELDS = ("played_on", "side_a", "side_b", "games", "id", "stats")
+# A score line's outcome as the columnar run reads it: (s_a, s_b, m, a_won); a_won is this
+# for a line that fails validation (the run stops at the first match that has it).
+_INVALID_LINE = (0.0, 0.0, 0.0, -1.0)
+
+#: A history in columns (`encode`): per match a day, an id, the players as numbers into
+#: `names` and the score line as a number into `lines`; `len`, `row(i)`, `stats`.
+History = _native.History
+#: What `Replayer.rate_history` did: `changes[i]` is match i's tuple of PlayerChange, built
+#: when asked for; `column(name)` one field of every change in plain numbers.
+Changes = _native.Changes
 
 if getattr(_native, "API_VERSION", None) != NATIVE_API_VERSION:
     raise ImportError(
@@ -289,6 +308,8 @@ class Replayer:
         self._last_id: int | None = None
         # games -> _CachedOutcome
         self._outcomes: dict[tuple[tuple[int, int], ...], _CachedOutcome] = {}
+        # (history, its number of score lines, their outcomes for run_history)
+        self._line_outcomes: tuple[History, int, array[float]] | None = None
         self._phi_max = rd_ceiling(params) / GLICKO2_SCALE
         native_rules(params)  # refuses an unknown team method or composite_rd now
 
@@ -422,6 +443,26 @@ class Replayer:
         todo = matches if isinstance(matches, list | tuple) else list(matches)
         return probs, self._rate_all_native(todo, probs)
 
+    def rate_history(self, history: History, start: int = 0, stop: int | None = None) -> Changes:
+        """Rate matches start..stop of an encoded history (`encode`) in order.
+
+        The same as `rate_all` of those matches (results, errors and the state left
+        behind), but no Python object is read or built per match: the changes come back
+        in columns (`Changes`), and `changes[i]` builds match i's PlayerChange when asked.
+        """
+        changes = self._new_changes(history)
+        self._run_history(history, start, stop, changes, None)
+        return changes
+
+    def predict_rate_history(
+        self, history: History, start: int = 0, stop: int | None = None
+    ) -> tuple[list[float], Changes]:
+        """`predict_rate_all` over matches start..stop of an encoded history."""
+        probs: list[float] = []
+        changes = self._new_changes(history)
+        self._run_history(history, start, stop, changes, probs)
+        return probs, changes
+
     def rate(self, match: MatchResult) -> tuple[PlayerChange, ...]:
         """Rate one match; side A's players first, then side B's.
 
@@ -503,6 +544,59 @@ class Replayer:
                 raise EngineError(f"match {plain.id} of {plain.played_on} could not be rated")
             i += 1
 
+    @staticmethod
+    def _new_changes(history: History) -> Changes:
+        return _native.Changes(
+            names=history.names,
+            change=PlayerChange,
+            change_fields=_CHANGE_FIELDS,
+            fast_change=_FAST_CHANGE,
+        )
+
+    def _run_history(
+        self,
+        history: History,
+        start: int,
+        stop: int | None,
+        changes: Changes,
+        probs: list[float] | None,
+    ) -> None:
+        """Rate history[start:stop] natively; at a match the C side stops at, raise its error."""
+        stop = len(history) if stop is None else min(stop, len(history))
+        outcomes = self._outcomes_of_lines(history)
+        performance: Callable[[int], Any] | None = None
+        if self.params.team_method == "performance_weighted":
+
+            def performance(i: int) -> Any:
+                return self._performance(decode(history, i))
+
+        engine = self._native_engine()
+        try:
+            i = engine.run_history(history, start, stop, outcomes, changes, probs, performance)
+        finally:
+            self._last_ordinal, self._last_id = engine.export()
+        if i < stop:
+            match = decode(history, i)
+            self._plain(match)  # raises the match's error, as rate_all does
+            raise EngineError(f"match {match.id} of {match.played_on} could not be rated")
+
+    def _outcomes_of_lines(self, history: History) -> array[float]:
+        """(s_a, s_b, m, a_won) of each of the history's score lines, validated once."""
+        lines = history.lines
+        known = self._line_outcomes
+        if known is not None and known[0] is history and known[1] == len(lines):
+            return known[2]
+        values = array("d")
+        for games in lines:
+            try:
+                s_a, m, a_won, s_b, _ = self._outcomes.get(games) or self._outcome(games)
+            except Exception:  # noqa: BLE001 - _plain raises it at the match, in rate_all's order
+                values.extend(_INVALID_LINE)
+            else:
+                values.extend((s_a, s_b, m, 1.0 if a_won else 0.0))
+        self._line_outcomes = (history, len(lines), values)
+        return values
+
     def _plain(self, match: MatchResult) -> MatchResult:
         """A match the C replay stopped at: raise its error, or return it in plain form.
 
@@ -570,6 +664,41 @@ class Replayer:
             performance_weights([stats.get(n) for n in match.side_a], self.params),
             performance_weights([stats.get(n) for n in match.side_b], self.params),
         )
+
+
+def encode(matches: Iterable[MatchResult]) -> History:
+    """A history in columns for `Replayer.rate_history`: encode once, replay many times.
+
+    Sides become tuples, games tuples of pairs and dates plain dates, as `Replayer.rate`
+    takes them. The rules (the order, the players, the score lines) are the replay's to
+    check, at each match, as `rate_all` checks them.
+    """
+    history = _native.History(match=MatchResult, match_fields=_MATCH_FIELDS)
+    todo = matches if isinstance(matches, list | tuple) else list(matches)
+    i = history.extend(todo)
+    while i < len(todo):
+        match = todo[i]
+        if max(len(match.side_a), len(match.side_b)) > MAX_SIDE:
+            raise EngineError(f"at most {MAX_SIDE} players a side")
+        plain = replace(
+            match,
+            played_on=date.fromordinal(match.played_on.toordinal()),
+            side_a=tuple(match.side_a),
+            side_b=tuple(match.side_b),
+            games=tuple((a, b) for a, b in match.games),
+        )
+        if history.extend((plain,)) != 1:
+            raise EngineError(f"match {match.id} of {match.played_on} cannot be rated")
+        i = history.extend(todo, i + 1)
+    return history
+
+
+def decode(history: History, i: int) -> MatchResult:
+    """Match i of an encoded history, as a MatchResult."""
+    ordinal, side_a, side_b, games, match_id = history.row(i)
+    return MatchResult(
+        date.fromordinal(ordinal), side_a, side_b, games, history.stats.get(i), match_id
+    )
 
 
 def replay(

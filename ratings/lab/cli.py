@@ -27,7 +27,7 @@ from datetime import date
 from typing import Any, TextIO
 
 from ratings.engine.formats import FORMAT_NAMES, ScoringFormat, get_format
-from ratings.engine.replay import Replayer, validate_params
+from ratings.engine.replay import Replayer, encode, validate_params
 from ratings.engine.types import TEAM_METHODS, EngineError, MatchResult, Params
 from ratings.lab import evaluate
 from ratings.lab import simulate as simulate_
@@ -234,7 +234,7 @@ def run_rate(args: argparse.Namespace) -> int:
     matches = load_matches(args.file, scoring_format)
     check_stat_weights(params, matches)
     replayer = Replayer(params, scoring_format)
-    replayer.rate_all(matches)
+    replayer.rate_history(encode(matches))  # only the final states are printed
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(RATINGS_HEADER)
     states = replayer.states

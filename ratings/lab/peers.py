@@ -40,8 +40,14 @@ _ELO_SLOPE = math.log(10) / (4 * 400)
 
 def actual_result(match: MatchResult) -> float:
     """1.0 if side A won more games, 0.0 if side B did, 0.5 for an even count."""
-    won_a = sum(1 for a, b in match.games if a > b)
-    won_b = sum(1 for a, b in match.games if b > a)
+    return game_result(match.games)
+
+
+def game_result(games: Iterable[tuple[int, int]]) -> float:
+    """`actual_result` of a score line."""
+    games = tuple(games)
+    won_a = sum(1 for a, b in games if a > b)
+    won_b = sum(1 for a, b in games if b > a)
     if won_a == won_b:
         return 0.5
     return 1.0 if won_a > won_b else 0.0

@@ -40,7 +40,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ratings.engine.formats import ScoringFormat
-from ratings.engine.replay import Replayer
+from ratings.engine.replay import History, Replayer, encode
 from ratings.engine.types import OUTCOME_MODELS, EngineError, MatchResult, Params
 from ratings.lab.evaluate import (
     Progress,
@@ -53,7 +53,7 @@ from ratings.lab.evaluate import (
     unavailable_metrics,
     warmup_size,
 )
-from ratings.lab.peers import PEERS, Default, PeerUnavailable, actual_result
+from ratings.lab.peers import PEERS, Default, PeerUnavailable, actual_result, game_result
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,20 +148,39 @@ def train_split(matches: Sequence[MatchResult]) -> Sequence[MatchResult]:
 
 
 def train_score(
-    matches: Sequence[MatchResult], params: Params, scoring_format: ScoringFormat
+    matches: Sequence[MatchResult] | History, params: Params, scoring_format: ScoringFormat
 ) -> float:
     """Log-loss of §7 run on ``matches`` alone (its first half warms up).
 
     The same protocol as :func:`evaluate.run_online` with the ``default`` system (a
     Replayer: predict, then rate), cut to what the score needs: warm-up matches are
     only rated (their predictions would not count). Both halves go through the
-    Replayer's batch methods, so singles run in C when ``ratings.engine._native`` is built.
+    Replayer's batch methods; given the matches encoded (``replay.encode``, as
+    :func:`tune` does once for every setting), its columnar ones.
     """
     replayer = Replayer(params, scoring_format)
     start = warmup_size(len(matches))
+    if isinstance(matches, History):
+        replayer.rate_history(matches, 0, start)
+        probs, _ = replayer.predict_rate_history(matches, start)
+        return log_loss(probs, _results(matches)[start:])
     replayer.rate_all(matches[:start])
     probs, _ = replayer.predict_rate_all(matches[start:])
     return log_loss(probs, [actual_result(m) for m in matches[start:]])
+
+
+# The actual result of each match of the last encoded history asked about (tune asks
+# about one history, once per setting).
+_RESULTS: tuple[History, list[float]] | None = None
+
+
+def _results(history: History) -> list[float]:
+    """Each match's actual result (peers.actual_result), from its score line."""
+    global _RESULTS
+    if _RESULTS is None or _RESULTS[0] is not history:
+        by_line = [game_result(games) for games in history.lines]
+        _RESULTS = (history, [by_line[k] for k in history.column("line")])
+    return _RESULTS[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +205,8 @@ def _validated(matches: Sequence[MatchResult], scoring_format: ScoringFormat) ->
 # Worker state: set before the pool forks, so nothing (Params holds a mapping proxy
 # that does not pickle) has to travel to the workers but override dicts and names.
 # (whole history in time order, its training half, the starting params, the format)
-_WORK: tuple[Sequence[MatchResult], Sequence[MatchResult], Params, ScoringFormat] | None = None
+# The training half goes encoded (replay.encode): every setting replays the same columns.
+_WORK: tuple[Sequence[MatchResult], History, Params, ScoringFormat] | None = None
 
 
 def _score_overrides(overrides: Overrides) -> float:
@@ -342,7 +362,7 @@ def tune(
     (the starting setting) and each peer (``None`` metrics when a peer's package
     is missing).
     """
-    global _WORK
+    global _WORK, _RESULTS
     if budget < 1:
         raise EngineError("the budget must be at least 1 setting")
     matches = time_order(matches)
@@ -350,7 +370,7 @@ def tune(
         workers = min(2, os.cpu_count() or 1)
     base = params.with_overrides(wrong_way_floor=floor)
     teams = is_team_history(matches)
-    _WORK = (matches, train_split(matches), base, _validated(matches, scoring_format))
+    _WORK = (matches, encode(train_split(matches)), base, _validated(matches, scoring_format))
     pool = _Workers(workers)
     found: dict[str, dict[str, Any]] = {}
     try:
@@ -386,7 +406,7 @@ def tune(
         report = dict(zip((name for name, _ in jobs), pool.map(_held_out, jobs), strict=True))
     finally:
         pool.close()
-        _WORK = None
+        _WORK = _RESULTS = None
     order = [name for name in ("tuned", "runner_up", "default", *PEERS) if name in report]
     return {
         "params": tuned,
