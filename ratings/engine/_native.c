@@ -56,7 +56,7 @@
 
 /* Bumped whenever the Python-facing interface changes; replay.py ignores a module
    built from another version (a stale in-tree build) and stays pure Python. */
-#define API_VERSION 4
+#define API_VERSION 5
 
 #define N_CHANGE_FIELDS 16
 #define N_MATCH_FIELDS 6
@@ -1158,6 +1158,22 @@ make_change(Replay *self, PyObject **values)
 /* -------------------------------------------------------------------------- */
 /* One match: Replayer.rate                                                     */
 
+/* §3 step 1 (glicko2.inflate): phi grown by `periods` whole rating periods without a
+   match, capped at phi_max; every path that grows an RD for inactivity calls this. */
+static int
+inflate(double phi, double sigma, long long periods, double phi_max, double *out)
+{
+    double grown;
+    if (periods <= 0) {
+        *out = phi;
+        return 0;
+    }
+    if (py_sqrt(phi * phi + (double)periods * sigma * sigma, &grown))
+        return 1;
+    *out = grown < phi_max ? grown : phi_max;
+    return 0;
+}
+
 /* predict.win_probability (points in, P out), with the RDs already grown for inactivity
    to the match date, as predict.inflated_rd does: mean rating and RMS RD of each side. */
 static int
@@ -1302,12 +1318,12 @@ step_rate(Replay *self, Step *s, const double *perf, double *prob)
         if (p->last != 0 && ord - p->last >= self->period) {
             long long periods = (ord - p->last) / self->period;
             if (periods > 0) {
-                double phi = p->rd / m->scale, grown;
-                if (py_sqrt(phi * phi + (double)periods * p->vol * p->vol, &grown)) {
+                double grown;
+                if (inflate(p->rd / m->scale, p->vol, periods, self->phi_max, &grown)) {
                     rc = ERR_MATH;
                     goto fail;
                 }
-                s->rd[i] = m->scale * (grown < self->phi_max ? grown : self->phi_max);
+                s->rd[i] = m->scale * grown;
                 s->inflated[i] = 1;
             }
         }
@@ -3300,6 +3316,80 @@ arg_doubles(PyObject *const *args, Py_ssize_t n, double *out)
     return 0;
 }
 
+PyDoc_STRVAR(inflate_doc,
+             "inflate(phi, sigma, periods, phi_max) -> phi'\n\n"
+             "§3 step 1 (glicko2.inflate): phi grown for `periods` rating periods without a "
+             "match, capped at phi_max.");
+
+static PyObject *
+native_inflate(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double x[2], phi_max, out;
+    long long periods;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "inflate takes 4 arguments");
+        return NULL;
+    }
+    if (arg_doubles(args, 2, x) < 0)
+        return NULL;
+    if ((periods = PyLong_AsLongLong(args[2])) == -1 && PyErr_Occurred())
+        return NULL;
+    if ((phi_max = PyFloat_AsDouble(args[3])) == -1.0 && PyErr_Occurred())
+        return NULL;
+    if (inflate(x[0], x[1], periods, phi_max, &out)) {
+        raise_failure(ERR_MATH, NULL); /* NULL: ERR_MATH reads no maths */
+        return NULL;
+    }
+    return PyFloat_FromDouble(out);
+}
+
+PyDoc_STRVAR(win_probability_doc,
+             "win_probability(ratings, rds, n_a, maths) -> P\n\n"
+             "§6 (predict.win_probability): P(side A wins), side A the first n_a of `ratings` "
+             "and `rds` (points, RDs already grown for inactivity), side B the rest.");
+
+static PyObject *
+native_win_probability(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    double ratings[2 * MAX_SIDE], rds[2 * MAX_SIDE], out;
+    PyObject *r = NULL, *d = NULL;
+    Py_ssize_t n, n_a, i;
+    Maths m;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "win_probability takes 4 arguments");
+        return NULL;
+    }
+    if ((n_a = PyLong_AsSsize_t(args[2])) == -1 && PyErr_Occurred())
+        return NULL;
+    if (parse_maths(args[3], &m) < 0 ||
+        (r = PySequence_Fast(args[0], "ratings must be a sequence")) == NULL ||
+        (d = PySequence_Fast(args[1], "rds must be a sequence")) == NULL)
+        goto error;
+    n = PySequence_Fast_GET_SIZE(r);
+    if (n != PySequence_Fast_GET_SIZE(d) || n_a < 1 || n_a >= n || n_a > MAX_SIDE ||
+        n - n_a > MAX_SIDE) {
+        PyErr_SetString(engine_error, "each side needs 1 to 16 players, a rating and an RD each");
+        goto error;
+    }
+    for (i = 0; i < n; i++) {
+        ratings[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(r, i));
+        rds[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(d, i));
+        if (PyErr_Occurred())
+            goto error;
+    }
+    Py_DECREF(r);
+    Py_DECREF(d);
+    if (win_probability(&m, ratings, rds, n_a, n - n_a, &out)) {
+        raise_failure(ERR_MATH, &m);
+        return NULL;
+    }
+    return PyFloat_FromDouble(out);
+error:
+    Py_XDECREF(r);
+    Py_XDECREF(d);
+    return NULL;
+}
+
 PyDoc_STRVAR(new_volatility_doc,
              "new_volatility(delta, phi, v, sigma, maths) -> sigma'\n\n"
              "§3 step 6 (glicko2.new_volatility); raises EngineError past the iteration caps.");
@@ -3645,6 +3735,8 @@ done:
 #define FASTCALL(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL
 
 static PyMethodDef native_methods[] = {
+    {"inflate", FASTCALL(native_inflate), inflate_doc},
+    {"win_probability", FASTCALL(native_win_probability), win_probability_doc},
     {"new_volatility", FASTCALL(native_new_volatility), new_volatility_doc},
     {"finish", FASTCALL(native_finish), finish_doc},
     {"update", FASTCALL(native_update), update_doc},

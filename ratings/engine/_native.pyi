@@ -12,6 +12,10 @@ Maths = tuple[float, float, float, float, float, int, int]
 # (rating, rd, volatility, expected, repetition_weight, performance_weight, floor_applied)
 RawResult = tuple[float, float, float, float, float, float, bool]
 
+def inflate(phi: float, sigma: float, periods: int, phi_max: float, /) -> float: ...
+def win_probability(
+    ratings: Sequence[float], rds: Sequence[float], n_a: int, maths: Maths, /
+) -> float: ...
 def new_volatility(delta: float, phi: float, v: float, sigma: float, maths: Maths, /) -> float: ...
 def finish(
     mu: float,

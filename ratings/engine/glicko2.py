@@ -43,11 +43,9 @@ def expected(mu: float, mu_opp: float, g_opp: float, slope: float = 1.0) -> floa
 
 
 def inflate(phi: float, sigma: float, periods: int, phi_max: float) -> float:
-    """Step 1: RD grown by `periods` whole rating periods without a match, capped at `phi_max`."""
-    if periods <= 0:
-        return phi
-    grown = sqrt(phi * phi + periods * sigma * sigma)
-    return grown if grown < phi_max else phi_max
+    """Step 1: RD grown by `periods` whole rating periods without a match, capped at `phi_max`
+    (the kernel's, which the replay runs too)."""
+    return float(_native.inflate(phi, sigma, periods, phi_max))
 
 
 def maths(tau: float, slope: float = 1.0) -> tuple[float, float, float, float, float, int, int]:

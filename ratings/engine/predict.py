@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
-from math import exp, sqrt
 
-from ratings.engine.glicko2 import g, inflate
+from ratings.engine import _native
+from ratings.engine.glicko2 import inflate, maths
 from ratings.engine.scales import GLICKO2_SCALE, expected_slope, rd_ceiling
 from ratings.engine.teams import g1_boost, rms
 from ratings.engine.types import EngineError, Params, PlayerState
@@ -57,12 +57,15 @@ def win_probability(
     with each side's mean mu and RMS phi.
     """
     _check_sides(side_a, side_b)
-    mu_a = _mean_rating(side_a) / GLICKO2_SCALE
-    mu_b = _mean_rating(side_b) / GLICKO2_SCALE
-    phi_a = rms([inflated_rd(s, on, params) for s in side_a]) / GLICKO2_SCALE
-    phi_b = rms([inflated_rd(s, on, params) for s in side_b]) / GLICKO2_SCALE
-    spread = g(sqrt(phi_a * phi_a + phi_b * phi_b))
-    return 1.0 / (1.0 + exp(-spread * (mu_a - mu_b) * expected_slope(params.scale_factor)))
+    players = [*side_a, *side_b]
+    return float(
+        _native.win_probability(
+            [s.rating for s in players],
+            [inflated_rd(s, on, params) for s in players],
+            len(side_a),
+            maths(params.tau, expected_slope(params.scale_factor)),
+        )
+    )
 
 
 def match_quality(

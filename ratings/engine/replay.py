@@ -77,7 +77,7 @@ MIN_SCALE_FACTOR = 50.0
 # far past the sensible 0-3 of RATINGS.md §2.
 MAX_MARGIN_BOOST = 10.0
 # The interface version of _native.c this module speaks.
-NATIVE_API_VERSION = 4
+NATIVE_API_VERSION = 5
 # The most players a side the C replay takes (MAX_SIDE in _native.c); a ladder allows 5.
 MAX_SIDE = 16
 # rate_all reads an iterator (not a list or tuple) in pieces of this many matches.
