@@ -196,8 +196,15 @@ def format_rd(value: float | None) -> str:
 
 def format_percent(probability: float | None) -> str:
     """A probability as people read it: 0.634 → "63%"; None → "–" (no prediction, never a
-    made-up number)."""
-    return "–" if probability is None else f"{probability:.0%}"
+    made-up number). Only a certainty reads "100%" or "0%": 0.9996 is ">99%"."""
+    if probability is None:
+        return "–"
+    shown = f"{probability:.0%}"
+    if shown == "100%" and probability < 1.0:
+        return ">99%"
+    if shown == "0%" and probability > 0.0:
+        return "<1%"
+    return shown
 
 
 def format_change(value: float | None) -> str:

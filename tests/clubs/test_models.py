@@ -172,7 +172,13 @@ def test_display_helpers():
         "0.19", "0.12", "0.25", "0.00", "0.01", "–"
     ]  # fmt: skip
     # One way to show a probability on every page (a missing one is never a made-up number).
-    assert [format_percent(x) for x in (0.634, 0.005, 1.0, None)] == ["63%", "0%", "100%", "–"]
+    assert [format_percent(x) for x in (0.634, 0.0051, 0.994, 1.0, 0.0, None)] == [
+        "63%", "1%", "99%", "100%", "0%", "–"
+    ]  # fmt: skip
+    # A near-certainty is not a certainty.
+    assert [format_percent(x) for x in (0.9996, 0.996, 0.0004, 0.0049)] == [
+        ">99%", ">99%", "<1%", "<1%"
+    ]  # fmt: skip
     assert Ladder(team_size=1).team_label == "Singles"
     assert Ladder(team_size=2).team_label == "Doubles"
     assert Ladder(team_size=5).team_label == "5 a side"
