@@ -15,18 +15,29 @@ Both outcome models of RATINGS.md §3 step 2 are searched, each in its own box
 (:func:`search_space`): the parameters every model uses, plus ``margin_boost``
 for ``margin_information`` or ``match_win_bonus`` and ``margin_weight`` for
 ``score``; on a team history also the team method and how a side's RD is
-combined. The budget is shared between the models; the one with the lower
-training score wins. The wrong-way floor (§3 step 9) is on in every setting
-tried, as it is on every ladder; ``floor=False`` searches without it, only to
-show what it changes.
+combined. The budget is shared between the models. The wrong-way floor (§3 step 9)
+is on in every setting tried, as it is on every ladder; ``floor=False`` searches
+without it, only to show what it changes.
 
-Each model's search is deterministic for a seed: a batch of random settings over
-its box (about a third of its budget, the ladder's current setting first), then
-coordinate descent from the best one (each number a step and a half-step up and
-down, the step halving when that finds nothing better; each other choice of a
-choice), then a last pass that puts back the ladder's value of every parameter
-that does not earn its change (:func:`search`). Batches run on ``workers``
-processes; the result does not depend on how many.
+What a setting must do to be chosen (:func:`objective`): the scored training matches
+are cut into time-ordered folds, and a setting scores its training log-loss plus a
+standard error of its fold-by-fold difference from the setting it would replace. So
+a change is chosen only when it beats the ladder's setting steadily across the folds,
+not when it wins on a few lucky matches: a short history (CS:GO, 50 scored training
+matches) stays close to the measured defaults, a long one moves. The search goes in
+two stages per model (:func:`_search_model`): first the model's margin parameters,
+``margin_clamp`` and ``scale_factor`` (and the team choices), against the ladder's
+setting; then the other numbers from that choice, against that choice, with a
+stricter margin (more parameters, more chances to fit noise). The model whose final
+setting scores better against the ladder's setting is chosen.
+
+Each stage is deterministic for a seed: a batch of random settings over its box
+(about a third of its budget, the current setting first), then coordinate descent
+from the best one (each number a step and a half-step up and down, the step halving
+when that finds nothing better; each other choice of a choice), then a last pass that
+puts back the current value of every parameter that does not earn its change
+(:func:`search`). Batches run on ``workers`` processes; the result does not depend on
+how many. Nothing of the second half is read until the setting is chosen.
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ import math
 import multiprocessing
 import os
 import random
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -115,6 +127,8 @@ SEARCH_SPACE: dict[str, Dimension] = {
 #: starting setting has stat weights (it refuses to run without).
 TEAM_METHOD_CHOICES = ("composite_opponent", "individual", "composite_team", "glicko1_team")
 COMPOSITE_RD_OPTIONS = ("mean", "rms_of_mean", "rms")
+#: The fewest matches to tune on: the training half must score at least one match.
+MIN_MATCHES = 4
 #: Settings tried when no budget is given: above the 200 the product promises.
 DEFAULT_BUDGET = 240
 #: Share of the budget spent on random settings before coordinate descent.
@@ -126,12 +140,33 @@ MIN_STEP = 1 / 256
 #: Log-loss a parameter may cost and still go back to the ladder's value: below the
 #: noise of a training half (a few thousandths on ~900 scored matches).
 SIMPLIFY_TOLERANCE = 0.0005
+#: The common numbers the first stage searches with each model's own margin parameters
+#: (and the team choices): the margin's reach and the slope of the expected score, which
+#: is also the calibration of P (docs/RATINGS_EVALUATION.md, "Calibration").
+CORE = ("margin_clamp", "scale_factor")
+#: Share of each model's budget for the first stage; the second searches the rest.
+FIRST_STAGE_SHARE = 0.6
+#: Time-ordered folds of the scored training matches (:func:`objective`).
+FOLDS = 8
+#: Standard errors (of the fold means) a change must win by: about one keeps a short
+#: history near the ladder's setting and lets a long one move (measured, see
+#: docs/RATINGS_EVALUATION.md "Tuning").
+SHRINK_STANDARD_ERRORS = 1.0
+#: The second stage's margin: it searches five or more numbers at once.
+SECOND_STAGE_STANDARD_ERRORS = 2.0
 
 Overrides = dict[str, Any]
 
 
-def search_space(outcome_model: str, teams: bool = False, stat_weights: bool = False) -> Space:
-    """The box searched for one outcome model; with ``teams`` the team method and composite RD too."""
+def search_space(
+    outcome_model: str, teams: bool = False, stat_weights: bool = False, stage: int | None = None
+) -> Space:
+    """The box searched for one outcome model; with ``teams`` the team method and composite RD too.
+
+    ``stage`` 1 is the first stage's part of it (:data:`CORE`, the model's own margin
+    parameters and, on a team history, the team choices), ``stage`` 2 the rest; None
+    the whole box, in the order the report prints it.
+    """
     if outcome_model not in MODEL_SPACE:
         raise EngineError(f"outcome_model must be one of {', '.join(OUTCOME_MODELS)}")
     space: dict[str, Dimension | Choice] = {**COMMON_SPACE, **MODEL_SPACE[outcome_model]}
@@ -139,7 +174,10 @@ def search_space(outcome_model: str, teams: bool = False, stat_weights: bool = F
         methods = TEAM_METHOD_CHOICES + (("performance_weighted",) if stat_weights else ())
         space["team_method"] = Choice(methods)
         space["composite_rd"] = Choice(COMPOSITE_RD_OPTIONS)
-    return space
+    if stage is None:
+        return space
+    first = {name for name in space if name in CORE or name not in COMMON_SPACE}
+    return {name: dim for name, dim in space.items() if (name in first) == (stage == 1)}
 
 
 def train_split(matches: Sequence[MatchResult]) -> Sequence[MatchResult]:
@@ -147,10 +185,10 @@ def train_split(matches: Sequence[MatchResult]) -> Sequence[MatchResult]:
     return matches[: warmup_size(len(matches))]
 
 
-def train_score(
+def train_losses(
     matches: Sequence[MatchResult], params: Params, scoring_format: ScoringFormat
-) -> float:
-    """Log-loss of §7 run on ``matches`` alone (its first half warms up).
+) -> list[float]:
+    """Each scored match's log-loss under §7 run on ``matches`` alone (its first half warms up).
 
     The same protocol as :func:`evaluate.run_online` with the ``default`` system (a
     Replayer: predict, then rate), cut to what the score needs: warm-up matches are
@@ -161,7 +199,14 @@ def train_score(
     start = warmup_size(len(matches))
     replayer.rate_all(matches[:start])
     probs, _ = replayer.predict_rate_all(matches[start:])
-    return log_loss(probs, [actual_result(m) for m in matches[start:]])
+    return [log_loss([p], [actual_result(m)]) for p, m in zip(probs, matches[start:], strict=True)]
+
+
+def train_score(
+    matches: Sequence[MatchResult], params: Params, scoring_format: ScoringFormat
+) -> float:
+    """Log-loss of §7 run on ``matches`` alone (its first half warms up)."""
+    return statistics.fmean(train_losses(matches, params, scoring_format))
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,10 +234,38 @@ def _validated(matches: Sequence[MatchResult], scoring_format: ScoringFormat) ->
 _WORK: tuple[Sequence[MatchResult], Sequence[MatchResult], Params, ScoringFormat] | None = None
 
 
-def _score_overrides(overrides: Overrides) -> float:
+def _score_overrides(overrides: Overrides) -> list[float]:
     assert _WORK is not None
     _, train, base, scoring_format = _WORK
-    return train_score(train, base.with_overrides(**overrides), scoring_format)
+    return train_losses(train, base.with_overrides(**overrides), scoring_format)
+
+
+def objective(
+    losses: Sequence[float], reference: Sequence[float], errors: float | None = None
+) -> float:
+    """A setting's training score: its log-loss, plus a margin unless it clearly beats ``reference``.
+
+    ``losses`` and ``reference`` are per-match log-losses of the same scored training
+    matches, in time order, under the setting and under the reference setting (the
+    ladder's current one, or the first stage's choice). The scored matches are cut into
+    :data:`FOLDS` consecutive folds (rolling origin: each fold is predicted after
+    everything before it); the score is the mean log-loss plus
+    :data:`SHRINK_STANDARD_ERRORS` standard errors of the fold means of the difference
+    from the reference. The reference itself scores its plain log-loss, so a change must
+    beat it on the folds by more than their noise to be chosen: on a short history the
+    search keeps the reference, on a long one it moves where the gain is steady.
+    """
+    if len(losses) != len(reference):
+        raise ValueError("losses and reference must score the same matches")
+    diffs = [a - b for a, b in zip(losses, reference, strict=True)]
+    k = min(FOLDS, len(diffs))
+    if k < 2:
+        return statistics.fmean(losses)
+    edges = [len(diffs) * i // k for i in range(k + 1)]
+    folds = [statistics.fmean(diffs[edges[i] : edges[i + 1]]) for i in range(k)]
+    standard_error = statistics.stdev(folds) / math.sqrt(k)
+    errors = SHRINK_STANDARD_ERRORS if errors is None else errors
+    return statistics.fmean(losses) + errors * standard_error
 
 
 def _held_out(job: tuple[str, Overrides | None]) -> dict[str, float | None]:
@@ -320,6 +393,68 @@ def is_team_history(matches: Sequence[MatchResult]) -> bool:
     return any(len(m.side_a) > 1 or len(m.side_b) > 1 for m in matches)
 
 
+def _search_model(
+    model: str,
+    base: Params,
+    teams: bool,
+    budget: int,
+    reference: Sequence[float],
+    pool: _Workers,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Both stages of one outcome model's search; its setting and training scores.
+
+    Stage 1 searches the model's core (:func:`search_space` stage 1) from the ladder's
+    setting, each candidate scored by :func:`objective` against the ladder's setting.
+    Stage 2 searches the rest with stage 1's choice fixed, each candidate scored against
+    stage 1's choice, so a parameter leaves the ladder's value only when the folds say
+    it pays. ``objective`` in the result is the final setting's score against the
+    ladder's setting, which is how the two models are compared.
+    """
+    stat_weights = bool(base.stat_weights)
+    fixed: Overrides = {"outcome_model": model}
+    chosen = {name: getattr(base, name) for name in search_space(model, teams, stat_weights)}
+    losses: dict[tuple[tuple[str, Any], ...], list[float]] = {}
+    first = max(1, round(budget * FIRST_STAGE_SHARE)) if budget > 1 else budget
+    against = list(reference)
+    for stage, share in ((1, first), (2, budget - first)):
+        space = search_space(model, teams, stat_weights, stage=stage)
+        if share < 1 or not space:
+            continue
+        held = {**fixed, **{n: v for n, v in chosen.items() if n not in space}}
+        errors = SHRINK_STANDARD_ERRORS if stage == 1 else SECOND_STAGE_STANDARD_ERRORS
+
+        def score(
+            batch: list[Overrides],
+            held: Overrides = held,
+            against: list[float] = against,
+            errors: float = errors,
+        ) -> list[float]:
+            runs = pool.map(_score_overrides, [{**held, **o} for o in batch])
+            for o, run in zip(batch, runs, strict=True):
+                losses[_key({**held, **o})] = run
+            return [objective(run, against, errors) for run in runs]
+
+        setting, _, _ = search(
+            score,
+            {name: chosen[name] for name in space},
+            share,
+            seed=seed + stage - 1,
+            progress=progress,
+            space=space,
+        )
+        chosen.update(setting)
+        against = losses[_key({**fixed, **chosen})]
+    params = {**fixed, **chosen}
+    final = losses.get(_key(params)) or _score_overrides(params)
+    return {
+        "params": params,
+        "train_logloss": statistics.fmean(final),
+        "objective": objective(final, reference),
+    }
+
+
 def tune(
     matches: Sequence[MatchResult],
     params: Params,
@@ -346,6 +481,8 @@ def tune(
     if budget < 1:
         raise EngineError("the budget must be at least 1 setting")
     matches = time_order(matches)
+    if len(matches) < MIN_MATCHES:
+        raise EngineError(f"tune needs at least {MIN_MATCHES} matches, not {len(matches)}")
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
     base = params.with_overrides(wrong_way_floor=floor)
@@ -354,26 +491,15 @@ def tune(
     pool = _Workers(workers)
     found: dict[str, dict[str, Any]] = {}
     try:
+        # The ladder's current setting: what every change is measured against.
+        reference = _score_overrides({})
         for model, share in zip(OUTCOME_MODELS, _budgets(budget, len(OUTCOME_MODELS)), strict=True):
             if share < 1:
                 continue
-            space = search_space(model, teams, stat_weights=bool(base.stat_weights))
-            fixed: Overrides = {"outcome_model": model}
-
-            def score(batch: list[Overrides], fixed: Overrides = fixed) -> list[float]:
-                return pool.map(_score_overrides, [{**fixed, **o} for o in batch])
-
-            setting, value, _ = search(
-                score,
-                {name: getattr(base, name) for name in space},
-                share,
-                seed=seed,
-                progress=progress,
-                space=space,
+            found[model] = _search_model(
+                model, base, teams, share, reference, pool, seed=seed, progress=progress
             )
-            ordered = {name: setting[name] for name in space}  # the box's order, not sorted
-            found[model] = {"params": {**fixed, **ordered}, "train_logloss": value}
-        ranked = sorted(found, key=lambda m: (found[m]["train_logloss"], m))
+        ranked = sorted(found, key=lambda m: (found[m]["objective"], m))
         tuned = found[ranked[0]]["params"]
         # The slowest peer first, so two processes finish together.
         jobs: list[tuple[str, Overrides | None]] = [
@@ -431,8 +557,10 @@ def format_tune(result: dict[str, Any], params: Params, matches: int) -> str:
     lines = [
         f"Tuned on the first {half} of {matches} matches; scored on the last "
         f"{matches - half}, which the search never saw.",
-        "Training log-loss by outcome model: "
-        + ", ".join(f"{m} {models[m]['train_logloss']:.4f}" for m in models)
+        "Training log-loss by outcome model (with the fold margin against the start): "
+        + ", ".join(
+            f"{m} {models[m]['train_logloss']:.4f} ({models[m]['objective']:.4f})" for m in models
+        )
         + f"; chosen: {chosen}."
         + ("" if result.get("floor", True) else " Searched with the wrong-way floor OFF."),
         "",
