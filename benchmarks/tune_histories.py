@@ -49,6 +49,10 @@ def histories(names: set[str] | None = None) -> Iterator[History]:
     if want("csgo"):
         fmt = get_format("generic", None, 16)
         yield "csgo", _file("csgo_5v5_2022.csv", fmt), fmt, Params()
+    if want("csgo_stats"):
+        fmt = get_format("generic", None, 16)
+        weights = {"kills": 1.0, "deaths": -1.0, "adr": 0.01}
+        yield "csgo_stats", _file("csgo_5v5_2022.csv", fmt), fmt, Params(stat_weights=weights)
     if want("tennis"):
         fmt = get_format("generic", 5, 6)
         yield "tennis", _file("tennis_doubles_club_2021_2024.csv", fmt), fmt, Params()

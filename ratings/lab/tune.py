@@ -55,6 +55,7 @@ from ratings.engine.formats import ScoringFormat
 from ratings.engine.replay import Replayer
 from ratings.engine.types import OUTCOME_MODELS, EngineError, MatchResult, Params
 from ratings.lab.evaluate import (
+    LOGLOSS_CLIP,
     Progress,
     build_system,
     format_table,
@@ -199,7 +200,15 @@ def train_losses(
     start = warmup_size(len(matches))
     replayer.rate_all(matches[:start])
     probs, _ = replayer.predict_rate_all(matches[start:])
-    return [log_loss([p], [actual_result(m)]) for p, m in zip(probs, matches[start:], strict=True)]
+    return [_match_loss(p, actual_result(m)) for p, m in zip(probs, matches[start:], strict=True)]
+
+
+def _match_loss(p: float, y: float) -> float:
+    """One match's term of :func:`evaluate.log_loss`, without building lists for it."""
+    if y == 1 or y == 0:
+        q = p if y == 1 else 1.0 - p
+        return -math.log(min(max(q, LOGLOSS_CLIP), 1.0 - LOGLOSS_CLIP))
+    return log_loss([p], [y])
 
 
 def train_score(
