@@ -136,6 +136,8 @@ DEFAULT_BUDGET = 240
 RANDOM_SHARE = 1 / 3
 #: First coordinate-descent step, as a share of each parameter's range.
 FIRST_STEP = 0.125
+#: Random settings that coordinate descent starts from (the best ones).
+DESCENT_STARTS = 2
 #: Steps shrink to this share of the range before the descent stops early.
 MIN_STEP = 1 / 256
 #: Log-loss a parameter may cost and still go back to the ladder's value: below the
@@ -148,7 +150,7 @@ CORE = ("margin_clamp", "scale_factor")
 #: Share of each model's budget for the first stage; the second searches the rest.
 FIRST_STAGE_SHARE = 0.6
 #: Time-ordered folds of the scored training matches (:func:`objective`).
-FOLDS = 8
+FOLDS = 4
 #: Standard errors (of the fold means) a change must win by: about one keeps a short
 #: history near the ladder's setting and lets a long one move (measured, see
 #: docs/RATINGS_EVALUATION.md "Tuning").
@@ -359,25 +361,41 @@ def search(
     run(randoms, descent_budget)
 
     numbers = {name: dim for name, dim in space.items() if isinstance(dim, Dimension)}
-    steps = {name: FIRST_STEP * (dim.high - dim.low) for name, dim in numbers.items()}
-    while len(seen) < descent_budget:
-        before = len(seen)
-        for name, dim in space.items():
-            current, current_value = best()
-            batch = []
-            if isinstance(dim, Choice):
-                batch = [{**current, name: option} for option in dim.options]
-            else:
-                for factor in (-1.0, 1.0, -0.5, 0.5):
-                    value = dim.clip(current[name] + factor * steps[name])
-                    batch.append({**current, name: value})
-            run(batch, descent_budget)
-            if name in steps and best()[1] >= current_value:
-                steps[name] /= 2.0
-        if len(seen) == before or all(
-            steps[n] < MIN_STEP * (d.high - d.low) for n, d in numbers.items()
-        ):
-            break  # nothing new left to try, or every step is already tiny
+
+    def descend(current: Overrides, current_value: float, limit: int) -> None:
+        steps = {name: FIRST_STEP * (dim.high - dim.low) for name, dim in numbers.items()}
+        while len(seen) < limit:
+            before = len(seen)
+            for name, dim in space.items():
+                if isinstance(dim, Choice):
+                    batch = [{**current, name: option} for option in dim.options]
+                else:
+                    batch = [
+                        {**current, name: dim.clip(current[name] + factor * steps[name])}
+                        for factor in (-1.0, 1.0, -0.5, 0.5)
+                    ]
+                run(batch, limit)
+                scored = [(seen[_key(o)], repr(_key(o)), o) for o in batch if _key(o) in seen]
+                value, _, point = min(
+                    scored, key=lambda t: (t[0], t[1]), default=(math.inf, "", {})
+                )
+                if value < current_value:
+                    current, current_value = point, value
+                elif name in steps:
+                    steps[name] /= 2.0
+            if len(seen) == before or all(
+                steps[n] < MIN_STEP * (d.high - d.low) for n, d in numbers.items()
+            ):
+                return  # nothing new left to try, or every step is already tiny
+
+    # Coordinate descent from the best few random settings (distinct starts), the rest
+    # of the budget shared between them: one valley's floor is not always the lowest.
+    ranked = sorted(((v, repr(k), k) for k, v in seen.items()), key=lambda t: (t[0], t[1]))
+    starts = [dict(k) for _, _, k in ranked[:DESCENT_STARTS]]
+    first_seen = len(seen)
+    for i, point in enumerate(starts):
+        limit = first_seen + (descent_budget - first_seen) * (i + 1) // len(starts)
+        descend(point, seen[_key(point)], limit)
 
     chosen, chosen_value = best()
     ceiling = chosen_value + SIMPLIFY_TOLERANCE
