@@ -427,6 +427,7 @@ def _search_model(
     budget: int,
     reference: Sequence[float],
     pool: _Workers,
+    losses: dict[tuple[tuple[str, Any], ...], list[float]],
     seed: int = 0,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
@@ -437,12 +438,12 @@ def _search_model(
     Stage 2 searches the rest with stage 1's choice fixed, each candidate scored against
     stage 1's choice, so a parameter leaves the ladder's value only when the folds say
     it pays. ``objective`` in the result is the final setting's score against the
-    ladder's setting, which is how the two models are compared.
+    ladder's setting, which is how the two models are compared. ``losses`` keeps every
+    setting's training losses (by its overrides), so none is replayed twice.
     """
     stat_weights = bool(base.stat_weights)
     fixed: Overrides = {"outcome_model": model}
     chosen = {name: getattr(base, name) for name in search_space(model, teams, stat_weights)}
-    losses: dict[tuple[tuple[str, Any], ...], list[float]] = {}
     first = max(1, round(budget * FIRST_STAGE_SHARE)) if budget > 1 else budget
     against = list(reference)
     for stage, share in ((1, first), (2, budget - first)):
@@ -458,10 +459,11 @@ def _search_model(
             against: list[float] = against,
             errors: float = errors,
         ) -> list[float]:
-            runs = pool.map(_score_overrides, [{**held, **o} for o in batch])
-            for o, run in zip(batch, runs, strict=True):
-                losses[_key({**held, **o})] = run
-            return [objective(run, against, errors) for run in runs]
+            keys = [_key({**held, **o}) for o in batch]
+            todo = [key for key in keys if key not in losses]
+            runs = pool.map(_score_overrides, [dict(key) for key in todo])
+            losses.update(zip(todo, runs, strict=True))
+            return [objective(losses[key], against, errors) for key in keys]
 
         setting, _, _ = search(
             score,
@@ -518,13 +520,17 @@ def tune(
     pool = _Workers(workers)
     found: dict[str, dict[str, Any]] = {}
     try:
-        # The ladder's current setting: what every change is measured against.
+        # The ladder's current setting: what every change is measured against (and the
+        # first setting its own model's search tries).
         reference = _score_overrides({})
+        box = search_space(base.outcome_model, teams, stat_weights=bool(base.stat_weights))
+        ladder = {"outcome_model": base.outcome_model, **{n: getattr(base, n) for n in box}}
+        losses = {_key(ladder): reference}
         for model, share in zip(OUTCOME_MODELS, _budgets(budget, len(OUTCOME_MODELS)), strict=True):
             if share < 1:
                 continue
             found[model] = _search_model(
-                model, base, teams, share, reference, pool, seed=seed, progress=progress
+                model, base, teams, share, reference, pool, losses, seed=seed, progress=progress
             )
         ranked = sorted(found, key=lambda m: (found[m]["objective"], m))
         tuned = found[ranked[0]]["params"]
