@@ -499,9 +499,10 @@ def tune(
     Every setting tried has the wrong-way floor on (a ladder cannot switch it off);
     ``floor=False`` searches with it off instead, to show what it costs or gains.
 
-    Returns ``{"params", "models", "test"}``: ``params`` is the chosen setting
-    (``outcome_model`` and the parameters searched for it); ``models`` each
-    outcome model's best setting and its training log-loss; ``test`` the held-out
+    Returns ``{"params", "floor", "models", "test"}``: ``params`` is the chosen setting
+    (``outcome_model`` and the parameters searched for it); ``models`` each outcome
+    model's best setting, its training log-loss and its :func:`objective` against the
+    ladder's setting (the lower one is chosen), best first; ``test`` the held-out
     metrics of ``tuned``, ``runner_up`` (the other model's best), ``default``
     (the starting setting) and each peer (``None`` metrics when a peer's package
     is missing).
