@@ -332,3 +332,28 @@ def test_tune_validates_every_score_up_front(history):
     bad = history[:-1] + [dataclasses.replace(history[-1], games=((21, 25),))]
     with pytest.raises(EngineError):
         tune(bad, Params(), BADMINTON, budget=2, workers=1)
+
+
+def test_a_parameter_moves_only_when_the_folds_say_it_pays(history, monkeypatch):
+    """Training losses made up so that moving repetition_alpha helps on every fold, and moving
+    tau helps on average but only through one lucky fold (worse on the other three): the
+    tuned setting moves repetition_alpha and keeps the ladder's tau. Without the margin, the
+    plain training log-loss takes the lucky tau too."""
+    ladder = Params()
+    fold = 20  # 4 folds of 20 scored matches
+
+    def made_up(overrides):
+        alpha = overrides.get("repetition_alpha", ladder.repetition_alpha)
+        tau = overrides.get("tau", ladder.tau)
+        steady = -0.02 * abs(alpha - ladder.repetition_alpha)
+        lucky = [0.01] * (3 * fold) + [-0.08] * fold  # mean -0.0125, all of it in one fold
+        return [0.6 + steady + abs(tau - ladder.tau) * d for d in lucky]
+
+    monkeypatch.setattr(tune_module, "_score_overrides", made_up)
+    result = tune(history, ladder, BADMINTON, budget=60, workers=1)
+    assert result["params"]["tau"] == ladder.tau
+    assert result["params"]["repetition_alpha"] != ladder.repetition_alpha
+    monkeypatch.setattr(tune_module, "SHRINK_STANDARD_ERRORS", 0.0)
+    monkeypatch.setattr(tune_module, "SECOND_STAGE_STANDARD_ERRORS", 0.0)
+    plain = tune(history, ladder, BADMINTON, budget=60, workers=1)
+    assert plain["params"]["tau"] != ladder.tau
