@@ -15,18 +15,29 @@ Both outcome models of RATINGS.md §3 step 2 are searched, each in its own box
 (:func:`search_space`): the parameters every model uses, plus ``margin_boost``
 for ``margin_information`` or ``match_win_bonus`` and ``margin_weight`` for
 ``score``; on a team history also the team method and how a side's RD is
-combined. The budget is shared between the models; the one with the lower
-training score wins. The wrong-way floor (§3 step 9) is on in every setting
-tried, as it is on every ladder; ``floor=False`` searches without it, only to
-show what it changes.
+combined. The budget is shared between the models. The wrong-way floor (§3 step 9)
+is on in every setting tried, as it is on every ladder; ``floor=False`` searches
+without it, only to show what it changes.
 
-Each model's search is deterministic for a seed: a batch of random settings over
-its box (about a third of its budget, the ladder's current setting first), then
-coordinate descent from the best one (each number a step and a half-step up and
-down, the step halving when that finds nothing better; each other choice of a
-choice), then a last pass that puts back the ladder's value of every parameter
-that does not earn its change (:func:`search`). Batches run on ``workers``
-processes; the result does not depend on how many.
+What a setting must do to be chosen (:func:`objective`): the scored training matches
+are cut into time-ordered folds, and a setting scores its training log-loss plus a
+standard error of its fold-by-fold difference from the setting it would replace. So
+a change is chosen only when it beats the ladder's setting steadily across the folds,
+not when it wins on a few lucky matches: a short history (CS:GO, 50 scored training
+matches) stays close to the measured defaults, a long one moves. The search goes in
+two stages per model (:func:`_search_model`): first the model's margin parameters,
+``margin_clamp`` and ``scale_factor`` (and the team choices), against the ladder's
+setting; then the other numbers from that choice, against that choice, with a
+stricter margin (more parameters, more chances to fit noise). The model whose final
+setting scores better against the ladder's setting is chosen.
+
+Each stage is deterministic for a seed: a batch of random settings over its box
+(about a third of its budget, the current setting first), then coordinate descent
+from the best one (each number a step and a half-step up and down, the step halving
+when that finds nothing better; each other choice of a choice), then a last pass that
+puts back the current value of every parameter that does not earn its change
+(:func:`search`). Batches run on ``workers`` processes; the result does not depend on
+how many. Nothing of the second half is read until the setting is chosen.
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ import math
 import multiprocessing
 import os
 import random
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -43,6 +55,7 @@ from ratings.engine.formats import ScoringFormat
 from ratings.engine.replay import History, Replayer, encode
 from ratings.engine.types import OUTCOME_MODELS, EngineError, MatchResult, Params
 from ratings.lab.evaluate import (
+    LOGLOSS_CLIP,
     Progress,
     build_system,
     format_table,
@@ -115,23 +128,48 @@ SEARCH_SPACE: dict[str, Dimension] = {
 #: starting setting has stat weights (it refuses to run without).
 TEAM_METHOD_CHOICES = ("composite_opponent", "individual", "composite_team", "glicko1_team")
 COMPOSITE_RD_OPTIONS = ("mean", "rms_of_mean", "rms")
+#: The fewest matches to tune on: the training half must score at least one match.
+MIN_MATCHES = 4
 #: Settings tried when no budget is given: above the 200 the product promises.
 DEFAULT_BUDGET = 240
 #: Share of the budget spent on random settings before coordinate descent.
 RANDOM_SHARE = 1 / 3
 #: First coordinate-descent step, as a share of each parameter's range.
 FIRST_STEP = 0.125
+#: Random settings that coordinate descent starts from (the best ones).
+DESCENT_STARTS = 2
 #: Steps shrink to this share of the range before the descent stops early.
 MIN_STEP = 1 / 256
 #: Log-loss a parameter may cost and still go back to the ladder's value: below the
 #: noise of a training half (a few thousandths on ~900 scored matches).
 SIMPLIFY_TOLERANCE = 0.0005
+#: The common numbers the first stage searches with each model's own margin parameters
+#: (and the team choices): the margin's reach and the slope of the expected score, which
+#: is also the calibration of P (docs/RATINGS_EVALUATION.md, "Calibration").
+CORE = ("margin_clamp", "scale_factor")
+#: Share of each model's budget for the first stage; the second searches the rest.
+FIRST_STAGE_SHARE = 0.6
+#: Time-ordered folds of the scored training matches (:func:`objective`).
+FOLDS = 4
+#: Standard errors (of the fold means) a change must win by: about one keeps a short
+#: history near the ladder's setting and lets a long one move (measured, see
+#: docs/RATINGS_EVALUATION.md "Tuning").
+SHRINK_STANDARD_ERRORS = 1.0
+#: The second stage's margin: it searches five or more numbers at once.
+SECOND_STAGE_STANDARD_ERRORS = 2.0
 
 Overrides = dict[str, Any]
 
 
-def search_space(outcome_model: str, teams: bool = False, stat_weights: bool = False) -> Space:
-    """The box searched for one outcome model; with ``teams`` the team method and composite RD too."""
+def search_space(
+    outcome_model: str, teams: bool = False, stat_weights: bool = False, stage: int | None = None
+) -> Space:
+    """The box searched for one outcome model; with ``teams`` the team method and composite RD too.
+
+    ``stage`` 1 is the first stage's part of it (:data:`CORE`, the model's own margin
+    parameters and, on a team history, the team choices), ``stage`` 2 the rest; None
+    the whole box, in the order the report prints it.
+    """
     if outcome_model not in MODEL_SPACE:
         raise EngineError(f"outcome_model must be one of {', '.join(OUTCOME_MODELS)}")
     space: dict[str, Dimension | Choice] = {**COMMON_SPACE, **MODEL_SPACE[outcome_model]}
@@ -139,7 +177,10 @@ def search_space(outcome_model: str, teams: bool = False, stat_weights: bool = F
         methods = TEAM_METHOD_CHOICES + (("performance_weighted",) if stat_weights else ())
         space["team_method"] = Choice(methods)
         space["composite_rd"] = Choice(COMPOSITE_RD_OPTIONS)
-    return space
+    if stage is None:
+        return space
+    first = {name for name in space if name in CORE or name not in COMMON_SPACE}
+    return {name: dim for name, dim in space.items() if (name in first) == (stage == 1)}
 
 
 def train_split(matches: Sequence[MatchResult]) -> Sequence[MatchResult]:
@@ -147,10 +188,10 @@ def train_split(matches: Sequence[MatchResult]) -> Sequence[MatchResult]:
     return matches[: warmup_size(len(matches))]
 
 
-def train_score(
+def train_losses(
     matches: Sequence[MatchResult] | History, params: Params, scoring_format: ScoringFormat
-) -> float:
-    """Log-loss of §7 run on ``matches`` alone (its first half warms up).
+) -> list[float]:
+    """Each scored match's log-loss under §7 run on ``matches`` alone (its first half warms up).
 
     The same protocol as :func:`evaluate.run_online` with the ``default`` system (a
     Replayer: predict, then rate), cut to what the score needs: warm-up matches are
@@ -163,10 +204,27 @@ def train_score(
     if isinstance(matches, History):
         replayer.rate_history(matches, 0, start)
         probs, _ = replayer.predict_rate_history(matches, start)
-        return log_loss(probs, _results(matches)[start:])
-    replayer.rate_all(matches[:start])
-    probs, _ = replayer.predict_rate_all(matches[start:])
-    return log_loss(probs, [actual_result(m) for m in matches[start:]])
+        results = _results(matches)[start:]
+    else:
+        replayer.rate_all(matches[:start])
+        probs, _ = replayer.predict_rate_all(matches[start:])
+        results = [actual_result(m) for m in matches[start:]]
+    return [_match_loss(p, y) for p, y in zip(probs, results, strict=True)]
+
+
+def _match_loss(p: float, y: float) -> float:
+    """One match's term of :func:`evaluate.log_loss`, without building lists for it."""
+    if y == 1 or y == 0:
+        q = p if y == 1 else 1.0 - p
+        return -math.log(min(max(q, LOGLOSS_CLIP), 1.0 - LOGLOSS_CLIP))
+    return log_loss([p], [y])
+
+
+def train_score(
+    matches: Sequence[MatchResult] | History, params: Params, scoring_format: ScoringFormat
+) -> float:
+    """Log-loss of §7 run on ``matches`` alone (its first half warms up)."""
+    return statistics.fmean(train_losses(matches, params, scoring_format))
 
 
 # The actual result of each match of the last encoded history asked about (tune asks
@@ -209,10 +267,38 @@ def _validated(matches: Sequence[MatchResult], scoring_format: ScoringFormat) ->
 _WORK: tuple[Sequence[MatchResult], History, Params, ScoringFormat] | None = None
 
 
-def _score_overrides(overrides: Overrides) -> float:
+def _score_overrides(overrides: Overrides) -> list[float]:
     assert _WORK is not None
     _, train, base, scoring_format = _WORK
-    return train_score(train, base.with_overrides(**overrides), scoring_format)
+    return train_losses(train, base.with_overrides(**overrides), scoring_format)
+
+
+def objective(
+    losses: Sequence[float], reference: Sequence[float], errors: float | None = None
+) -> float:
+    """A setting's training score: its log-loss, plus a margin unless it clearly beats ``reference``.
+
+    ``losses`` and ``reference`` are per-match log-losses of the same scored training
+    matches, in time order, under the setting and under the reference setting (the
+    ladder's current one, or the first stage's choice). The scored matches are cut into
+    :data:`FOLDS` consecutive folds (rolling origin: each fold is predicted after
+    everything before it); the score is the mean log-loss plus
+    :data:`SHRINK_STANDARD_ERRORS` standard errors of the fold means of the difference
+    from the reference. The reference itself scores its plain log-loss, so a change must
+    beat it on the folds by more than their noise to be chosen: on a short history the
+    search keeps the reference, on a long one it moves where the gain is steady.
+    """
+    if len(losses) != len(reference):
+        raise ValueError("losses and reference must score the same matches")
+    diffs = [a - b for a, b in zip(losses, reference, strict=True)]
+    k = min(FOLDS, len(diffs))
+    if k < 2:
+        return statistics.fmean(losses)
+    edges = [len(diffs) * i // k for i in range(k + 1)]
+    folds = [statistics.fmean(diffs[edges[i] : edges[i + 1]]) for i in range(k)]
+    standard_error = statistics.stdev(folds) / math.sqrt(k)
+    errors = SHRINK_STANDARD_ERRORS if errors is None else errors
+    return statistics.fmean(losses) + errors * standard_error
 
 
 def _held_out(job: tuple[str, Overrides | None]) -> dict[str, float | None]:
@@ -297,25 +383,41 @@ def search(
     run(randoms, descent_budget)
 
     numbers = {name: dim for name, dim in space.items() if isinstance(dim, Dimension)}
-    steps = {name: FIRST_STEP * (dim.high - dim.low) for name, dim in numbers.items()}
-    while len(seen) < descent_budget:
-        before = len(seen)
-        for name, dim in space.items():
-            current, current_value = best()
-            batch = []
-            if isinstance(dim, Choice):
-                batch = [{**current, name: option} for option in dim.options]
-            else:
-                for factor in (-1.0, 1.0, -0.5, 0.5):
-                    value = dim.clip(current[name] + factor * steps[name])
-                    batch.append({**current, name: value})
-            run(batch, descent_budget)
-            if name in steps and best()[1] >= current_value:
-                steps[name] /= 2.0
-        if len(seen) == before or all(
-            steps[n] < MIN_STEP * (d.high - d.low) for n, d in numbers.items()
-        ):
-            break  # nothing new left to try, or every step is already tiny
+
+    def descend(current: Overrides, current_value: float, limit: int) -> None:
+        steps = {name: FIRST_STEP * (dim.high - dim.low) for name, dim in numbers.items()}
+        while len(seen) < limit:
+            before = len(seen)
+            for name, dim in space.items():
+                if isinstance(dim, Choice):
+                    batch = [{**current, name: option} for option in dim.options]
+                else:
+                    batch = [
+                        {**current, name: dim.clip(current[name] + factor * steps[name])}
+                        for factor in (-1.0, 1.0, -0.5, 0.5)
+                    ]
+                run(batch, limit)
+                scored = [(seen[_key(o)], repr(_key(o)), o) for o in batch if _key(o) in seen]
+                value, _, point = min(
+                    scored, key=lambda t: (t[0], t[1]), default=(math.inf, "", {})
+                )
+                if value < current_value:
+                    current, current_value = point, value
+                elif name in steps:
+                    steps[name] /= 2.0
+            if len(seen) == before or all(
+                steps[n] < MIN_STEP * (d.high - d.low) for n, d in numbers.items()
+            ):
+                return  # nothing new left to try, or every step is already tiny
+
+    # Coordinate descent from the best few random settings (distinct starts), the rest
+    # of the budget shared between them: one valley's floor is not always the lowest.
+    ranked = sorted(((v, repr(k), k) for k, v in seen.items()), key=lambda t: (t[0], t[1]))
+    starts = [dict(k) for _, _, k in ranked[:DESCENT_STARTS]]
+    first_seen = len(seen)
+    for i, point in enumerate(starts):
+        limit = first_seen + (descent_budget - first_seen) * (i + 1) // len(starts)
+        descend(point, seen[_key(point)], limit)
 
     chosen, chosen_value = best()
     ceiling = chosen_value + SIMPLIFY_TOLERANCE
@@ -340,6 +442,70 @@ def is_team_history(matches: Sequence[MatchResult]) -> bool:
     return any(len(m.side_a) > 1 or len(m.side_b) > 1 for m in matches)
 
 
+def _search_model(
+    model: str,
+    base: Params,
+    teams: bool,
+    budget: int,
+    reference: Sequence[float],
+    pool: _Workers,
+    losses: dict[tuple[tuple[str, Any], ...], list[float]],
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Both stages of one outcome model's search; its setting and training scores.
+
+    Stage 1 searches the model's core (:func:`search_space` stage 1) from the ladder's
+    setting, each candidate scored by :func:`objective` against the ladder's setting.
+    Stage 2 searches the rest with stage 1's choice fixed, each candidate scored against
+    stage 1's choice, so a parameter leaves the ladder's value only when the folds say
+    it pays. ``objective`` in the result is the final setting's score against the
+    ladder's setting, which is how the two models are compared. ``losses`` keeps every
+    setting's training losses (by its overrides), so none is replayed twice.
+    """
+    stat_weights = bool(base.stat_weights)
+    fixed: Overrides = {"outcome_model": model}
+    chosen = {name: getattr(base, name) for name in search_space(model, teams, stat_weights)}
+    first = max(1, round(budget * FIRST_STAGE_SHARE)) if budget > 1 else budget
+    against = list(reference)
+    for stage, share in ((1, first), (2, budget - first)):
+        space = search_space(model, teams, stat_weights, stage=stage)
+        if share < 1 or not space:
+            continue
+        held = {**fixed, **{n: v for n, v in chosen.items() if n not in space}}
+        errors = SHRINK_STANDARD_ERRORS if stage == 1 else SECOND_STAGE_STANDARD_ERRORS
+
+        def score(
+            batch: list[Overrides],
+            held: Overrides = held,
+            against: list[float] = against,
+            errors: float = errors,
+        ) -> list[float]:
+            keys = [_key({**held, **o}) for o in batch]
+            todo = [key for key in keys if key not in losses]
+            runs = pool.map(_score_overrides, [dict(key) for key in todo])
+            losses.update(zip(todo, runs, strict=True))
+            return [objective(losses[key], against, errors) for key in keys]
+
+        setting, _, _ = search(
+            score,
+            {name: chosen[name] for name in space},
+            share,
+            seed=seed + stage - 1,
+            progress=progress,
+            space=space,
+        )
+        chosen.update(setting)
+        against = losses[_key({**fixed, **chosen})]
+    params = {**fixed, **chosen}
+    final = losses.get(_key(params)) or _score_overrides(params)
+    return {
+        "params": params,
+        "train_logloss": statistics.fmean(final),
+        "objective": objective(final, reference),
+    }
+
+
 def tune(
     matches: Sequence[MatchResult],
     params: Params,
@@ -355,9 +521,10 @@ def tune(
     Every setting tried has the wrong-way floor on (a ladder cannot switch it off);
     ``floor=False`` searches with it off instead, to show what it costs or gains.
 
-    Returns ``{"params", "models", "test"}``: ``params`` is the chosen setting
-    (``outcome_model`` and the parameters searched for it); ``models`` each
-    outcome model's best setting and its training log-loss; ``test`` the held-out
+    Returns ``{"params", "floor", "models", "test"}``: ``params`` is the chosen setting
+    (``outcome_model`` and the parameters searched for it); ``models`` each outcome
+    model's best setting, its training log-loss and its :func:`objective` against the
+    ladder's setting (the lower one is chosen), best first; ``test`` the held-out
     metrics of ``tuned``, ``runner_up`` (the other model's best), ``default``
     (the starting setting) and each peer (``None`` metrics when a peer's package
     is missing).
@@ -366,6 +533,8 @@ def tune(
     if budget < 1:
         raise EngineError("the budget must be at least 1 setting")
     matches = time_order(matches)
+    if len(matches) < MIN_MATCHES:
+        raise EngineError(f"tune needs at least {MIN_MATCHES} matches, not {len(matches)}")
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
     base = params.with_overrides(wrong_way_floor=floor)
@@ -374,26 +543,19 @@ def tune(
     pool = _Workers(workers)
     found: dict[str, dict[str, Any]] = {}
     try:
+        # The ladder's current setting: what every change is measured against (and the
+        # first setting its own model's search tries).
+        reference = _score_overrides({})
+        box = search_space(base.outcome_model, teams, stat_weights=bool(base.stat_weights))
+        ladder = {"outcome_model": base.outcome_model, **{n: getattr(base, n) for n in box}}
+        losses = {_key(ladder): reference}
         for model, share in zip(OUTCOME_MODELS, _budgets(budget, len(OUTCOME_MODELS)), strict=True):
             if share < 1:
                 continue
-            space = search_space(model, teams, stat_weights=bool(base.stat_weights))
-            fixed: Overrides = {"outcome_model": model}
-
-            def score(batch: list[Overrides], fixed: Overrides = fixed) -> list[float]:
-                return pool.map(_score_overrides, [{**fixed, **o} for o in batch])
-
-            setting, value, _ = search(
-                score,
-                {name: getattr(base, name) for name in space},
-                share,
-                seed=seed,
-                progress=progress,
-                space=space,
+            found[model] = _search_model(
+                model, base, teams, share, reference, pool, losses, seed=seed, progress=progress
             )
-            ordered = {name: setting[name] for name in space}  # the box's order, not sorted
-            found[model] = {"params": {**fixed, **ordered}, "train_logloss": value}
-        ranked = sorted(found, key=lambda m: (found[m]["train_logloss"], m))
+        ranked = sorted(found, key=lambda m: (found[m]["objective"], m))
         tuned = found[ranked[0]]["params"]
         # The slowest peer first, so two processes finish together.
         jobs: list[tuple[str, Overrides | None]] = [
@@ -451,8 +613,10 @@ def format_tune(result: dict[str, Any], params: Params, matches: int) -> str:
     lines = [
         f"Tuned on the first {half} of {matches} matches; scored on the last "
         f"{matches - half}, which the search never saw.",
-        "Training log-loss by outcome model: "
-        + ", ".join(f"{m} {models[m]['train_logloss']:.4f}" for m in models)
+        "Training log-loss by outcome model (with the fold margin against the start): "
+        + ", ".join(
+            f"{m} {models[m]['train_logloss']:.4f} ({models[m]['objective']:.4f})" for m in models
+        )
         + f"; chosen: {chosen}."
         + ("" if result.get("floor", True) else " Searched with the wrong-way floor OFF."),
         "",

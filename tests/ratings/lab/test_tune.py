@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import statistics
 from pathlib import Path
 
 import pytest
 
 from ratings.engine.formats import get_format
+from ratings.engine.replay import decode
 from ratings.engine.types import OUTCOME_MODELS, MatchResult, Params
 from ratings.lab import tune as tune_module
-from ratings.lab.evaluate import METRICS
+from ratings.lab.evaluate import METRICS, time_order
 from ratings.lab.importfmt import parse_matches
 from ratings.lab.tune import (
     SEARCH_SPACE,
     Choice,
     Dimension,
     ladder_settings,
+    objective,
     search,
     search_space,
     train_split,
@@ -67,6 +70,88 @@ def test_tune_never_looks_at_the_second_half(history):
     assert one["params"] == two["params"]
     # ...while the held-out report does see the change
     assert one["test"]["tuned"] != two["test"]["tuned"]
+
+
+def poisoned(matches: list[MatchResult]) -> list[MatchResult]:
+    """The history with its held-out half replaced by nonsense: strangers, routs, the
+    other side winning, stats that no match had (still valid matches, in the same days)."""
+    half = len(train_split(matches))
+    return matches[:half] + [
+        dataclasses.replace(
+            m,
+            side_a=(f"poison{i}",),
+            side_b=(m.side_a[0],) if i % 2 else (f"poison{i + 1}",),
+            games=((21, 0), (0, 21), (21, 19)) if i % 3 else ((0, 21), (0, 21)),
+            stats={"x": {"y": 1.0}},
+        )
+        for i, m in enumerate(matches[half:])
+    ]
+
+
+def test_poisoning_the_held_out_half_changes_nothing_the_search_chose(history, monkeypatch):
+    """Every setting is scored on the training half only, and the whole choice (both
+    models' settings and training scores, which model) is the same with a poisoned
+    held-out half; only the held-out report differs."""
+    real = tune_module.train_losses
+    seen: list[int] = []
+
+    def spy(matches, params, scoring_format):
+        # The training half, encoded once (replay.encode) and replayed for every setting.
+        # (The encoding keeps no import-file line numbers.)
+        training = [dataclasses.replace(m, line=None) for m in train_split(time_order(history))]
+        assert [decode(matches, i) for i in range(len(matches))] == training
+        seen.append(len(matches))
+        return real(matches, params, scoring_format)
+
+    monkeypatch.setattr(tune_module, "train_losses", spy)
+    clean = tune(history, Params(), BADMINTON, budget=24, seed=5, workers=1)
+    dirty = tune(poisoned(history), Params(), BADMINTON, budget=24, seed=5, workers=1)
+    assert seen
+    assert clean["params"] == dirty["params"]
+    assert clean["models"] == dirty["models"]
+    assert clean["test"]["tuned"]["logloss"] != dirty["test"]["tuned"]["logloss"]
+    assert ladder_settings(clean) == ladder_settings(dirty)
+
+
+def test_a_change_must_win_steadily_across_the_folds():
+    reference = [0.6] * 80
+    assert objective(reference, reference) == pytest.approx(0.6)
+    steady = [0.59] * 80  # 0.01 better on every fold
+    # Better on average than `steady`, but all of it in one fold and a little worse in the others.
+    lucky = [0.605] * 70 + [0.48] * 10
+    assert statistics.fmean(lucky) < statistics.fmean(steady)
+    assert objective(steady, reference) == pytest.approx(0.59)
+    assert objective(lucky, reference) > objective(reference, reference)
+    assert objective(lucky, reference) > objective(steady, reference)
+    assert objective(lucky, reference, errors=0.0) == pytest.approx(statistics.fmean(lucky))
+    with pytest.raises(ValueError):
+        objective(reference, reference[:-1])
+
+
+def test_the_second_stage_starts_from_the_first_stages_choice(history, monkeypatch):
+    """Stage 1 moves only the core (margin parameters, margin_clamp, scale_factor) from the
+    ladder's setting; stage 2 moves only the rest, with stage 1's choice held."""
+    tried: list[dict] = []
+    real = tune_module._score_overrides
+
+    def spy(overrides):
+        tried.append(dict(overrides))
+        return real(overrides)
+
+    monkeypatch.setattr(tune_module, "_score_overrides", spy)
+    result = tune(history, Params(), BADMINTON, budget=40, workers=1)
+    ladder = Params()
+    for model in OUTCOME_MODELS:
+        mine = [o for o in tried if o.get("outcome_model") == model]
+        core = set(search_space(model, stage=1))
+        rest = set(search_space(model, stage=2))
+        assert core == {*tune_module.CORE, *tune_module.MODEL_SPACE[model]}
+        assert core | rest == set(search_space(model)) and not core & rest
+        first = [o for o in mine if all(o[n] == getattr(ladder, n) for n in rest)]
+        second = mine[len(first) :]
+        assert first and second
+        chosen_core = {n: result["models"][model]["params"][n] for n in core}
+        assert all({n: o[n] for n in core} == chosen_core for o in second)
 
 
 def test_tune_does_depend_on_the_first_half(history):
@@ -134,8 +219,10 @@ def test_the_result_can_be_either_model(history, monkeypatch, model):
     real = tune_module._score_overrides
 
     def score(overrides):
-        value = real(overrides)
-        return value if overrides["outcome_model"] == model else value + 1.0
+        losses = real(overrides)
+        if overrides.get("outcome_model", Params().outcome_model) == model:
+            return losses
+        return [loss + 1.0 for loss in losses]
 
     monkeypatch.setattr(tune_module, "_score_overrides", score)
     result = tune(history, Params(), BADMINTON, budget=6, workers=1)
@@ -145,13 +232,13 @@ def test_the_result_can_be_either_model(history, monkeypatch, model):
 
 def test_every_setting_tried_has_the_floor_on(history, monkeypatch):
     floors = []
-    real = tune_module.train_score
+    real = tune_module.train_losses
 
     def spy(matches, params, scoring_format):
         floors.append(params.wrong_way_floor)
         return real(matches, params, scoring_format)
 
-    monkeypatch.setattr(tune_module, "train_score", spy)
+    monkeypatch.setattr(tune_module, "train_losses", spy)
     result = tune(history, Params(wrong_way_floor=False), BADMINTON, budget=10, workers=1)
     assert floors and all(floors)
     assert "wrong_way_floor" not in result["params"]
@@ -249,3 +336,28 @@ def test_tune_validates_every_score_up_front(history):
     bad = history[:-1] + [dataclasses.replace(history[-1], games=((21, 25),))]
     with pytest.raises(EngineError):
         tune(bad, Params(), BADMINTON, budget=2, workers=1)
+
+
+def test_a_parameter_moves_only_when_the_folds_say_it_pays(history, monkeypatch):
+    """Training losses made up so that moving repetition_alpha helps on every fold, and moving
+    tau helps on average but only through one lucky fold (worse on the other three): the
+    tuned setting moves repetition_alpha and keeps the ladder's tau. Without the margin, the
+    plain training log-loss takes the lucky tau too."""
+    ladder = Params()
+    fold = 20  # 4 folds of 20 scored matches
+
+    def made_up(overrides):
+        alpha = overrides.get("repetition_alpha", ladder.repetition_alpha)
+        tau = overrides.get("tau", ladder.tau)
+        steady = -0.02 * abs(alpha - ladder.repetition_alpha)
+        lucky = [0.01] * (3 * fold) + [-0.08] * fold  # mean -0.0125, all of it in one fold
+        return [0.6 + steady + abs(tau - ladder.tau) * d for d in lucky]
+
+    monkeypatch.setattr(tune_module, "_score_overrides", made_up)
+    result = tune(history, ladder, BADMINTON, budget=60, workers=1)
+    assert result["params"]["tau"] == ladder.tau
+    assert result["params"]["repetition_alpha"] != ladder.repetition_alpha
+    monkeypatch.setattr(tune_module, "SHRINK_STANDARD_ERRORS", 0.0)
+    monkeypatch.setattr(tune_module, "SECOND_STAGE_STANDARD_ERRORS", 0.0)
+    plain = tune(history, ladder, BADMINTON, budget=60, workers=1)
+    assert plain["params"]["tau"] != ladder.tau
