@@ -13,6 +13,10 @@ of expired tokens, the member deleted), and each deleted row leaves a *revoked* 
 its digest, at once and again when the deletion commits, that no request may overwrite: the
 next request with that token goes to the database, which no longer has it. A change to the
 member (deactivated, say) marks all their tokens so. The expiry is checked on every request.
+
+A copy of the token also goes with the answers ``ladder.clubs.caching.TokenRepeatMiddleware``
+keeps for a client; there each deletion replaces the pages' epoch instead, and the same
+``TokenAuthentication.vouched`` checks it.
 """
 
 from __future__ import annotations
