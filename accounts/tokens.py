@@ -13,6 +13,10 @@ of expired tokens, the member deleted), and each deleted row leaves a *revoked* 
 its digest, at once and again when the deletion commits, that no request may overwrite: the
 next request with that token goes to the database, which no longer has it. A change to the
 member (deactivated, say) marks all their tokens so. The expiry is checked on every request.
+
+A copy of the token also goes with the answers ``ladder.clubs.caching.TokenRepeatMiddleware``
+keeps for a client; there each deletion replaces the pages' epoch instead, and the same
+``TokenAuthentication.vouched`` checks it.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from knox.auth import TokenAuthentication as KnoxTokenAuthentication
 from knox.crypto import hash_token
 from knox.settings import knox_settings
-from rest_framework.authentication import SessionAuthentication
+from rest_framework.authentication import SessionAuthentication, get_authorization_header
 
 from accounts.models import ApiToken, User
 
@@ -117,49 +121,81 @@ class TokenAuthentication(KnoxTokenAuthentication):
             return super().authenticate_credentials(token)  # type: ignore[no-any-return]
         key = remembered_key(digest)
         kept = _cache_call("get", key)
-        if isinstance(kept, ApiToken) and kept.digest == digest and not self._expired(kept):
-            return self.validate_user(kept)
+        vouched = self.vouched(kept, digest)
+        if vouched is not None:
+            return vouched
         user, auth_token = super().authenticate_credentials(token)
         if kept is None:
             self._remember(key, auth_token)
         return user, auth_token
+
+    def vouched(self, kept: Any, digest: str) -> tuple[Any, Any] | None:
+        """The member and token of ``kept``, a token the database vouched for a moment ago
+        (remembered here, or kept with an answer: ``ladder.clubs.caching``), if it is the
+        token of ``digest``, not expired, and its member active (knox's ``validate_user``,
+        AuthenticationFailed otherwise). None: ask the database."""
+        if isinstance(kept, ApiToken) and kept.digest == digest and not self._expired(kept):
+            return self.validate_user(kept)
+        return None
+
+    @staticmethod
+    def digest_of(request: Any) -> str | None:
+        """The digest of the token in a plain ``Authorization: Token <secret>`` header; None
+        for any other header (knox's ``authenticate`` decides what that is worth)."""
+        words = get_authorization_header(request).split()
+        if len(words) != 2 or words[0].lower() != knox_settings.AUTH_HEADER_PREFIX.lower().encode():
+            return None
+        try:
+            return str(hash_token(words[1].decode("utf-8")))
+        except (TypeError, ValueError, binascii.Error):
+            return None
+
+    @staticmethod
+    def last_use_due(auth_token: Any) -> bool:
+        """Whether the token's last use is to be written down (once a minute at most)."""
+        last = auth_token.last_used
+        return last is None or timezone.now() - last >= LAST_USED_PRECISION
 
     @staticmethod
     def _expired(auth_token: Any) -> bool:
         return auth_token.expiry is not None and auth_token.expiry < timezone.now()
 
     @staticmethod
-    def _remember(key: str, auth_token: Any) -> None:
-        """Keep the token until its last use is due to be written again; never over a
-        revoked mark (``add``). Without the member's password hash (a deferred field: read
-        from the database if asked for, left alone by a save)."""
-        age = timezone.now() - (auth_token.last_used or timezone.now())
-        seconds = int((LAST_USED_PRECISION - age).total_seconds())
-        if seconds <= 0:
-            return
+    def snapshot(auth_token: Any) -> Any:
+        """A copy of the token and its member to keep on a cache: without the member's
+        password hash (a deferred field: read from the database if asked for, left alone by a
+        save) nor what was worked out about them on the way (moderator or not)."""
         kept = copy.copy(auth_token)
         member = copy.copy(auth_token.user)
         for name in ("password", "_password", "_is_moderator"):
             member.__dict__.pop(name, None)
+        kept._state = copy.copy(auth_token._state)
         kept._state.fields_cache = {"user": member}
-        _cache_call("add", key, kept, seconds)
+        return kept
+
+    @classmethod
+    def _remember(cls, key: str, auth_token: Any) -> None:
+        """Keep the token until its last use is due to be written again; never over a
+        revoked mark (``add``)."""
+        age = timezone.now() - (auth_token.last_used or timezone.now())
+        seconds = int((LAST_USED_PRECISION - age).total_seconds())
+        if seconds <= 0:
+            return
+        _cache_call("add", key, cls.snapshot(auth_token), seconds)
 
     def _cleanup_token(self, auth_token: Any) -> bool:
         """knox's clean-up, which reads every token of the member on each request to delete
         the expired ones: this token's own expiry is checked every time, the others only
         when its last use is written down (at most once a minute), the one write an API read
         makes anyway."""
-        if auth_token.expiry is not None and auth_token.expiry < timezone.now():
-            return bool(super()._cleanup_token(auth_token))
-        last = auth_token.last_used
-        if last is None or timezone.now() - last >= LAST_USED_PRECISION:
+        if self._expired(auth_token) or self.last_use_due(auth_token):
             return bool(super()._cleanup_token(auth_token))
         return False
 
     def validate_user(self, auth_token: Any) -> tuple[Any, Any]:
         user, token = super().validate_user(auth_token)
-        now = timezone.now()
-        if token.last_used is None or now - token.last_used >= LAST_USED_PRECISION:
+        if self.last_use_due(token):
+            now = timezone.now()
             ApiToken.objects.filter(pk=token.pk).update(last_used=now)
             token.last_used = now
         return user, token

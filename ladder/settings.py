@@ -61,6 +61,8 @@ MIDDLEWARE = [
     # A visitor's kept page, before sessions, CSRF, authentication and the rest: the response
     # they gave last time, headers and all (ladder.clubs.caching).
     "ladder.clubs.caching.VisitorPageMiddleware",
+    # An API client's repeat (the leaderboard), by the same token and throttle checks.
+    "ladder.clubs.caching.TokenRepeatMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -26,6 +26,15 @@ built from replaces (``pages_changed``: ladders, users and memberships as they a
 saved or deleted, and every ``board_version`` bump, i.e. every rating run). A kept response
 whose epoch is not the current one is not served; the request goes the full way, which
 checks the versions in the database and keeps the response again under the current epoch.
+
+``TokenRepeatMiddleware``, just after it, does the same for an API client's repeat of an API
+read that allows it (``LeaderboardView``): the response the full path gave this token for
+this address, kept under the epoch with the token it was given to. The token is checked by
+the same function of ``accounts.tokens.TokenAuthentication`` that checks a remembered one,
+and the view's own throttles (DRF's ``check_throttles``) count the request; anything else
+(a cookie, another header, a token whose last use is due to be written, a refusal of any
+kind) goes the full way, which answers as before. Every deletion of a token replaces the
+epoch too, so a revoked token's answers are gone at once.
 """
 
 from __future__ import annotations
@@ -46,12 +55,15 @@ from django.db import connection, transaction
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, ResolverMatch, get_urlconf, resolve
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.views.decorators.http import condition
+from rest_framework.exceptions import APIException
+from rest_framework.request import ForcedAuthentication, Request
 
-from accounts.models import User
+from accounts.models import ApiToken, User
+from accounts.tokens import TokenAuthentication
 from ladder.clubs.models import Ladder, Membership
 
 log = logging.getLogger(__name__)
@@ -299,6 +311,7 @@ def pages_changed() -> None:
 @receiver(post_save, sender=Group)  # who is a moderator: what the API shows them
 @receiver(post_delete, sender=Group)
 @receiver(m2m_changed, sender=User.groups.through)
+@receiver(post_delete, sender=ApiToken)  # a revoked token: what TokenRepeatMiddleware kept
 def _pages_changed(sender: type, update_fields: Any = None, **kwargs: Any) -> None:
     """What the versions read (``public_ladder_rows``, ``public_player``) is saved through these
     models; a login's ``last_login`` is not shown anywhere. ``board_version`` is written with
@@ -410,3 +423,121 @@ class VisitorPageMiddleware:
         ):
             keep_for_epoch(key, epoch, (tag, response.content, list(response.items())))
         return response
+
+
+def early_api_view(request: HttpRequest) -> ResolverMatch | None:
+    """The resolved API view of a GET that ``TokenRepeatMiddleware`` may answer: one whose
+    class allows it (``answered_early``), by a client that sends a token and no cookie (with
+    a cookie, the session is the API's first authentication)."""
+    if (
+        request.method != "GET"
+        or request.COOKIES
+        or "HTTP_AUTHORIZATION" not in request.META
+        or not request.path_info.startswith("/api/")
+    ):
+        return None
+    return _early_api_match(get_urlconf() or settings.ROOT_URLCONF, request.path_info)
+
+
+# Resolving the address was a tenth of an early answer's time; a client repeats few addresses.
+@functools.lru_cache(maxsize=1024)
+def _early_api_match(urlconf: str, path: str) -> ResolverMatch | None:
+    try:
+        match = resolve(path, urlconf)
+    except Resolver404:
+        return None
+    view_class = getattr(match.func, "cls", None)
+    return match if getattr(view_class, "answered_early", False) else None
+
+
+def token_answer_key(request: HttpRequest, digest: str) -> str:
+    """The key of a token client's kept answer: the token, and everything else the full path's
+    answer depends on (the release, the day, the address, the Accept header it was
+    negotiated from); DisallowedHost for a host that the site does not serve."""
+    parts = [
+        RELEASE,
+        timezone.localdate().isoformat(),
+        str(request.scheme),
+        request.get_host(),
+        request.get_full_path(),
+        request.META.get("HTTP_ACCEPT", ""),
+        digest,
+    ]
+    return "early-api:" + hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+class TokenRepeatMiddleware:
+    """Answer an API client's repeat of an API read from the shared cache (see the module's
+    docstring), and keep the full path's answer for their next request.
+
+    The checks are the full path's own: the token by ``TokenAuthentication.vouched`` (this
+    token, not expired, its member active; a revoked token's deletion replaced the epoch),
+    the throttles by the view's ``check_throttles`` (the request counts; a refusal goes the
+    full way, which counts nothing more and answers 429 with its Retry-After). Content
+    negotiation is not repeated: the kept answer is the one negotiated from this very Accept
+    header and address. Placed right after ``VisitorPageMiddleware``."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        match = early_api_view(request) if settings.VISITOR_PAGES_EARLY else None
+        digest = TokenAuthentication.digest_of(request) if match is not None else None
+        if match is None or digest is None:
+            return self.get_response(request)
+        try:
+            key = token_answer_key(request, digest)
+        except DisallowedHost:
+            return self.get_response(request)  # the full path refuses it
+        epoch, kept = epoch_and(key)  # read before the full path reads the database
+        if kept is not None:
+            response = self.answer(request, match, digest, *kept)
+            if response is not None:
+                return response
+        response = self.get_response(request)
+        token = getattr(request, "auth", None)  # DRF's, once it has authenticated
+        if (
+            getattr(response, "keep_for_caller", False)
+            and response.status_code == 200
+            and not response.streaming
+            and not response.cookies
+            and isinstance(token, ApiToken)
+            and token.digest == digest
+        ):
+            kept_token = TokenAuthentication.snapshot(token)
+            keep_for_epoch(key, epoch, (kept_token, response.content, list(response.items())))
+        return response
+
+    @staticmethod
+    def answer(
+        request: HttpRequest,
+        match: ResolverMatch,
+        digest: str,
+        token: Any,
+        content: bytes,
+        headers: list[tuple[str, str]],
+    ) -> HttpResponse | None:
+        """The kept answer if the token still holds and the throttles let the request
+        through (it is counted); None to go the full way. A token whose last use is due to be
+        written goes the full way, which writes it."""
+        authentication = TokenAuthentication()
+        if TokenAuthentication.last_use_due(token):
+            return None
+        try:
+            vouched = authentication.vouched(token, digest)
+        except APIException:
+            return None
+        if vouched is None:
+            return None
+        view = match.func.cls(**match.func.initkwargs)  # type: ignore[attr-defined]
+        # DRF's own stand-in for an authentication already made (its test client's too).
+        forced: Any = ForcedAuthentication(*vouched)
+        api_request = Request(request, authenticators=[forced])
+        view.setup(api_request, *match.args, **match.kwargs)
+        try:
+            view.check_throttles(api_request)
+        except APIException:  # Throttled: the full path answers it
+            for name in ("user", "auth"):  # what DRF's Request set: the full path sets its own
+                request.__dict__.pop(name, None)
+            return None
+        return HttpResponse(content, headers=dict(headers))
