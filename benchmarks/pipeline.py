@@ -121,7 +121,7 @@ def import_file(text: str, slug: str) -> float:
 
 
 def replay_from_early(
-    slug: str, everything: bool = False, profile: bool = False
+    slug: str, everything: bool = False, profile: bool = False, rate: Any = None
 ) -> tuple[float, float, int, int]:
     """Seconds for the rating run after the ladder's 100th match was corrected (its score
     turned round, so its winner lost), the matches re-rated and the change rows written.
@@ -130,7 +130,8 @@ def replay_from_early(
     (ratings.services.replay_later), and every stored change row is made wrong first (as
     if the settings had changed them all): every row is rewritten, the most a replay writes.
     Returns wall and CPU seconds of the run, the matches re-rated and the rows written;
-    `profile`: print the run's cProfile (the 25 costliest functions) to stderr."""
+    `profile`: print the run's cProfile (the 25 costliest functions) to stderr; `rate`:
+    another `rate_ladder` to time (benchmarks/ab_replay.py)."""
     import cProfile
     import pstats
 
@@ -153,7 +154,7 @@ def replay_from_early(
     started, cpu = time.perf_counter(), time.process_time()
     if profiler is not None:
         profiler.enable()
-    result = rate_ladder(ladder.pk)
+    result = (rate or rate_ladder)(ladder.pk)
     if profiler is not None:
         profiler.disable()
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu

@@ -25,7 +25,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from itertools import compress, repeat
 from typing import Any, Literal, overload
 
@@ -82,14 +82,14 @@ def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
             Match.objects.select_for_update()
             .filter(ladder=ladder, needs_rating=True)
             .order_by("played_on", "id")
-            .values_list("id", "played_on", "state", "rated_at")
+            .values_list("id", "played_on", "state", _was_rated())
         )
         # A match that never was rated and is not rated now (say, disputed then voided)
         # changes nothing; only the others decide where the replay starts.
         affecting = [
-            (played_on, pk, state, rated_at)
-            for pk, played_on, state, rated_at in pending
-            if state in RATED_STATES or rated_at is not None
+            (played_on, pk, state, was_rated)
+            for pk, played_on, state, was_rated in pending
+            if state in RATED_STATES or was_rated
         ]
         result = RateResult(rated=0)
         if affecting or from_scratch:
@@ -98,7 +98,7 @@ def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
         # Exactly the rows claimed above: a match confirmed meanwhile keeps its flag.
         rated = [pk for pk, _, state, _ in pending if state in RATED_STATES]
         unrated = [pk for pk, _, state, _ in pending if state not in RATED_STATES]
-        first_time = [pk for pk, _, state, at in pending if state in RATED_STATES and at is None]
+        first_time = [pk for pk, _, state, was in pending if state in RATED_STATES and not was]
         for chunk in id_batches(first_time):
             _tell_new_ratings(ladder, chunk)
         for chunk in id_batches(rated):
@@ -123,7 +123,7 @@ def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
 
 
 def _rate_affecting(
-    ladder: Ladder, affecting: list[tuple[date, int, str, datetime | None]], from_scratch: bool
+    ladder: Ladder, affecting: list[tuple[date, int, str, bool]], from_scratch: bool
 ) -> RateResult:
     """Rate the ladder given the claimed matches that change something: continue from the
     stored state when they are all new and later than everything rated, else replay (from
@@ -135,7 +135,7 @@ def _rate_affecting(
         return RateResult(rated=rated, written=written)
     last = _last_rated_key(ladder)
     first: Key = min((played_on, pk) for played_on, pk, _, _ in affecting)
-    only_new = all(state in RATED_STATES and at is None for _, _, state, at in affecting)
+    only_new = all(state in RATED_STATES and not was for _, _, state, was in affecting)
     with _gc_paused():
         if only_new and (last is None or first > last):
             new = load_matches(ladder, {pk for _, pk, _, _ in affecting}, encoded=True)
@@ -146,7 +146,7 @@ def _rate_affecting(
             rated, written = _rate_and_store(ladder, replayer, new, since=None)
             return RateResult(rated=rated, written=written)
         # A correction may have moved a match later: its stored rows say where it stood.
-        redo = [pk for _, pk, _, at in affecting if at is not None]
+        redo = [pk for _, pk, _, was in affecting if was]
         if len(redo) <= SNAPSHOT_NAMED:
             first = min(first, _first_stored_key(ladder, redo) or first)
         else:  # a ladder marked whole (new settings): from its first rated match
@@ -262,12 +262,10 @@ def _match_rows(
     matches = Match.objects.filter(ladder=ladder, state__in=RATED_STATES)
     if waiting_only is not None:
         matches = matches.filter(needs_rating=True)
-    # Whether a match was rated, not when: parsing 200,000 timestamps took a second.
-    was_rated = ExpressionWrapper(Q(rated_at__isnull=False), output_field=BooleanField())
     keys = [
         (pk, played_on)
         for pk, played_on, waiting, rated in matches.order_by("played_on", "id").values_list(
-            "id", "played_on", "needs_rating", was_rated
+            "id", "played_on", "needs_rating", _was_rated()
         )
         if (waiting_only is None or pk in waiting_only)
         and (claimed is None or not waiting or rated or pk in claimed)
@@ -313,6 +311,12 @@ def initial_states(ladder: Ladder, players: set[int] | None = None) -> dict[str,
         str(user_id): PlayerState(rating, rd, volatility)
         for user_id, rating, rd in members.values_list("user_id", "initial_rating", "initial_rd")
     }
+
+
+def _was_rated() -> ExpressionWrapper:
+    """Whether a match was rated (`rated_at` set), as a column: runs ask only that, and
+    reading 200,000 timestamps to ask it took a second."""
+    return ExpressionWrapper(Q(rated_at__isnull=False), output_field=BooleanField())
 
 
 def _first_stored_key(ladder: Ladder, match_ids: list[int] | None) -> Key | None:
