@@ -51,7 +51,7 @@ def main() -> None:
         setup_django(cluster.url("bench"))
         spec = importlib.util.spec_from_file_location("old_pipeline", args.old)
         assert spec is not None and spec.loader is not None
-        old = importlib.util.module_from_spec(spec)
+        old = sys.modules["old_pipeline"] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(old)
         from django.db import connection
 
