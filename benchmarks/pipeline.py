@@ -120,13 +120,21 @@ def import_file(text: str, slug: str) -> float:
     return elapsed
 
 
-def replay_from_early(slug: str, everything: bool = False) -> tuple[float, int, int]:
+def replay_from_early(
+    slug: str, everything: bool = False, profile: bool = False, rate: Any = None
+) -> tuple[float, float, int, int]:
     """Seconds for the rating run after the ladder's 100th match was corrected (its score
     turned round, so its winner lost), the matches re-rated and the change rows written.
 
     `everything`: every rated match is marked instead, as new settings do
     (ratings.services.replay_later), and every stored change row is made wrong first (as
-    if the settings had changed them all): every row is rewritten, the most a replay writes."""
+    if the settings had changed them all): every row is rewritten, the most a replay writes.
+    Returns wall and CPU seconds of the run, the matches re-rated and the rows written;
+    `profile`: print the run's cProfile (the 25 costliest functions) to stderr; `rate`:
+    another `rate_ladder` to time (benchmarks/ab_replay.py)."""
+    import cProfile
+    import pstats
+
     from django.db.models import F
 
     from ladder.clubs.models import Ladder
@@ -142,11 +150,18 @@ def replay_from_early(slug: str, everything: bool = False) -> tuple[float, int, 
         early = Match.objects.filter(ladder=ladder).order_by("played_on", "id")[100]
         Game.objects.filter(match=early).update(a_points=F("b_points"), b_points=F("a_points"))
         Match.objects.filter(pk=early.pk).update(state="corrected", needs_rating=True)
-    started = time.perf_counter()
-    result = rate_ladder(ladder.pk)
-    elapsed = time.perf_counter() - started
+    profiler = cProfile.Profile() if profile else None
+    started, cpu = time.perf_counter(), time.process_time()
+    if profiler is not None:
+        profiler.enable()
+    result = (rate or rate_ladder)(ladder.pk)
+    if profiler is not None:
+        profiler.disable()
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    if profiler is not None:
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(25)
     assert result.replayed_from is not None
-    return elapsed, result.rated, result.written
+    return elapsed, cpu, result.rated, result.written
 
 
 def confirmation_latency(database_url: str, samples: int, slug: str) -> list[float]:
@@ -326,6 +341,9 @@ def main() -> None:
     parser.add_argument(
         "--replay-only", action="store_true", help="only the replay from an early date"
     )
+    parser.add_argument(
+        "--profile", action="store_true", help="with --replay-only: profile each replay"
+    )
     parser.add_argument("--measure-pages", metavar="DATABASE_URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure_pages:
@@ -372,18 +390,20 @@ def main() -> None:
             connection.cursor().execute("VACUUM (ANALYZE)")
             record("load average before the replays", _loadavg(), "")
             for _ in range(2):
-                elapsed, rated, written = replay_from_early("big")
+                elapsed, cpu, rated, written = replay_from_early("big", profile=args.profile)
                 record(
                     f"replay from an early date (100th match corrected): {rated:,} matches "
                     f"re-rated, {written:,} change rows rewritten",
-                    f"{elapsed:.1f} s",
+                    f"{elapsed:.1f} s (CPU of this process {cpu:.1f} s)",
                     "< 10 s",
                 )
-            elapsed, rated, written = replay_from_early("big", everything=True)
+            elapsed, cpu, rated, written = replay_from_early(
+                "big", everything=True, profile=args.profile
+            )
             record(
                 f"replay of every match, every row wrong: {rated:,} matches re-rated, "
                 f"{written:,} change rows rewritten",
-                f"{elapsed:.1f} s",
+                f"{elapsed:.1f} s (CPU of this process {cpu:.1f} s)",
                 "",
             )
             record("load average after", _loadavg(), "")

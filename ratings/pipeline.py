@@ -20,14 +20,17 @@ from __future__ import annotations
 import gc
 import logging
 import secrets
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from bisect import bisect_left
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
+from itertools import compress, repeat
+from typing import Any, Literal, overload
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.utils import timezone
 
 from ladder.clubs.caching import pages_changed
@@ -35,6 +38,7 @@ from ladder.clubs.models import Ladder, Membership, format_rating
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import IdBatch, id_batches, insert_rows, upsert_rows
 from ratings.engine import MatchResult, PlayerState, Replayer, ReplaySnapshot
+from ratings.engine.replay import Changes, History, MatchRow, encode_rows
 from ratings.leaderboards import warm_board
 from ratings.models import (
     PlayerRating,
@@ -78,14 +82,14 @@ def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
             Match.objects.select_for_update()
             .filter(ladder=ladder, needs_rating=True)
             .order_by("played_on", "id")
-            .values_list("id", "played_on", "state", "rated_at")
+            .values_list("id", "played_on", "state", _was_rated())
         )
         # A match that never was rated and is not rated now (say, disputed then voided)
         # changes nothing; only the others decide where the replay starts.
         affecting = [
-            (played_on, pk, state, rated_at)
-            for pk, played_on, state, rated_at in pending
-            if state in RATED_STATES or rated_at is not None
+            (played_on, pk, state, was_rated)
+            for pk, played_on, state, was_rated in pending
+            if state in RATED_STATES or was_rated
         ]
         result = RateResult(rated=0)
         if affecting or from_scratch:
@@ -94,7 +98,7 @@ def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
         # Exactly the rows claimed above: a match confirmed meanwhile keeps its flag.
         rated = [pk for pk, _, state, _ in pending if state in RATED_STATES]
         unrated = [pk for pk, _, state, _ in pending if state not in RATED_STATES]
-        first_time = [pk for pk, _, state, at in pending if state in RATED_STATES and at is None]
+        first_time = [pk for pk, _, state, was in pending if state in RATED_STATES and not was]
         for chunk in id_batches(first_time):
             _tell_new_ratings(ladder, chunk)
         for chunk in id_batches(rated):
@@ -119,7 +123,7 @@ def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
 
 
 def _rate_affecting(
-    ladder: Ladder, affecting: list[tuple[date, int, str, datetime | None]], from_scratch: bool
+    ladder: Ladder, affecting: list[tuple[date, int, str, bool]], from_scratch: bool
 ) -> RateResult:
     """Rate the ladder given the claimed matches that change something: continue from the
     stored state when they are all new and later than everything rated, else replay (from
@@ -131,18 +135,18 @@ def _rate_affecting(
         return RateResult(rated=rated, written=written)
     last = _last_rated_key(ladder)
     first: Key = min((played_on, pk) for played_on, pk, _, _ in affecting)
-    only_new = all(state in RATED_STATES and at is None for _, _, state, at in affecting)
+    only_new = all(state in RATED_STATES and not was for _, _, state, was in affecting)
     with _gc_paused():
         if only_new and (last is None or first > last):
-            new = load_matches(ladder, {pk for _, pk, _, _ in affecting})
-            players = {int(name) for m in new for name in (*m.side_a, *m.side_b)}
+            new = load_matches(ladder, {pk for _, pk, _, _ in affecting}, encoded=True)
+            players = {int(name) for name in new.names}
             replayer = Replayer.from_snapshot(
                 ladder.params(), ladder.scoring(), _snapshot(ladder, last, players)
             )
             rated, written = _rate_and_store(ladder, replayer, new, since=None)
             return RateResult(rated=rated, written=written)
         # A correction may have moved a match later: its stored rows say where it stood.
-        redo = [pk for _, pk, _, at in affecting if at is not None]
+        redo = [pk for _, pk, _, was in affecting if was]
         if len(redo) <= SNAPSHOT_NAMED:
             first = min(first, _first_stored_key(ladder, redo) or first)
         else:  # a ladder marked whole (new settings): from its first rated match
@@ -190,7 +194,7 @@ def bump_board(*ladder_ids: int) -> int:
     return version
 
 
-# Matches rated per call of the engine's batch path when storing a run's changes: each
+# Matches rated per call of the engine's columnar replay when storing a run's changes: each
 # call hands every player's state back and forth (at 4,096 a call, that took four times the
 # rating of 200,000 matches among 10,000 players), and a batch's changes stay in memory.
 RATE_BATCH = 65536
@@ -204,10 +208,33 @@ def ladders_needing_rating() -> list[int]:
 # -- reading matches -------------------------------------------------------------
 
 
+@overload
 def load_matches(
-    ladder: Ladder, waiting_only: set[int] | None = None, claimed: set[int] | None = None
-) -> list[MatchResult]:
-    """The ladder's rated matches as engine values, in (played_on, id) order.
+    ladder: Ladder,
+    waiting_only: set[int] | None = None,
+    claimed: set[int] | None = None,
+    encoded: Literal[False] = False,
+) -> list[MatchResult]: ...
+
+
+@overload
+def load_matches(
+    ladder: Ladder,
+    waiting_only: set[int] | None = None,
+    claimed: set[int] | None = None,
+    *,
+    encoded: Literal[True],
+) -> History: ...
+
+
+def load_matches(
+    ladder: Ladder,
+    waiting_only: set[int] | None = None,
+    claimed: set[int] | None = None,
+    encoded: bool = False,
+) -> list[MatchResult] | History:
+    """The ladder's rated matches as engine values, in (played_on, id) order; with
+    `encoded`, as one History in columns (what the rating runs rate: no object per match).
 
     `waiting_only`: just these matches, all of which wait for rating (`needs_rating`);
     they are selected by that flag and filtered here, since a query naming many
@@ -219,16 +246,29 @@ def load_matches(
     this run stores, it would be counted again by that run if this one wrote no rows for
     it (`_replay_from` writes only the rows it changes).
     """
+    rows = _match_rows(ladder, waiting_only, claimed)
+    if encoded:
+        return encode_rows(rows)
+    return [
+        MatchResult(played_on, side_a, side_b, games, stats, pk)
+        for played_on, side_a, side_b, games, pk, stats in rows
+    ]
+
+
+def _match_rows(
+    ladder: Ladder, waiting_only: set[int] | None, claimed: set[int] | None
+) -> list[MatchRow]:
+    """`load_matches` as plain rows (`MatchRow`), straight from the queries."""
     matches = Match.objects.filter(ladder=ladder, state__in=RATED_STATES)
     if waiting_only is not None:
         matches = matches.filter(needs_rating=True)
-    rows = [
+    keys = [
         (pk, played_on)
-        for pk, played_on, waiting, rated_at in matches.order_by("played_on", "id").values_list(
-            "id", "played_on", "needs_rating", "rated_at"
+        for pk, played_on, waiting, rated in matches.order_by("played_on", "id").values_list(
+            "id", "played_on", "needs_rating", _was_rated()
         )
         if (waiting_only is None or pk in waiting_only)
-        and (claimed is None or not waiting or rated_at is not None or pk in claimed)
+        and (claimed is None or not waiting or rated or pk in claimed)
     ]
     sides: dict[int, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
     stats: dict[int, dict[str, dict[str, float]]] = defaultdict(dict)
@@ -248,15 +288,15 @@ def load_matches(
     ):
         games[match_id].append((a, b))
     return [
-        MatchResult(
-            played_on=played_on,
-            side_a=tuple(sides[pk][0]),
-            side_b=tuple(sides[pk][1]),
-            games=tuple(games[pk]),
-            stats=stats.get(pk) or None,
-            id=pk,
+        (
+            played_on,
+            tuple(sides[pk][0]),
+            tuple(sides[pk][1]),
+            tuple(games[pk]),
+            pk,
+            stats.get(pk) or None,
         )
-        for pk, played_on in rows
+        for pk, played_on in keys
     ]
 
 
@@ -271,6 +311,12 @@ def initial_states(ladder: Ladder, players: set[int] | None = None) -> dict[str,
         str(user_id): PlayerState(rating, rd, volatility)
         for user_id, rating, rd in members.values_list("user_id", "initial_rating", "initial_rd")
     }
+
+
+def _was_rated() -> ExpressionWrapper:
+    """Whether a match was rated (`rated_at` set), as a column: runs ask only that, and
+    reading 200,000 timestamps to ask it took a second."""
+    return ExpressionWrapper(Q(rated_at__isnull=False), output_field=BooleanField())
 
 
 def _first_stored_key(ladder: Ladder, match_ids: list[int] | None) -> Key | None:
@@ -395,10 +441,10 @@ def _replay_from(ladder: Ladder, first: Key | None, changed: list[int]) -> tuple
             reached.update(str(pk) for pk in old_rows.values_list("user_id", flat=True))
             old_rows.delete()
     replayer = Replayer(ladder.params(), ladder.scoring(), initial_states(ladder))
+    history = load_matches(ladder, claimed=set(changed), encoded=True)
     result = _rate_and_store(
-        ladder, replayer, load_matches(ladder, claimed=set(changed)), since=first, full=True,
-        reached=reached, changed=set(changed),
-    )  # fmt: skip
+        ladder, replayer, history, since=first, full=True, reached=reached, changed=set(changed)
+    )
     if reached is None:  # rows of matches no longer rated (voided), in one statement
         old_rows = RatingChange.objects.filter(ladder=ladder)
         if first is not None:
@@ -419,14 +465,14 @@ def _from_key(key: Key) -> Q:
 def _rate_and_store(
     ladder: Ladder,
     replayer: Replayer,
-    matches: Iterable[MatchResult],
+    history: History,
     since: Key | None,
     full: bool = False,
     reached: set[str] | None = None,
     changed: set[int] | None = None,
 ) -> tuple[int, int]:
-    """Rate `matches` in order; store change rows for those at or after `since`, and the
-    states. Returns the matches from `since` on and the change rows written.
+    """Rate the `history` in order; store change rows for matches at or after `since`, and
+    the states. Returns the matches from `since` on and the change rows written.
 
     With `full` (a replay from scratch), the states are rebuilt from every match, and the
     rows take the place of the stored rows of the same match and player (where they differ):
@@ -434,60 +480,104 @@ def _rate_and_store(
     of the changed matches and of those reached are written, otherwise every row from
     `since` on. Without `full` the matches are new: their rows are added, and their results
     to the states stored.
+
+    The changes stay in the engine's columns (`Changes`) and the rows are written from them:
+    no PlayerChange is built.
     """
-    wins: dict[str, int] = defaultdict(int)
-    losses: dict[str, int] = defaultdict(int)
-    touched: set[str] = set()
-    stored = written = 0
-    for batch in _batches(matches):
-        rows: list[tuple[object, ...]] = []
-        # The engine's batch path (one C pass per batch); a batch at a time, so that a long
-        # replay's matches and changes are never all in memory at once.
-        for match, changes in zip(batch, replayer.rate_all(batch), strict=True):
-            for c in changes:
-                if c.won:
-                    wins[c.player] += 1
-                else:
-                    losses[c.player] += 1
-                touched.add(c.player)
-            if since is not None and (match.played_on, match.id) < since:
-                continue
-            stored += 1
-            if reached is not None:
-                players = (*match.side_a, *match.side_b)
-                if match.id not in (changed or ()) and reached.isdisjoint(players):
-                    continue  # its stored rows are what this replay gives
-                reached.update(players)
-            side_a = set(match.side_a)
-            for c in changes:
-                rows.append((
-                    match.id, int(c.player), ladder.pk, match.played_on,
-                    "a" if c.player in side_a else "b",
-                    c.rating_before, c.rd_before, c.volatility_before,
-                    c.rating_after, c.rd_after, c.volatility_after,
-                    c.expected, c.outcome, c.won, c.margin_multiplier, c.floor_applied,
-                    c.repetition_weight, c.diversity_ratio,
-                    c.gate_open, c.performance_weight, c.rating_after - c.rating_before,
-                ))  # fmt: skip
-        if not rows:
+    names = history.names
+    n = len(history)
+    ordinals, ids = history.column("ordinal"), history.column("id")
+    start = 0
+    if since is not None:
+        start = bisect_left(range(n), since, key=lambda j: (date.fromordinal(ordinals[j]), ids[j]))
+    flags: bytearray | None = None  # by player number: reached
+    if reached is not None:
+        flags = bytearray(len(names))
+        for k, name in enumerate(names):
+            if name in reached:
+                flags[k] = 1
+    played: Counter[int] = Counter()
+    wins: Counter[int] = Counter()
+    written = 0
+    for lo in range(0, n, RATE_BATCH):
+        hi = min(n, lo + RATE_BATCH)
+        # One C pass per batch; a batch at a time, so that a long replay's changes are
+        # never all in memory at once.
+        changes = replayer.rate_history(history, lo, hi)
+        who = changes.column("player")
+        played.update(who)
+        wins.update(compress(who, changes.column("won")))
+        take: Sequence[int] = range(max(lo, start), hi)
+        if flags is not None:
+            take = _reached_matches(history, take, flags, changed or set())
+        if not take:
             continue
+        rows = _change_rows(ladder, history, changes, lo, take)
         if full:  # in place of the stored rows of the same match and player, if any
             written += upsert_rows(RatingChange, CHANGE_FIELDS, rows, unique=("match", "user"))
         else:
             written += insert_rows(RatingChange, CHANGE_FIELDS, rows)
-    _store_states(ladder, replayer, touched, wins, losses, add=not full)
-    return stored, written
+    _store_states(
+        ladder,
+        replayer,
+        {names[p] for p in played},
+        {names[p]: wins[p] for p in played},
+        {names[p]: count - wins[p] for p, count in played.items()},
+        add=not full,
+    )
+    return n - start, written
 
 
-def _batches(matches: Iterable[MatchResult]) -> Iterable[list[MatchResult]]:
-    """`matches` in lists of RATE_BATCH, the last one shorter (empty if need be)."""
-    batch: list[MatchResult] = []
-    for match in matches:
-        batch.append(match)
-        if len(batch) == RATE_BATCH:
-            yield batch
-            batch = []
-    yield batch
+def _reached_matches(
+    history: History, take: Sequence[int], flags: bytearray, changed: set[int]
+) -> list[int]:
+    """The matches of `take` whose rows can differ: the `changed` ones and those of a player
+    reached (`flags`, by number in the history), who then reach their opponents; in order."""
+    ids, first, players = history.column("id"), history.column("first"), history.column("players")
+    n_a, n_b = history.column("n_a"), history.column("n_b")
+    out = []
+    for j in take:
+        at = first[j]
+        who = players[at : at + n_a[j] + n_b[j]]
+        if ids[j] in changed or any(flags[p] for p in who):
+            for p in who:
+                flags[p] = 1
+            out.append(j)
+    return out
+
+
+_BOOL_COLUMNS = frozenset({"won", "floor_applied", "gate_open"})
+
+
+def _change_rows(
+    ladder: Ladder, history: History, changes: Changes, lo: int, take: Sequence[int]
+) -> Iterator[tuple[object, ...]]:
+    """The change rows (in CHANGE_FIELDS order) of the history's matches `take`, from the
+    columns of `changes` (those of its matches from `lo` on)."""
+    ordinals, ids = history.column("ordinal"), history.column("id")
+    n_a, n_b = history.column("n_a"), history.column("n_b")
+    starts, who = changes.column("first"), changes.column("player")
+    at = [k for j in take for k in range(starts[j - lo], starts[j - lo + 1])]
+    everything = len(at) == len(who)
+    days: dict[int, date] = {}
+    match_ids = [ids[j] for j in take for _ in range(n_a[j] + n_b[j])]
+    played_on = [
+        days.get(ordinals[j]) or days.setdefault(ordinals[j], date.fromordinal(ordinals[j]))
+        for j in take
+        for _ in range(n_a[j] + n_b[j])
+    ]
+    sides = [side for j in take for side in ("a",) * n_a[j] + ("b",) * n_b[j]]
+    user_of = [int(name) for name in history.names]
+    users = [user_of[who[k]] for k in at]
+    columns: list[list[Any]] = []
+    for name in CHANGE_FIELDS[5:-1]:  # rating_before … performance_weight, as in PlayerChange
+        column: memoryview[Any] = changes.column(name)
+        if name in _BOOL_COLUMNS:
+            column = column.cast("?")
+        columns.append(column.tolist() if everything else [column[k] for k in at])
+    before, after = columns[0], columns[3]
+    change = [a - b for a, b in zip(after, before, strict=True)]
+    return zip(match_ids, users, repeat(ladder.pk), played_on, sides, *columns, change)
 
 
 CHANGE_FIELDS = (

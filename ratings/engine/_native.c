@@ -56,7 +56,7 @@
 
 /* Bumped whenever the Python-facing interface changes; replay.py ignores a module
    built from another version (a stale in-tree build) and stays pure Python. */
-#define API_VERSION 5
+#define API_VERSION 6
 
 #define N_CHANGE_FIELDS 16
 #define N_MATCH_FIELDS 6
@@ -653,12 +653,14 @@ typedef struct {
 } Player;
 
 /* How a MatchResult's fields are read: its slots directly when it is the plain slotted
-   dataclass, else by attribute. */
+   dataclass, else by attribute; or, when the type given is `tuple`, the items of a plain
+   row (played_on, side_a, side_b, games, id, stats), as a database query gives them. */
 typedef struct {
     PyObject *type;
     PyObject *names[N_MATCH_FIELDS];
     Py_ssize_t offsets[N_MATCH_FIELDS];
     int fast;
+    int rows;
 } MatchReader;
 
 typedef struct {
@@ -1115,6 +1117,13 @@ date_ordinal(PyObject *d)
 static PyObject *
 match_field(const MatchReader *r, PyObject *match, int i)
 {
+    if (r->rows) {
+        if (PyTuple_CheckExact(match) && PyTuple_GET_SIZE(match) == N_MATCH_FIELDS)
+            return Py_NewRef(PyTuple_GET_ITEM(match, i));
+        PyErr_SetString(PyExc_TypeError,
+                        "a match row is (played_on, side_a, side_b, games, id, stats)");
+        return NULL;
+    }
     if (r->fast && Py_TYPE(match) == (PyTypeObject *)r->type) {
         PyObject *v = *(PyObject **)((char *)match + r->offsets[i]);
         if (v != NULL) {
@@ -1654,7 +1663,8 @@ reader_init(MatchReader *r, PyObject *match, PyObject *fields)
         }
         Py_XSETREF(r->names[i], Py_NewRef(name));
     }
-    r->fast = member_offsets(match, fields, N_MATCH_FIELDS, r->offsets);
+    r->rows = match == (PyObject *)&PyTuple_Type;
+    r->fast = !r->rows && member_offsets(match, fields, N_MATCH_FIELDS, r->offsets);
     Py_XSETREF(r->type, Py_NewRef(match));
     return 0;
 }
@@ -3015,9 +3025,11 @@ static PyTypeObject ChangesType = {
 
 /* One match of a History (the columnar Replayer.rate): its rows appended to `out` (room
    reserved). `map`: the history's player numbers -> this Replay's indices (-1: not yet);
-   `last_row`: each Replay index's last row in `out` (-1: none yet). */
+   `last_row`: each Replay index's last row in `out` (-1: none yet), for `*n_last` indices;
+   grown here when loading players added indices (the opponents in their windows). */
 static int
-rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, int32_t *last_row,
+rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, int32_t **last_rows,
+         Py_ssize_t *n_last,
          const double *outcomes, Changes *out, PyObject *probs, PyObject *perf_fn)
 {
     Step s;
@@ -3025,6 +3037,7 @@ rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, int32_t *last_row
     double perf[MAX_PLAYERS], p_win;
     const double *o;
     const int32_t *who;
+    int32_t *last_row;
     int rc, has_perf = 0;
 
     /* §3 order: by date, then id within a day. */
@@ -3071,6 +3084,19 @@ rate_row(Replay *self, History *h, Py_ssize_t i, int32_t *map, int32_t *last_row
     }
     if ((rc = step_players(self, &s)) != RATED)
         return rc;
+    if (self->n_players > *n_last) {
+        Py_ssize_t old = *n_last, want = self->n_players > 2 * old ? self->n_players : 2 * old;
+        int32_t *grown = PyMem_Realloc(*last_rows, (size_t)want * sizeof(int32_t));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return ERROR;
+        }
+        for (k = old; k < want; k++)
+            grown[k] = -1;
+        *last_rows = grown;
+        *n_last = want;
+    }
+    last_row = *last_rows;
     if (self->rules.method == PERFORMANCE_WEIGHTED && perf_fn != Py_None &&
         PyDict_GET_SIZE(h->stats)) {
         PyObject *key = PyLong_FromSsize_t(i);
@@ -3192,7 +3218,8 @@ Replay_run_history(Replay *self, PyObject *args)
         start = 0;
     if (stop > h->n)
         stop = h->n;
-    /* Replay indices: those known now, and at most one new one per name of the history */
+    /* Replay indices: those known now, and one new one per name of the history (loading a
+       player may add more: their window's opponents; rate_row grows the table then) */
     n_map = self->n_players + PyList_GET_SIZE(h->names) + 1;
     map = PyMem_Malloc((size_t)(PyList_GET_SIZE(h->names) + 1) * sizeof(int32_t));
     last_row = PyMem_Malloc((size_t)n_map * sizeof(int32_t));
@@ -3230,8 +3257,8 @@ Replay_run_history(Replay *self, PyObject *args)
             prefetch_player(self, map[who[0]], map[who[1]]);
             prefetch_player(self, map[who[1]], map[who[0]]);
         }
-        rc = rate_row(self, h, i, map, last_row, (const double *)outcomes.buf, out, probs,
-                      perf_fn);
+        rc = rate_row(self, h, i, map, &last_row, &n_map, (const double *)outcomes.buf, out,
+                      probs, perf_fn);
         if (rc != RATED)
             break;
         if ((i & 0xffff) == 0xffff && PyErr_CheckSignals() < 0) {

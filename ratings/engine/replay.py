@@ -77,7 +77,7 @@ MIN_SCALE_FACTOR = 50.0
 # far past the sensible 0-3 of RATINGS.md §2.
 MAX_MARGIN_BOOST = 10.0
 # The interface version of _native.c this module speaks.
-NATIVE_API_VERSION = 5
+NATIVE_API_VERSION = 6
 # The most players a side the C replay takes (MAX_SIDE in _native.c); a ladder allows 5.
 MAX_SIDE = 16
 # rate_all reads an iterator (not a list or tuple) in pieces of this many matches.
@@ -88,6 +88,17 @@ _MATCH_FIELDS = ("played_on", "side_a", "side_b", "games", "id", "stats")
 # A score line's outcome as the columnar run reads it: (s_a, s_b, m, a_won); a_won is this
 # for a line that fails validation (the run stops at the first match that has it).
 _INVALID_LINE = (0.0, 0.0, 0.0, -1.0)
+
+#: A match as a plain row (`encode_rows`), in this order: played_on, side_a, side_b, games,
+#: id, stats (the fields of `MatchResult` but for its source line).
+MatchRow = tuple[
+    date,
+    tuple[str, ...],
+    tuple[str, ...],
+    tuple[tuple[int, int], ...],
+    int | None,
+    Mapping[str, Mapping[str, float]] | None,
+]
 
 #: A history in columns (`encode`): per match a day, an id, the players as numbers into
 #: `names` and the score line as a number into `lines`; `len`, `row(i)`, `stats`.
@@ -673,11 +684,21 @@ def encode(matches: Iterable[MatchResult]) -> History:
     takes them. The rules (the order, the players, the score lines) are the replay's to
     check, at each match, as `rate_all` checks them.
     """
-    history = _native.History(match=MatchResult, match_fields=_MATCH_FIELDS)
+    return _encode(matches, rows=False)
+
+
+def encode_rows(rows: Iterable[MatchRow]) -> History:
+    """`encode` of matches given as plain rows (`MatchRow`), as a database query reads them:
+    no MatchResult is built for a match in plain form."""
+    return _encode(rows, rows=True)
+
+
+def _encode(matches: Iterable[Any], rows: bool) -> History:
+    history = _native.History(match=tuple if rows else MatchResult, match_fields=_MATCH_FIELDS)
     todo = matches if isinstance(matches, list | tuple) else list(matches)
     i = history.extend(todo)
-    while i < len(todo):
-        match = todo[i]
+    while i < len(todo):  # not in plain form (or not a match): made plain, or refused
+        match = _as_match(todo[i]) if rows else todo[i]
         if max(len(match.side_a), len(match.side_b)) > MAX_SIDE:
             raise EngineError(f"at most {MAX_SIDE} players a side")
         plain = replace(
@@ -687,10 +708,22 @@ def encode(matches: Iterable[MatchResult]) -> History:
             side_b=tuple(match.side_b),
             games=tuple((a, b) for a, b in match.games),
         )
-        if history.extend((plain,)) != 1:
+        given = (_as_row(plain),) if rows else (plain,)
+        if history.extend(given) != 1:
             raise EngineError(f"match {match.id} of {match.played_on} cannot be rated")
         i = history.extend(todo, i + 1)
     return history
+
+
+def _as_match(row: MatchRow) -> MatchResult:
+    if not isinstance(row, tuple) or len(row) != len(_MATCH_FIELDS):
+        raise EngineError(f"a match row is ({', '.join(_MATCH_FIELDS)}), not {row!r}")
+    played_on, side_a, side_b, games, match_id, stats = row
+    return MatchResult(played_on, side_a, side_b, games, stats, match_id)
+
+
+def _as_row(match: MatchResult) -> MatchRow:
+    return (match.played_on, match.side_a, match.side_b, match.games, match.id, match.stats)
 
 
 def decode(history: History, i: int) -> MatchResult:

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ratings.engine.replay import Changes, History, Replayer, decode, encode
-from ratings.engine.types import EngineError, MatchResult, Params, PlayerChange
+from ratings.engine.replay import Changes, History, Replayer, decode, encode, encode_rows
+from ratings.engine.types import EngineError, MatchResult, Params, PlayerChange, PlayerState
 from ratings.lab.tune import train_score
 from tests.ratings.engine.test_engine_native import (
     BADMINTON,
@@ -186,6 +186,60 @@ def test_encode_takes_what_rate_takes_in_plain_form() -> None:
     assert encoded.column("ordinal").tolist() == [DAY.toordinal()] * 2 + [DAY.toordinal() + 1]
     columns, objects = Replayer(Params(), BADMINTON), Replayer(Params(), BADMINTON)
     assert_same_changes(list(columns.rate_history(encoded)), objects.rate_all(matches))
+    assert_same_replayers(columns, objects)
+
+
+def test_encode_rows_is_encode_of_the_same_matches() -> None:
+    """Rows as a database query gives them (the site's runs): the same History as the
+    matches; a row not in plain form is made plain, one that is no match refused."""
+    matches = [
+        MatchResult(DAY, ("A",), ("B",), ((21, 15), (21, 17)), id=1),
+        MatchResult(DAY, ["B"], ["C"], [(21, 15), (21, 17)], id=2),  # type: ignore[arg-type]
+        MatchResult(
+            DAY + timedelta(days=1),
+            ("A", "C"),
+            ("B", "D"),
+            ((15, 21), (21, 9), (21, 3)),
+            stats={"A": {"kills": 3.0}},
+            id=3,
+        ),
+    ]
+    rows = [(m.played_on, m.side_a, m.side_b, m.games, m.id, m.stats) for m in matches]
+    by_rows, by_matches = encode_rows(rows), encode(matches)
+    assert [by_rows.row(i) for i in range(3)] == [by_matches.row(i) for i in range(3)]
+    assert (by_rows.names, by_rows.lines, by_rows.stats) == (
+        by_matches.names,
+        by_matches.lines,
+        by_matches.stats,
+    )
+    assert decode(by_rows, 2) == matches[2]
+    with pytest.raises(EngineError, match="a match row is"):
+        encode_rows([(DAY, ("A",), ("B",))])  # type: ignore[list-item]
+
+
+def test_a_snapshots_windows_may_name_players_the_history_does_not() -> None:
+    """Continuing from a snapshot (the site's new matches), loading a player loads the
+    opponents of their window too, who need not play in the history rated: their rows'
+    states before are still the players' (the run once read them out of bounds)."""
+    params = Params(lookback_days=60)
+    before = [
+        singles(DAY + timedelta(days=i), f"Old{i}", "P1" if i % 2 else "P2", match_id=i)
+        for i in range(40)
+    ]
+    later = DAY + timedelta(days=41)
+    matches = [
+        singles(later, "P1", "P2", match_id=100),
+        singles(later, "P2", "New", match_id=101),
+        singles(later, "P1", "P2", match_id=102),
+    ]
+    initial = {"New": PlayerState(5500.0, 250.0, 0.06)}
+    first = Replayer(params, BADMINTON, initial)
+    first.rate_all(before)
+    columns = Replayer.from_snapshot(params, BADMINTON, first.snapshot())
+    objects = Replayer.from_snapshot(params, BADMINTON, first.snapshot())
+    got = columns.rate_history(encode(matches))
+    assert_same_changes(list(got), objects.rate_all(matches))
+    assert got.column("rating_before").tolist()[3] == 5500.0
     assert_same_replayers(columns, objects)
 
 
