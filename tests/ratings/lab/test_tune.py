@@ -361,3 +361,29 @@ def test_a_parameter_moves_only_when_the_folds_say_it_pays(history, monkeypatch)
     monkeypatch.setattr(tune_module, "SECOND_STAGE_STANDARD_ERRORS", 0.0)
     plain = tune(history, ladder, BADMINTON, budget=60, workers=1)
     assert plain["params"]["tau"] != ladder.tau
+
+
+def test_a_second_stage_change_is_kept_only_when_it_gains_enough(history, monkeypatch):
+    """Made-up training losses where moving repetition_alpha (a second-stage number) helps
+    on every fold, so it clears the fold margin, but by less than SECOND_STAGE_MIN_GAIN of
+    the log-loss: the ladder's value stays. The same move at five times the gain is kept."""
+    ladder = Params()
+
+    def made_up(gain_per_unit):
+        def losses(overrides):
+            alpha = overrides.get("repetition_alpha", ladder.repetition_alpha)
+            return [0.6 - gain_per_unit * abs(alpha - ladder.repetition_alpha)] * 80
+
+        return losses
+
+    # |Δα| ≤ 0.8 in the box: a gain of at most 0.004, 0.7% of 0.6
+    monkeypatch.setattr(tune_module, "_score_overrides", made_up(0.005))
+    small = tune(history, ladder, BADMINTON, budget=60, workers=1)
+    assert small["params"]["repetition_alpha"] == ladder.repetition_alpha
+    monkeypatch.setattr(tune_module, "_score_overrides", made_up(0.025))
+    large = tune(history, ladder, BADMINTON, budget=60, workers=1)
+    assert large["params"]["repetition_alpha"] != ladder.repetition_alpha
+    monkeypatch.setattr(tune_module, "SECOND_STAGE_MIN_GAIN", 0.0)
+    monkeypatch.setattr(tune_module, "_score_overrides", made_up(0.005))
+    unchecked = tune(history, ladder, BADMINTON, budget=60, workers=1)
+    assert unchecked["params"]["repetition_alpha"] != ladder.repetition_alpha
