@@ -277,6 +277,8 @@ def test_head_to_head_record_and_prediction(client, club):
     )
     page = text_of(response.content.decode())
     assert f"win with probability {p:.0%}" in page.replace("wins with", "win with")
+    # The probability once, as a percentage (a decimal beside it read "1.00" beside ">99%").
+    assert f"(match quality {result.prediction.quality:.2f} of 1)" in page
     assert "2 – 1" in page
     # The meetings are looked for among the first player's matches (a join on their rows),
     # not by testing every match of the ladder: with 200,000 that took half a second.
