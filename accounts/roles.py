@@ -1,4 +1,4 @@
-"""Who is a moderator: the Moderators group (PRODUCT.md "Roles"), plus superusers.
+"""Who is a moderator: the Moderators group (RULES.md "Roles"), plus superusers.
 
 Moderators use the Django admin to manage ladders and members, so membership of the
 group carries staff status with it: adding a user to the group makes them staff and

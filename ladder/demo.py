@@ -1,4 +1,4 @@
-"""The demo club that `manage.py seed_demo` creates (PRODUCT.md "Commands").
+"""The demo club that `manage.py seed_demo` creates (RULES.md "Commands").
 
 `seed_club()` makes the ladders, a moderator, a superuser and twenty members, and is
 idempotent: what exists is left as it is. `seed_matches(club)` then plays a season on

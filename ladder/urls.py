@@ -1,4 +1,4 @@
-"""Site addresses (PRODUCT.md "Addresses").
+"""Site addresses (RULES.md "Addresses").
 
 The probes /healthz and /readyz are answered by ``ladder.health.ProbeMiddleware``, ahead of
 the host check and the HTTPS redirect, so they are not listed here.

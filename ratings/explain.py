@@ -1,4 +1,4 @@
-"""A rating change in plain words, from the fields stored with it (PRODUCT.md "Ratings in the site").
+"""A rating change in plain words, from the fields stored with it (RULES.md "Ratings in the site").
 
     expected 0.31, won 21-12 21-15: +0.08; a clear win: counted 2.0× a narrow one;
     third match against Sam in 90 days, counted at 0.71

@@ -1,4 +1,4 @@
-"""Importing and exporting match histories in the import format (PRODUCT.md "Import format").
+"""Importing and exporting match histories in the import format (RULES.md "Import format").
 
 An import is all or nothing: every row is checked (the engine's parser, then the players
 against the site) before anything is written, and every problem is reported with its line.

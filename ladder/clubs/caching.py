@@ -1,4 +1,4 @@
-"""Visitor pages that browsers and shared caches can keep (PRODUCT.md "How it runs").
+"""Visitor pages that browsers and shared caches can keep (docs/DEPLOY.md).
 
 A signed-out visitor with no cookie sees the same page as every other such visitor, so
 the leaderboard, player pages, head-to-head, the ladder list and home are sent to them

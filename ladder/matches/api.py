@@ -115,8 +115,9 @@ def transition_schema(summary: str, request: Any = None) -> Any:
     ),
     create=extend_schema(
         summary="Report a match you played",
-        description="It waits for an opponent to confirm it. The rules of PRODUCT.md "
-        '"Matches" apply: you play in it, all players are distinct members, team sizes, '
+        description="It waits for an opponent to confirm it. "
+        'The rules of docs/RULES.md "Matches" apply: you play in it, all players are distinct '
+        "members, team sizes, "
         "the date (not in the future, not older than the ladder's max_report_age_days), "
         "scores valid for the ladder's format, no duplicate, the pending and hourly limits.",
         request=ReportSerializer,

@@ -1,6 +1,6 @@
 """Matches: a reported result, its players and games, disputes, and the audit trail.
 
-A match moves through the states of PRODUCT.md "Matches"; the rules live in
+A match moves through the states of RULES.md "Matches"; the rules live in
 ladder/matches/rules.py and ladder/matches/operations.py, the only code that changes a
 match. Every change writes one AuditEntry, which nothing may alter afterwards. The tables
 kept their names (``ladder_match`` …) when the models moved here from ``ladder.models``.
@@ -123,7 +123,7 @@ class Match(models.Model):
         return f"{a} v {b}, {self.played_on:%d %b %Y}"
 
     def get_absolute_url(self) -> str:
-        return f"/matches/{self.pk}/"  # PRODUCT.md "Addresses"
+        return f"/matches/{self.pk}/"  # RULES.md "Addresses"
 
     # ---- players and score (use the prefetched rows of MatchQuerySet.with_details) --------
 

@@ -1,4 +1,4 @@
-"""The match life cycle (PRODUCT.md "Matches"): every rule, in one place.
+"""The match life cycle (RULES.md "Matches"): every rule, in one place.
 
 The web pages and the API call these operations and hold no rules of their own.
 Each operation checks its own preconditions and either raises a ``MatchError``
@@ -524,7 +524,7 @@ def _transition(
     if to_state in _DECIDED_STATES:
         match.decided_at = now
         update.append("decided_at")
-    # The ratings pipeline replays whatever enters or leaves a rated state (PRODUCT.md
+    # The ratings pipeline replays whatever enters or leaves a rated state (RULES.md
     # "Ratings in the site"); a match that never counted and never will needs nothing.
     rate = from_state in RATED_STATES or to_state in RATED_STATES
     if rate:

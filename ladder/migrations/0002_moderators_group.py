@@ -1,4 +1,4 @@
-"""The Moderators group (PRODUCT.md "Roles") with the admin permissions moderators need.
+"""The Moderators group (RULES.md "Roles") with the admin permissions moderators need.
 
 Moderators manage ladders and their members in the admin: every permission on the
 ladder app's models, and view (not change) on users, so they can pick members but

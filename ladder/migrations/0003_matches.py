@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 
 
-# The audit trail is append-only (PRODUCT.md "Matches"). The ORM refuses changes (see
+# The audit trail is append-only (RULES.md "Matches"). The ORM refuses changes (see
 # AuditEntry); on PostgreSQL the database refuses them too, so raw SQL cannot either.
 # TRUNCATE (test-database flushes) is statement-level and not affected.
 AUDIT_TRIGGER_SQL = """

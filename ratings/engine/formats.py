@@ -1,4 +1,4 @@
-"""Scoring formats (PRODUCT.md "Ladders"): which game scores are valid and who won a match.
+"""Scoring formats (RULES.md "Ladders"): which game scores are valid and who won a match.
 
 Messages are written for a club member who typed the score, e.g.
 "Game 2: 21-20 is not a valid badminton game to 21: a game won at 21 needs a 2-point lead".

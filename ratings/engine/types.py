@@ -16,7 +16,7 @@ TEAM_METHODS = (
     "glicko1_team",
 )
 COMPOSITE_RD_CHOICES = ("mean", "rms_of_mean", "rms")
-# Singles, doubles and team games up to five a side (PRODUCT.md; RATINGS.md §5).
+# Singles, doubles and team games up to five a side (RULES.md "Ladders"; RATINGS.md §5).
 MAX_TEAM_SIZE = 5
 # RATINGS.md §3 step 2: the winner scores 1 and the margin weighs the match
 # (margin_information), or the margin moves the outcome itself (score, the seed's).
@@ -32,9 +32,9 @@ class Params:
     """Per-ladder rating parameters (RATINGS.md §2 and §5), defaults as specified."""
 
     tau: float = 0.5
-    # 450 and 0.5 (RATINGS.md §2 says 400 and 0.25) are measured: with 400 / 0.25 the
-    # defaults predicted worse than plain Glicko-2 on the CS:GO history; see
-    # docs/RATINGS_EVALUATION.md "Defaults".
+    # 450 and 0.5 (the sources' reference values were 400 and 0.25) are measured: with
+    # 400 / 0.25 the defaults predicted worse than plain Glicko-2 on the CS:GO history;
+    # see RATINGS.md §9 and docs/RATINGS_EVALUATION.md "Defaults".
     scale_factor: float = 450.0
     repetition_alpha: float = 0.2
     diversity_threshold: float = 0.2

@@ -1,4 +1,4 @@
-"""The match import format of PRODUCT.md: `played_on,side_a,side_b,score,stats` (CSV, UTF-8).
+"""The match import format (RULES.md "Import format"): `played_on,side_a,side_b,score,stats` (CSV, UTF-8).
 
 `parse_matches` checks every row and reports every problem at once, with 1-based file
 line numbers (the header is line 1). Matches get ids in file order (1, 2, ...), and the

@@ -1,6 +1,6 @@
 """Search the engine's parameters on the first half of a history; report on the second.
 
-The split, exactly (PRODUCT.md "tune", RATINGS.md §7):
+The split, exactly (RULES.md "Commands", RATINGS.md §7):
 
 - The history's first half (``N // 2`` matches, the part ``backtest`` uses to
   warm up) is the training half. A setting's score is the log-loss of the §7

@@ -1,4 +1,4 @@
-"""Smoke test of production: `deploy/run` (the README's way) with DEBUG off, on PostgreSQL and Redis.
+"""Smoke test of production: `deploy/run` (docs/DEPLOY.md) with DEBUG off, on PostgreSQL and Redis.
 
 It starts gunicorn (2 workers), a Celery worker and beat from the Procfile on a throwaway
 PostgreSQL cluster and Redis, then, over HTTP as browsers behind the site's TLS proxy would:

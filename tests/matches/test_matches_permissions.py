@@ -1,4 +1,4 @@
-"""Who may do what to a match, through the domain operations (PRODUCT.md "Matches").
+"""Who may do what to a match, through the domain operations (RULES.md "Matches").
 
 One table for every transition and every role on the doubles ladder, where alice
 reports alice & bob v charlie & dave: the reporter, the reporter's partner (bob), an

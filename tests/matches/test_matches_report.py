@@ -1,4 +1,4 @@
-"""Reporting a match: every rule of PRODUCT.md "Matches", each refusal with a clear
+"""Reporting a match: every rule of RULES.md "Matches", each refusal with a clear
 message and nothing changed (scores for each format: test_scores.py)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Emails (PRODUCT.md "Matches"): opponents on a report, the reporter on confirm or
+"""Emails (RULES.md "Matches"): opponents on a report, the reporter on confirm or
 dispute, moderators on a dispute; players on a moderator's decision. Sent after commit."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The leaderboard: the ladder page /ladders/<slug>/ (PRODUCT.md "Ratings in the site")."""
+"""The leaderboard: the ladder page /ladders/<slug>/ (RULES.md "Ratings in the site")."""
 
 from __future__ import annotations
 

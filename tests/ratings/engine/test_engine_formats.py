@@ -1,4 +1,4 @@
-"""PRODUCT.md "Ladders": scoring formats, valid games and decided matches."""
+"""RULES.md "Ladders": scoring formats, valid games and decided matches."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def test_message_reads_well() -> None:
 
 
 def test_badminton_21_rule_exhaustively() -> None:
-    """PRODUCT.md's rule: w == 21 and l <= 19, or 22 <= w <= 30 and l == w - 2, or 30-29."""
+    """RULES.md's rule: w == 21 and l <= 19, or 22 <= w <= 30 and l == w - 2, or 30-29."""
     for a in range(0, 35):
         for b in range(0, 35):
             w, lo = max(a, b), min(a, b)

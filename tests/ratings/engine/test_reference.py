@@ -53,8 +53,8 @@ def test_engine_follows_the_reference(file: str, settings: dict) -> None:  # typ
     name, fmt = FILES[file]
     matches = parse_matches((DATA / name).read_text(encoding="utf-8"), fmt)
     spec = reference.Settings(**settings)
-    # The same parameters on both sides: the reference holds RATINGS.md §2's values, the
-    # engine's defaults are measured (scale_factor, margin_clamp: docs/RATINGS_EVALUATION.md).
+    # The same parameters on both sides: the reference holds the sources' values (scale_factor
+    # 400, margin_clamp 0.25), the engine's defaults are measured (RATINGS.md §9).
     known = {f.name for f in fields(Params)}
     params = Params(**{k: v for k, v in asdict(spec).items() if k in known})
     if params.team_method == "performance_weighted":

@@ -1,4 +1,4 @@
-"""PRODUCT.md "Import format": parsing with every error and its line, and writing back."""
+"""RULES.md "Import format": parsing with every error and its line, and writing back."""
 
 from __future__ import annotations
 

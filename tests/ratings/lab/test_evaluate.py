@@ -214,7 +214,7 @@ def bwf() -> list[MatchResult]:
 
 
 def test_peers_land_near_the_published_figures(bwf):
-    """data/README.md: Glicko-2 0.612, TrueSkill 0.613, Elo 0.628, OpenSkill 0.644."""
+    """tests/data/README.md: Glicko-2 0.612, TrueSkill 0.613, Elo 0.628, OpenSkill 0.644."""
     result = backtest(
         bwf, Params(), BADMINTON, systems=["glicko2", "elo", "trueskill", "openskill"]
     )
