@@ -25,7 +25,7 @@ from django.utils.safestring import SafeString
 
 from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
-from ladder.matches.operations import MAX_REASON_LENGTH, no_member_called
+from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
 
 # A guard against absurd posts, well above any format's best-of (7).
 MAX_GAME_ROWS = 9

@@ -12,7 +12,8 @@ from accounts.models import User
 from ladder.clubs.models import Ladder
 from ladder.clubs.serializers import PageLinkMixin
 from ladder.matches.models import MATCH_STATES, AuditEntry, Dispute, Match
-from ladder.matches.operations import MAX_REASON_LENGTH, allowed_actions, no_member_called
+from ladder.matches.permissions import allowed_actions
+from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
 from ratings.engine.types import MAX_TEAM_SIZE
 
 MAX_GAMES = 25  # more than any format plays; a bound on what a request can make us check

@@ -40,10 +40,20 @@ from accounts.models import User, name_contains
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user
 from ladder.matches import operations as domain
+from ladder.matches.errors import (
+    MatchError,
+    MatchPermissionError,
+    MatchStateError,
+    MatchValidationError,
+)
 from ladder.matches.forms import DisputeForm, ModerationForm, ReportForm
+from ladder.matches.inbox import inbox_for, moderation_queue
 from ladder.matches.models import Match, Notification
+from ladder.matches.permissions import allowed_actions
 from ladder.matches.signals import predict_lineup, stakes_of_lineup
 from ladder.matches.templatetags.match_tags import names_and, names_or
+from ladder.matches.validation import check_report
+from ladder.matches.visibility import get_match_for_user, mask_hidden_players
 
 # Type-ahead: enough names to pick from, few enough to read.
 SEARCH_LIMIT = 8
@@ -86,7 +96,7 @@ def _refresh(match: Match) -> Match:
 def _actions(match: Match, user: Any) -> set[str]:
     if not user.is_authenticated:
         return set()
-    return set(domain.allowed_actions(match, user))
+    return set(allowed_actions(match, user))
 
 
 @dataclass
@@ -109,12 +119,12 @@ def _row_response(
     return trigger_client_event(response, "inbox-changed")
 
 
-def _refused(request: HtmxHttpRequest, match: Match, exc: domain.MatchError) -> HttpResponse:
+def _refused(request: HtmxHttpRequest, match: Match, exc: MatchError) -> HttpResponse:
     """A transition the domain refused: the row with its message (HTMX, 403 / 409), the 403
     page, or, for a state that does not allow it, a message on the match page."""
     if request.htmx:
         return _row_response(request, match, error=exc.message, status=exc.status)
-    if isinstance(exc, domain.MatchStateError):
+    if isinstance(exc, MatchStateError):
         messages.error(request, exc.message)
         return redirect(match)
     return _forbidden(request, exc.message)
@@ -126,7 +136,7 @@ def _transition(
     """Run one state change; answer with the inbox row (HTMX) or a redirect and a message."""
     try:
         match = run()
-    except (domain.MatchPermissionError, domain.MatchStateError) as exc:
+    except (MatchPermissionError, MatchStateError) as exc:
         return _refused(request, match, exc)
     if request.htmx:
         return _row_response(request, match, note=done)
@@ -150,10 +160,10 @@ def _report_errors(ladder: Ladder, reporter: User, **arguments: Any) -> dict[str
     """The domain's verdict on a report without making it (``check_report``: the same
     rules as the real report, no locks, no rows): its errors, {} when it would pass."""
     try:
-        domain.check_report(ladder=ladder, reporter=reporter, **arguments)
-    except domain.MatchValidationError as exc:
+        check_report(ladder=ladder, reporter=reporter, **arguments)
+    except MatchValidationError as exc:
         return {key: list(value) for key, value in exc.errors.items()}
-    except domain.MatchError as exc:
+    except MatchError as exc:
         return {"__all__": [exc.message]}
     return {}
 
@@ -239,9 +249,9 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
             if arguments is not None:
                 try:
                     match = domain.report_match(ladder=ladder, reporter=request.user, **arguments)
-                except domain.MatchValidationError as exc:
+                except MatchValidationError as exc:
                     form.add_domain_errors(exc.errors)
-                except domain.MatchPermissionError as exc:
+                except MatchPermissionError as exc:
                     return _forbidden(request, exc.message)
                 else:
                     messages.success(
@@ -393,9 +403,9 @@ def _when(moment: Any) -> str:
 
 @require_GET
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    match = domain.get_match_for_user(request.user, pk)
+    match = get_match_for_user(request.user, pk)
     actions = _actions(match, request.user)
-    domain.mask_hidden_players([match], request.user)
+    mask_hidden_players([match], request.user)
     context = {
         "match": match,
         "actions": actions,
@@ -408,7 +418,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def confirm(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = domain.get_match_for_user(request.user, pk)
+    match = get_match_for_user(request.user, pk)
     return _transition(
         request,
         match,
@@ -420,7 +430,7 @@ def confirm(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def cancel(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = domain.get_match_for_user(request.user, pk)
+    match = get_match_for_user(request.user, pk)
     return _transition(
         request,
         match,
@@ -433,7 +443,7 @@ def cancel(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
     """The dispute form (a page, or in place of the inbox row); dispute the match (POST)."""
-    match = domain.get_match_for_user(request.user, pk)
+    match = get_match_for_user(request.user, pk)
     if request.htmx and request.GET.get("cancel"):
         return _row_response(request, match)
     if request.method == "GET" and "dispute" not in _actions(match, request.user):
@@ -451,9 +461,9 @@ def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
         if arguments is not None:
             try:
                 domain.dispute_match(match, request.user, **arguments)
-            except domain.MatchValidationError as exc:
+            except MatchValidationError as exc:
                 form.add_domain_errors(exc.errors)
-            except (domain.MatchPermissionError, domain.MatchStateError) as exc:
+            except (MatchPermissionError, MatchStateError) as exc:
                 return _refused(request, match, exc)
             else:
                 done = "Disputed: a moderator will look at it. The match is not rated meanwhile."
@@ -491,7 +501,7 @@ def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, Any
 @login_required
 @require_GET
 def inbox(request: SignedInRequest) -> HttpResponse:
-    box = domain.inbox_for(request.user)
+    box = inbox_for(request.user)
     user = request.user
     context = {
         "inbox": box,
@@ -537,7 +547,7 @@ def _case(match: Match, data: Any = None) -> Case:
 def moderation(request: SignedInRequest) -> HttpResponse:
     if not request.user.is_moderator:
         return _forbidden(request, "The moderation queue is for moderators.")
-    cases = [_case(match) for match in domain.moderation_queue()]
+    cases = [_case(match) for match in moderation_queue()]
     return render(request, "ladder/moderation.html", {"cases": cases})
 
 
@@ -545,7 +555,7 @@ def moderation(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def resolve(request: SignedInRequest, pk: int) -> HttpResponse:
     """Resolve a dispute: uphold, correct (with the games) or void, with a reason."""
-    match = domain.get_match_for_user(request.user, pk)
+    match = get_match_for_user(request.user, pk)
     if request.method == "GET":
         if "resolve" not in _actions(match, request.user):
             return _forbidden(request, "Only a moderator resolves a disputed match.")
@@ -556,11 +566,11 @@ def resolve(request: SignedInRequest, pk: int) -> HttpResponse:
     if arguments is not None:
         try:
             domain.resolve_dispute(match, request.user, **arguments)
-        except domain.MatchValidationError as exc:
+        except MatchValidationError as exc:
             case.form.add_domain_errors(exc.errors)
-        except domain.MatchPermissionError as exc:
+        except MatchPermissionError as exc:
             return _forbidden(request, exc.message)
-        except domain.MatchStateError as exc:
+        except MatchStateError as exc:
             if not request.htmx:
                 messages.error(request, exc.message)
                 return redirect(match)
@@ -599,7 +609,7 @@ def void(request: SignedInRequest, pk: int) -> HttpResponse:
 
 
 def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
-    match = domain.get_match_for_user(request.user, pk)
+    match = get_match_for_user(request.user, pk)
     if request.method == "GET" and decision not in _actions(match, request.user):
         return _forbidden(
             request, "Only a moderator corrects or voids a match, once it is confirmed."
@@ -618,11 +628,11 @@ def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
             operation = domain.correct_match if decision == "correct" else domain.void_match
             try:
                 operation(match, request.user, **arguments)
-            except domain.MatchValidationError as exc:
+            except MatchValidationError as exc:
                 form.add_domain_errors(exc.errors)
-            except domain.MatchPermissionError as exc:
+            except MatchPermissionError as exc:
                 return _forbidden(request, exc.message)
-            except domain.MatchStateError as exc:
+            except MatchStateError as exc:
                 messages.error(request, exc.message)
                 return redirect(match)
             else:
