@@ -84,7 +84,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from ladder.clubnight.models import ClubNight
-from ladder.clubs.models import Ladder, Membership, format_rating, format_rd
+from ladder.clubs.formatting import format_rating, format_rd
+from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import LIVE_STATES, MatchPlayer
 from ratings.engine.predict import QUALITY_SCALE, inflated_rd, match_quality, win_probability
 from ratings.engine.teams import g1_boost, rms

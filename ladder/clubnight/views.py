@@ -22,8 +22,9 @@ from django.views.decorators.http import require_http_methods
 
 from ladder.clubnight import matchmaking as clubnight
 from ladder.clubnight.models import ClubNight
-from ladder.clubs.models import HIDDEN_PLAYER_NAME, Ladder, Membership
+from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
+from ladder.clubs.visibility import HIDDEN_PLAYER_NAME
 from ladder.matches.views import SignedInRequest
 
 
@@ -129,7 +130,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
 
 
 def _people(ladder: Ladder, on: date, viewer: Any) -> dict[str, Attendee]:
-    """The ladder's members ``viewer`` may see (the visibility rule of ladder.clubs.models), by
+    """The ladder's members ``viewer`` may see (the visibility rule of ladder.clubs.visibility), by
     username, in the order the page lists them (by name)."""
     memberships = list(
         Membership.objects.filter(ladder=ladder).listed_for(viewer).select_related("user")
@@ -161,7 +162,7 @@ def _shown_rounds(
 
     def person(username: str, among: list[str] = []) -> Attendee:  # noqa: B006 - never changed
         if username in hidden:
-            # The players of one match see each other (the rule of ladder.clubs.models).
+            # The players of one match see each other (the rule of ladder.clubs.visibility).
             if viewer_name in among:
                 return Attendee(username, hidden[username], None, None, 0)
             return Attendee("", HIDDEN_PLAYER_NAME, None, None, 0)

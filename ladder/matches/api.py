@@ -164,7 +164,7 @@ class MatchViewSet(
                 raise exceptions.ValidationError({"state": [f"Choose one of {allowed}."]})
             queryset = queryset.filter(state=state)
         if params.get("player"):
-            # Not the matches of a member hidden from you (ladder.clubs.models' visibility rule).
+            # Not the matches of a member hidden from you (ladder.clubs.visibility's rule).
             memberships = Membership.objects.filter(user__username=params["player"])
             hidden_on = cast(MembershipQuerySet, memberships).hidden_from(self.request.user)
             queryset = queryset.filter(players__user__username=params["player"]).exclude(

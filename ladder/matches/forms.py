@@ -2,7 +2,7 @@
 
 They only parse what was typed (dates, usernames, whole numbers) into the arguments of
 the domain operations in ``ladder/matches/operations.py``; every rule (team size, members, scores
-valid for the format, dates, duplicates, limits, reasons) is the domain's, and its
+valid for the format, dates, duplicates, limits, reasons) is the domain's (``validation.py``), and its
 ``MatchValidationError`` comes back onto the form through ``add_domain_errors``.
 
 Game scores are repeated ``game_a`` / ``game_b`` inputs, one pair per row, so rows can be

@@ -92,8 +92,8 @@ def resolve_members(ladder: Ladder, names: list[str]) -> tuple[dict[str, User], 
 
 
 class UsernameField(serializers.CharField):
-    """A player's username; null for a member hidden from you (ladder.clubs.models'
-    visibility rule: their name then reads "Hidden player")."""
+    """A player's username; null for a member hidden from you (the rule of
+    ladder.clubs.visibility: their name then reads "Hidden player")."""
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("read_only", True)

@@ -9,7 +9,8 @@ from typing import Any
 from django.http import Http404
 
 from accounts.models import User
-from ladder.clubs.models import HIDDEN_PLAYER_NAME, Membership, sees_hidden_members
+from ladder.clubs.models import Membership
+from ladder.clubs.visibility import HIDDEN_PLAYER_NAME, sees_hidden_members
 from ladder.matches.models import (
     Match,
 )
@@ -25,7 +26,7 @@ def get_match_for_user(user: Any, pk: Any) -> Match:
 
 def mask_hidden_players(shown: Iterable[Match], viewer: Any) -> None:
     """Withhold hidden members' names on these matches (fetched ``with_details`` or
-    ``with_history``) from ``viewer``, by the rule of ladder.clubs.models: players, reporter,
+    ``with_history``) from ``viewer``, by the rule of ladder.clubs.visibility: players, reporter,
     dispute raisers and audit actors who are hidden from the viewer become a stand-in named
     HIDDEN_PLAYER_NAME with no username. A player of the match sees every name on it.
     For display only: call it after the domain operations, on what is about to be shown."""
