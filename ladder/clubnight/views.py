@@ -70,7 +70,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     if not (ladder.is_member or request.user.is_moderator):  # type: ignore[attr-defined]
         return render(
             request,
-            "ladder/forbidden.html",
+            "forbidden.html",
             {"message": f"Only members of {ladder.name} and moderators run its club nights."},
             status=403,
         )
@@ -120,13 +120,13 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     }
     if request.htmx:
         fragment = (
-            "ladder/club_night_players.html"
+            "clubnight/club_night_players.html"
             if request.method == "GET"
-            else "ladder/club_night_rounds.html"
+            else "clubnight/club_night_rounds.html"
         )
         return render(request, fragment, context, status=status)
     context["last"] = last
-    return render(request, "ladder/club_night.html", context, status=status)
+    return render(request, "clubnight/club_night.html", context, status=status)
 
 
 def _people(ladder: Ladder, on: date, viewer: Any) -> dict[str, Attendee]:

@@ -37,8 +37,8 @@ def _send(template: str, recipients: Iterable[User], **context: Any) -> None:
         if not user.email:
             continue
         ctx = {**context, "recipient": user}
-        subject = " ".join(render_to_string(f"ladder/email/{template}_subject.txt", ctx).split())
-        body = render_to_string(f"ladder/email/{template}.txt", ctx)
+        subject = " ".join(render_to_string(f"matches/email/{template}_subject.txt", ctx).split())
+        body = render_to_string(f"matches/email/{template}.txt", ctx)
         try:
             send_mail(subject, body, None, [user.email])
         except Exception:

@@ -73,7 +73,7 @@ class SignedInRequest(HtmxHttpRequest):
 def _forbidden(request: HttpRequest, message: str) -> HttpResponse:
     """The 403 page (or, for HTMX, just the message) explaining what is not allowed."""
     template = (
-        "ladder/_refusal.html" if getattr(request, "htmx", False) else "ladder/forbidden.html"
+        "matches/_refusal.html" if getattr(request, "htmx", False) else "forbidden.html"
     )
     return render(request, template, {"message": message}, status=403)
 
@@ -114,7 +114,7 @@ def _row_response(
 ) -> HttpResponse:
     match = _refresh(match)
     row = Row(match, _actions(match, request.user), note=note, error=error)
-    response = render(request, "ladder/_inbox_row.html", {"row": row}, status=status)
+    response = render(request, "matches/_inbox_row.html", {"row": row}, status=status)
     # The navigation badge counts matches to confirm: tell the page to refresh it.
     return trigger_client_event(response, "inbox-changed")
 
@@ -241,7 +241,7 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
             if request.htmx:
                 return render(
                     request,
-                    "ladder/_games.html",
+                    "matches/_games.html",
                     {"form": form, "rows_url": reverse("ladder:report", args=[slug])},
                 )
         else:
@@ -266,7 +266,7 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
             arguments = arguments or form.report_arguments(partial=True)
     return render(
         request,
-        "ladder/report.html",
+        "matches/report.html",
         _report_context(request, ladder, form, arguments),
         status=status,
     )
@@ -338,7 +338,7 @@ def report_validate(request: SignedInRequest, slug: str) -> HttpResponse:
     complete = arguments if form.lineup_complete and form.is_valid() else None
     context = _report_context(request, ladder, form, complete)
     context["live"] = _live_errors(form)
-    return render(request, "ladder/_report_feedback.html", context)
+    return render(request, "matches/_report_feedback.html", context)
 
 
 def _live_errors(form: ReportForm) -> list[tuple[str, list[str]]]:
@@ -379,7 +379,7 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
             "value": picked,
             "picked": member.user if member else None,
         }
-        response = render(request, "ladder/_player_slot.html", context)
+        response = render(request, "matches/_player_slot.html", context)
         # The report form listens for this to validate and predict again.
         return trigger_client_event(response, "player-picked")
     text = (request.GET.get("q") or request.GET.get(slot) or "").strip().lstrip("@")
@@ -391,7 +391,7 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
             )[:SEARCH_LIMIT]
         )
     context = {"ladder": ladder, "slot": slot, "label": label, "members": found, "text": text}
-    return render(request, "ladder/_player_options.html", context)
+    return render(request, "matches/_player_options.html", context)
 
 
 # ---- the match page -----------------------------------------------------------------------
@@ -412,7 +412,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "disputes": list(match.disputes.all()),
         "audit": list(match.audit.all()),
     }
-    return render(request, "ladder/match_detail.html", context)
+    return render(request, "matches/match_detail.html", context)
 
 
 @login_required
@@ -479,9 +479,9 @@ def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
         "next": _next_or(request, ""),
     }
     if request.htmx:
-        template = "ladder/_games.html" if form.editing_rows else "ladder/_inbox_dispute_row.html"
+        template = "matches/_games.html" if form.editing_rows else "matches/_inbox_dispute_row.html"
         return render(request, template, context, status=status)
-    return render(request, "ladder/dispute.html", context, status=status)
+    return render(request, "matches/dispute.html", context, status=status)
 
 
 def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, Any]:
@@ -510,7 +510,7 @@ def inbox(request: SignedInRequest) -> HttpResponse:
         "disputes": box.disputes,
         "ladders": Ladder.objects.filter(memberships__user=user).order_by("name"),
     }
-    return render(request, "ladder/inbox.html", context)
+    return render(request, "matches/inbox.html", context)
 
 
 # ---- moderation ---------------------------------------------------------------------------
@@ -548,7 +548,7 @@ def moderation(request: SignedInRequest) -> HttpResponse:
     if not request.user.is_moderator:
         return _forbidden(request, "The moderation queue is for moderators.")
     cases = [_case(match) for match in moderation_queue()]
-    return render(request, "ladder/moderation.html", {"cases": cases})
+    return render(request, "matches/moderation.html", {"cases": cases})
 
 
 @login_required
@@ -559,7 +559,7 @@ def resolve(request: SignedInRequest, pk: int) -> HttpResponse:
     if request.method == "GET":
         if "resolve" not in _actions(match, request.user):
             return _forbidden(request, "Only a moderator resolves a disputed match.")
-        return render(request, "ladder/resolve.html", {"case": _case(match)})
+        return render(request, "matches/resolve.html", {"case": _case(match)})
     case = _case(match, request.POST)
     arguments = case.form.moderation_arguments()
     status = 400
@@ -582,7 +582,7 @@ def resolve(request: SignedInRequest, pk: int) -> HttpResponse:
                 messages.success(request, case.done)
                 return HttpResponseRedirect(_next_or(request, match.get_absolute_url()))
             status = 200
-    template = "ladder/_moderation_case.html" if request.htmx else "ladder/resolve.html"
+    template = "matches/_moderation_case.html" if request.htmx else "matches/resolve.html"
     return render(request, template, {"case": case}, status=status)
 
 
@@ -641,14 +641,14 @@ def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
         status = 400
     label = "Save the correction" if decision == "correct" else "Void the match"
     context = {"match": match, "form": form, "decision": decision, "label": label}
-    return render(request, "ladder/moderate.html", context, status=status)
+    return render(request, "matches/moderate.html", context, status=status)
 
 
 @login_required
 @require_GET
 def inbox_badge(request: HttpRequest) -> HttpResponse:
     """The navigation badge alone: HTMX reloads it after an action in the inbox."""
-    return render(request, "ladder/_inbox_badge.html")
+    return render(request, "matches/_inbox_badge.html")
 
 
 NOTIFICATIONS_PAGE = 30
@@ -667,7 +667,7 @@ def notifications(request: SignedInRequest) -> HttpResponse:
     )
     page = Paginator(mine, NOTIFICATIONS_PAGE).get_page(request.GET.get("page"))
     shown = list(page.object_list)
-    response = render(request, "ladder/notifications.html", {"page": page, "shown": shown})
+    response = render(request, "matches/notifications.html", {"page": page, "shown": shown})
     unread = [n.pk for n in shown if n.read_at is None]
     if unread:
         Notification.objects.filter(pk__in=unread).update(read_at=timezone.now())

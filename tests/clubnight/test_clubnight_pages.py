@@ -177,7 +177,7 @@ def test_htmx_gets_the_rounds_fragment(client, hall, doubles, alice):
     client.force_login(alice)
     response = client.post(url(doubles), {"present": [u.username for u in hall]}, **HX)
     assert response.status_code == 200
-    assert [t.name for t in response.templates][0] == "ladder/club_night_rounds.html"
+    assert [t.name for t in response.templates][0] == "clubnight/club_night_rounds.html"
     html = response.content.decode()
     assert 'id="rounds"' in html and "Round 1" in html and "<html" not in html
 
@@ -316,7 +316,7 @@ def test_everyone_from_the_last_club_night(client, hall, doubles, alice):
     assert "Everyone from the last club night" in page
     assert "checked" not in page
     response = client.get(url(doubles), {"from": "last"}, **HX)
-    assert [t.name for t in response.templates][0] == "ladder/club_night_players.html"
+    assert [t.name for t in response.templates][0] == "clubnight/club_night_players.html"
     html = response.content.decode()
     assert html.count(" checked") == 2
     assert 'value="bob" checked' in html and 'value="erin" checked' in html
