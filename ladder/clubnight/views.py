@@ -3,7 +3,7 @@
 One view serves the page and its two fragments (HTMX): the list of members (after
 "everyone from the last club night") and the rounds panel (after proposing a round or
 starting over). Without JavaScript the same buttons post the form and the page comes
-back. The matchmaking and tonight's rounds live in ladder/clubnight/matchmaking.py.
+back. The matchmaking lives in ladder/clubnight/matchmaking.py, tonight's rounds in services.py.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
-from ladder.clubnight import matchmaking as clubnight
+from ladder.clubnight import services as clubnight
+from ladder.clubnight.matchmaking import QUALITY_FLOOR, ClubNightError, ClubNightPermissionError
 from ladder.clubnight.models import ClubNight
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
@@ -92,9 +93,9 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
             else:
                 users = clubnight.members_named(ladder, list(dict.fromkeys(ticked)))
                 night, _ = clubnight.add_round(ladder, request.user, users, today)
-        except clubnight.ClubNightPermissionError as exc:
+        except ClubNightPermissionError as exc:
             error, status = str(exc), 403
-        except clubnight.ClubNightError as exc:
+        except ClubNightError as exc:
             error, status = str(exc), 400
         if not error and not request.htmx:
             return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
@@ -115,7 +116,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
         "rounds": _shown_rounds(ladder, night, people, request.user),
         "error": error,
         "today": today,
-        "floor": clubnight.QUALITY_FLOOR,
+        "floor": QUALITY_FLOOR,
         "can_start_over": clubnight.may_start_over(night, request.user),
     }
     if request.htmx:
@@ -178,7 +179,7 @@ def _shown_rounds(
                 quality=m["quality"],
                 win_probability=m["win_probability"],
                 report_url=_report_url(ladder, m["side_a"], m["side_b"], viewer, night.date),
-                below_floor=m["quality"] < rnd.get("floor", clubnight.QUALITY_FLOOR),
+                below_floor=m["quality"] < rnd.get("floor", QUALITY_FLOOR),
             )
             for m in rnd["matches"]
         ]

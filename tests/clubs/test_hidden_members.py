@@ -117,7 +117,7 @@ def test_club_night_rounds_name_her_only_to_herself_and_moderators(
 def test_a_round_another_member_proposes_keeps_a_present_hidden_member(
     ladder, alice, bob, charlie, client
 ):
-    from ladder.clubnight.matchmaking import tonight
+    from ladder.clubnight.services import tonight
     from tests.factories import MembershipFactory, UserFactory
 
     dave = UserFactory(username="dave")
