@@ -42,7 +42,7 @@ from ladder.matches.models import (
     MatchPlayer,
     Notification,
 )
-from ladder.matches.operations import tell_disputed, tell_reported
+from ladder.matches.notifications import tell_disputed, tell_reported
 from ratings.engine.scales import DISPLAY_DIVISOR
 from ratings.engine.types import MatchResult
 from ratings.lab import simulate

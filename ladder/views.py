@@ -10,7 +10,8 @@ from django.views.decorators.http import require_GET
 from ladder.clubs.caching import cacheable_for_visitors
 from ladder.clubs.models import Membership
 from ladder.clubs.views import ladders_for, public_ladders
-from ladder.matches.operations import inbox_for, mask_hidden_players
+from ladder.matches.inbox import inbox_for
+from ladder.matches.visibility import mask_hidden_players
 from ratings import histories
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ladder.clubs.models import format_change, format_rd
+from ladder.clubs.formatting import format_change, format_rd
 from ratings.engine.scales import DISPLAY_DIVISOR, display
 
 WIDTH = 720

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ladder.clubs.models import format_change, format_rd
+from ladder.clubs.formatting import format_change, format_rd
 
 # Below this a difference is rounding, not something to explain.
 WEIGHT_EPSILON = 0.005

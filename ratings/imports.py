@@ -20,7 +20,7 @@ from django.utils.text import slugify
 from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import Game, Match, MatchPlayer
-from ladder.matches.operations import MAX_POINTS
+from ladder.matches.validation import MAX_POINTS
 from ratings.bulk import insert_rows, reserve_ids
 from ratings.engine import MatchResult
 from ratings.lab.importfmt import (

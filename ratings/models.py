@@ -31,7 +31,8 @@ from django.db.models.functions import Coalesce, Lag
 from django.utils import timezone
 
 from accounts.models import name_contains
-from ladder.clubs.models import Ladder, Membership, listed_q
+from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.visibility import listed_q
 from ratings.engine.predict import inflated_rd
 from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
 from ratings.engine.types import Params, PlayerState

@@ -34,7 +34,8 @@ from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, 
 from django.utils import timezone
 
 from ladder.clubs.caching import pages_changed
-from ladder.clubs.models import Ladder, Membership, format_rating
+from ladder.clubs.formatting import format_rating
+from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import IdBatch, id_batches, insert_rows, upsert_rows
 from ratings.engine import MatchResult, PlayerState, Replayer, ReplaySnapshot

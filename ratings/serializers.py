@@ -7,7 +7,8 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from ladder.clubs.models import Ladder, format_change, format_rd
+from ladder.clubs.formatting import format_change, format_rd
+from ladder.clubs.models import Ladder
 from ladder.matches.serializers import UsernamesField, resolve_members, visible_ladder
 from ratings.engine.scales import display
 from ratings.leaderboards import ALL, STATUS_FILTERS

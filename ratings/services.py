@@ -8,7 +8,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ladder.clubs.models import LADDER_FLOOR, METHOD_OPTIONS, Ladder
+from ladder.clubs.models import LADDER_FLOOR, Ladder
+from ladder.clubs.params import METHOD_OPTIONS
 from ladder.matches.models import Match
 from ratings.engine.replay import validate_params
 from ratings.engine.types import EngineError, PlayerState

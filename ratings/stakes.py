@@ -16,7 +16,8 @@ from datetime import date
 from django.utils import timezone
 
 from accounts.models import User
-from ladder.clubs.models import Ladder, format_change, format_rating
+from ladder.clubs.formatting import format_change, format_rating
+from ladder.clubs.models import Ladder
 from ratings.engine.types import EngineError
 from ratings.pipeline import replayer_now
 from ratings.predictions import predict_sides

@@ -95,7 +95,7 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
         }
     )
     return _respond(
-        request, "ladder/detail.html", "ratings/_leaderboard.html", "leaderboard", context
+        request, "ratings/ladder_detail.html", "ratings/_leaderboard.html", "leaderboard", context
     )
 
 

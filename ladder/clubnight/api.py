@@ -3,7 +3,7 @@
 Stateless: the caller sends who is present and, for a next round, the rounds already
 played tonight (the answers it got before); nothing is stored. The page keeps tonight's
 rounds in a ClubNight instead (ladder/clubnight/views.py). Same rules and messages as
-the page: ladder/clubnight/matchmaking.py.
+the page: ladder/clubnight/services.py (and the search, matchmaking.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR
-from ladder.clubnight import matchmaking as clubnight
+from ladder.clubnight import services as clubnight
+from ladder.clubnight.matchmaking import ClubNightError
 from ladder.clubs.models import Ladder, Membership
 
 MAX_PRESENT = 200  # a hall, not the whole club twice over
@@ -146,7 +147,7 @@ class ClubNightView(APIView):
         try:
             users = clubnight.members_named(ladder, data.validated_data["present"])
             rnd = clubnight.propose_round(ladder, users, previous, today)
-        except clubnight.ClubNightError as exc:
+        except ClubNightError as exc:
             raise exceptions.ValidationError({"present": [str(exc)]}) from None
         states = clubnight.hall_states(ladder, users)
         players = []

@@ -3,7 +3,7 @@
 One view serves the page and its two fragments (HTMX): the list of members (after
 "everyone from the last club night") and the rounds panel (after proposing a round or
 starting over). Without JavaScript the same buttons post the form and the page comes
-back. The matchmaking and tonight's rounds live in ladder/clubnight/matchmaking.py.
+back. The matchmaking lives in ladder/clubnight/matchmaking.py, tonight's rounds in services.py.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
-from ladder.clubnight import matchmaking as clubnight
+from ladder.clubnight import services as clubnight
+from ladder.clubnight.matchmaking import QUALITY_FLOOR, ClubNightError, ClubNightPermissionError
 from ladder.clubnight.models import ClubNight
-from ladder.clubs.models import HIDDEN_PLAYER_NAME, Ladder, Membership
+from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
+from ladder.clubs.visibility import HIDDEN_PLAYER_NAME
 from ladder.matches.views import SignedInRequest
 
 
@@ -69,7 +71,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     if not (ladder.is_member or request.user.is_moderator):  # type: ignore[attr-defined]
         return render(
             request,
-            "ladder/forbidden.html",
+            "forbidden.html",
             {"message": f"Only members of {ladder.name} and moderators run its club nights."},
             status=403,
         )
@@ -91,9 +93,9 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
             else:
                 users = clubnight.members_named(ladder, list(dict.fromkeys(ticked)))
                 night, _ = clubnight.add_round(ladder, request.user, users, today)
-        except clubnight.ClubNightPermissionError as exc:
+        except ClubNightPermissionError as exc:
             error, status = str(exc), 403
-        except clubnight.ClubNightError as exc:
+        except ClubNightError as exc:
             error, status = str(exc), 400
         if not error and not request.htmx:
             return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
@@ -114,22 +116,22 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
         "rounds": _shown_rounds(ladder, night, people, request.user),
         "error": error,
         "today": today,
-        "floor": clubnight.QUALITY_FLOOR,
+        "floor": QUALITY_FLOOR,
         "can_start_over": clubnight.may_start_over(night, request.user),
     }
     if request.htmx:
         fragment = (
-            "ladder/club_night_players.html"
+            "clubnight/club_night_players.html"
             if request.method == "GET"
-            else "ladder/club_night_rounds.html"
+            else "clubnight/club_night_rounds.html"
         )
         return render(request, fragment, context, status=status)
     context["last"] = last
-    return render(request, "ladder/club_night.html", context, status=status)
+    return render(request, "clubnight/club_night.html", context, status=status)
 
 
 def _people(ladder: Ladder, on: date, viewer: Any) -> dict[str, Attendee]:
-    """The ladder's members ``viewer`` may see (the visibility rule of ladder.clubs.models), by
+    """The ladder's members ``viewer`` may see (the visibility rule of ladder.clubs.visibility), by
     username, in the order the page lists them (by name)."""
     memberships = list(
         Membership.objects.filter(ladder=ladder).listed_for(viewer).select_related("user")
@@ -161,7 +163,7 @@ def _shown_rounds(
 
     def person(username: str, among: list[str] = []) -> Attendee:  # noqa: B006 - never changed
         if username in hidden:
-            # The players of one match see each other (the rule of ladder.clubs.models).
+            # The players of one match see each other (the rule of ladder.clubs.visibility).
             if viewer_name in among:
                 return Attendee(username, hidden[username], None, None, 0)
             return Attendee("", HIDDEN_PLAYER_NAME, None, None, 0)
@@ -177,7 +179,7 @@ def _shown_rounds(
                 quality=m["quality"],
                 win_probability=m["win_probability"],
                 report_url=_report_url(ladder, m["side_a"], m["side_b"], viewer, night.date),
-                below_floor=m["quality"] < rnd.get("floor", clubnight.QUALITY_FLOOR),
+                below_floor=m["quality"] < rnd.get("floor", QUALITY_FLOOR),
             )
             for m in rnd["matches"]
         ]

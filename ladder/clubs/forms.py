@@ -9,7 +9,8 @@ from typing import Any, cast
 from django import forms
 
 from accounts.models import User
-from ladder.clubs.models import Ladder, Membership, format_rating, format_rd
+from ladder.clubs.formatting import format_rating, format_rd
+from ladder.clubs.models import Ladder, Membership
 from ratings.engine.initial import CERTAINTY_CHOICES, LEVEL_CHOICES
 
 

@@ -8,7 +8,6 @@ self-assessment and the starting rating and RD it gave (RATINGS.md §4).
 
 from __future__ import annotations
 
-from dataclasses import fields as dataclass_fields
 from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
@@ -22,6 +21,16 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.clubs.engine_messages import engine_problems, param_error_field
+from ladder.clubs.formatting import format_rating, format_rd
+from ladder.clubs.params import (
+    DEFAULTS,
+    METHOD_OPTIONS,
+    PARAM_FIELDS,
+    SITE_OPTIONS,
+    method_option_errors,
+)
+from ladder.clubs.visibility import listed_q, sees_hidden_members
 from ratings.engine.formats import (
     FORMAT_CHOICES,
     GENERIC,
@@ -31,7 +40,6 @@ from ratings.engine.formats import (
 )
 from ratings.engine.initial import CERTAINTY_CHOICES, LEVEL_CHOICES, default_state, initial_state
 from ratings.engine.replay import validate_params
-from ratings.engine.scales import display
 from ratings.engine.types import (
     COMPOSITE_RD_CHOICES,
     MAX_TEAM_SIZE,
@@ -41,8 +49,6 @@ from ratings.engine.types import (
     Params,
     PlayerState,
 )
-
-DEFAULTS = Params()
 
 GENERIC_FORMAT = GENERIC
 
@@ -80,100 +86,6 @@ COMPOSITE_RD_LABELS = {
     "rms": "Root mean square (√(Σφ² / n))",
 }
 
-# The explicit per-ladder parameter fields (RATINGS.md §2), named as in the engine's Params.
-PARAM_FIELDS = (
-    "tau",
-    "scale_factor",
-    "repetition_alpha",
-    "diversity_threshold",
-    "outcome_model",
-    "margin_boost",
-    "match_win_bonus",
-    "margin_weight",
-    "margin_clamp",
-    "rating_center",
-    "rating_min",
-    "rating_max",
-    "rd_max",
-    "initial_rating",
-    "initial_rd",
-    "initial_volatility",
-    "lookback_days",
-    "rating_period_days",
-    "team_method",
-    "composite_rd",
-)
-
-# RATINGS.md §5 method settings kept in Ladder.method_options, with the type each must have.
-_NUMBER = (int, float)
-METHOD_OPTIONS: dict[str, str] = {
-    "stat_weights": "an object of stat name → number",
-    "perf_alpha": "a number",
-    "perf_weight_min": "a number",
-    "perf_weight_max": "a number",
-    "delta_max": "a positive number, or null for no clamp",
-    "g1_scale": "a positive number",
-    "g1_rd_max": "a positive number",
-    "g1_initial_rd": "a positive number",
-    "g1_boost": "true or false",
-}
-# Method options that are no rating parameter: how the site words the method's settings.
-SITE_OPTIONS: dict[str, str] = {
-    "stat_labels": "an object of stat name → the label members read (1–40 characters)",
-}
-# A stat's label is a column heading on a phone: a few words.
-STAT_LABEL_MAX = 40
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, _NUMBER) and not isinstance(value, bool)
-
-
-def _option_ok(name: str, value: object) -> bool:
-    if name == "stat_weights":
-        return isinstance(value, dict) and all(
-            isinstance(k, str) and k and _is_number(v) for k, v in value.items()
-        )
-    if name == "g1_boost":
-        return isinstance(value, bool)
-    if name == "stat_labels":
-        return isinstance(value, dict) and all(
-            isinstance(k, str) and isinstance(v, str) and 0 < len(v.strip()) <= STAT_LABEL_MAX
-            for k, v in value.items()
-        )
-    if name == "delta_max":
-        return value is None or (_is_number(value) and value > 0)  # type: ignore[operator]
-    if name in ("perf_alpha", "perf_weight_min", "perf_weight_max"):
-        return _is_number(value)
-    return _is_number(value) and value > 0  # type: ignore[operator]
-
-
-def method_option_errors(options: object) -> list[str]:
-    """Readable problems with a ladder's method_options (empty when they are fine)."""
-    if not isinstance(options, dict):
-        return ['Method options must be a JSON object, e.g. {"stat_weights": {"kills": 1}}.']
-    errors = []
-    for name, value in options.items():
-        if name not in METHOD_OPTIONS and name not in SITE_OPTIONS:
-            allowed = ", ".join([*METHOD_OPTIONS, *SITE_OPTIONS])
-            errors.append(f"Unknown method option {name!r}; allowed: {allowed}.")
-        elif not _option_ok(name, value):
-            must = METHOD_OPTIONS.get(name) or SITE_OPTIONS[name]
-            errors.append(f"Method option {name!r} must be {must}.")
-    if not errors:
-        unknown = sorted(set(options.get("stat_labels", {})) - set(options.get("stat_weights", {})))
-        if unknown:
-            errors.append(
-                f"Stat labels name stats without a weight: {', '.join(unknown)}; label only the "
-                "stats of stat_weights."
-            )
-        low = options.get("perf_weight_min", DEFAULTS.perf_weight_min)
-        high = options.get("perf_weight_max", DEFAULTS.perf_weight_max)
-        if not 0 < low <= 1 <= high:
-            errors.append("Performance weights need 0 < perf_weight_min ≤ 1 ≤ perf_weight_max.")
-    return errors
-
-
 # RATINGS.md §2 and §3 step 9: the wrong-way floor is always on for a ladder (only
 # backtest and tune may switch it off), so it has no field and no method option.
 LADDER_FLOOR = True
@@ -181,73 +93,6 @@ LADDER_FLOOR = True
 # RATINGS.md §8: who is ranked. Per ladder; these are the defaults.
 RANKED_MIN_MATCHES = 5
 RANKED_RD = 120.0
-
-
-def format_rating(value: float | None) -> str:
-    """A rating in points as the ladder shows it: 4500 → "4.50" (RATINGS.md §1)."""
-    return "–" if value is None else display(value)
-
-
-def format_rd(value: float | None) -> str:
-    """An RD (or any spread or change) in display units, two decimals: 189 → "0.19"
-    (RATINGS.md §8: never raw points beside a 2.0–9.0 rating)."""
-    return "–" if value is None else f"{value / 1000:.2f}"
-
-
-def format_percent(probability: float | None) -> str:
-    """A probability as people read it: 0.634 → "63%"; None → "–" (no prediction, never a
-    made-up number). Only a certainty reads "100%" or "0%": 0.9996 is ">99%"."""
-    if probability is None:
-        return "–"
-    shown = f"{probability:.0%}"
-    if shown == "100%" and probability < 1.0:
-        return ">99%"
-    if shown == "0%" and probability > 0.0:
-        return "<1%"
-    return shown
-
-
-def format_change(value: float | None) -> str:
-    """A change of rating in display units, signed: +31 → "+0.03", −151 → "−0.15" (a real
-    minus sign); a change too small to show reads "0.00", without a sign."""
-    if value is None:
-        return "–"
-    size = f"{abs(value) / 1000:.2f}"
-    if size == "0.00":
-        return size
-    return f"+{size}" if value > 0 else f"\u2212{size}"
-
-
-# The first words of the engine's messages (validate_params): a parameter's name, or one of
-# these. A "; " before any other word is inside a message, not between two.
-_MESSAGE_HEADS = frozenset({f.name for f in dataclass_fields(Params)}) | {
-    "performance_weighted",
-    "performance",
-    "stat",
-}
-
-
-def _engine_problems(error: EngineError) -> list[str]:
-    """The problems of one ``validate_params`` error, each a message of its own."""
-    problems: list[str] = []
-    for part in str(error).split("; "):
-        if problems and part.split(" ", 1)[0] not in _MESSAGE_HEADS:
-            problems[-1] += "; " + part
-        else:
-            problems.append(part)
-    return problems
-
-
-def _param_error_field(message: str) -> str:
-    """The ladder field a message of ``validate_params`` is about: the parameter it starts
-    with when the ladder has a field of that name, the team method for a method that
-    cannot work with these options, else the method options."""
-    name = message.split(" ", 1)[0]
-    if name in PARAM_FIELDS:
-        return name
-    if name == "performance_weighted":
-        return "team_method"
-    return "method_options"
 
 
 class LadderQuerySet(models.QuerySet["Ladder"]):
@@ -562,7 +407,7 @@ class Ladder(models.Model):
             validate_params(self.params())
         except EngineError as exc:
             return [
-                (_param_error_field(part), self._readable(part)) for part in _engine_problems(exc)
+                (param_error_field(part), self._readable(part)) for part in engine_problems(exc)
             ]
         except (TypeError, ValueError) as exc:
             return [("method_options", f"The rating engine refused these settings: {exc}")]
@@ -660,36 +505,6 @@ class Ladder(models.Model):
 
 # Short forms of the certainty answers, for tables.
 CERTAINTY_SHORT = {"rated": "league-rated", "regular": "plays regularly", "unsure": "not sure"}
-
-
-# ---- who may see a hidden member -----------------------------------------------------------
-#
-# THE visibility rule (issue 15 #4). A member who unticked "show me on the leaderboard"
-# (Membership.is_public off) is seen on that ladder only by themselves and the moderators;
-# to everyone else they are not listed, and where a match must show them, they read as
-# HIDDEN_PLAYER_NAME. The players of one match see each other's names on it (they played
-# face to face, and must know whose report they confirm). Every list of people asks this
-# rule: memberships and player search (MembershipQuerySet.listed_for), rating rows
-# (PlayerRating.listed_for), match pages and the matches API (matches.mask_hidden_players),
-# club night. Exports are run by the club's operator, who sees everyone.
-
-HIDDEN_PLAYER_NAME = "Hidden player"
-
-
-def sees_hidden_members(viewer: Any) -> bool:
-    """Whether ``viewer`` sees every member, hidden or not (moderators)."""
-    return bool(viewer is not None and viewer.is_authenticated and viewer.is_moderator)
-
-
-def listed_q(viewer: Any, *, public: Q, user: str = "user", among: Q | None = None) -> Q:
-    """The rule as a condition on rows naming a member: rows ``among`` (all by default)
-    that are ``public``, or are the viewer's own; every one of them for moderators."""
-    among = among if among is not None else Q()
-    if sees_hidden_members(viewer):
-        return among
-    if viewer is not None and viewer.is_authenticated:
-        return among & (public | Q(**{user: viewer}))
-    return among & public
 
 
 class MembershipQuerySet(models.QuerySet["Membership"]):

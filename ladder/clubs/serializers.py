@@ -8,7 +8,8 @@ from typing import Any
 from rest_framework import serializers
 
 from accounts.models import User
-from ladder.clubs.models import Ladder, format_rd
+from ladder.clubs.formatting import format_rd
+from ladder.clubs.models import Ladder
 
 
 class PageLinkMixin:

@@ -53,7 +53,7 @@ def public_ladder(request: HttpRequest, slug: str) -> object:
 @require_GET
 @cacheable_for_visitors(public_ladders)
 def ladder_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "ladder/list.html", {"ladders": ladders_for(request)})
+    return render(request, "clubs/list.html", {"ladders": ladders_for(request)})
 
 
 @login_required
@@ -78,8 +78,8 @@ def join(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     if request.htmx:
         # Inside a ladder card: the form in place of the Join button (or the button again).
         slot_form = None if request.GET.get("cancel") else form
-        return render(request, "ladder/_join_slot.html", {"ladder": ladder, "form": slot_form})
-    return render(request, "ladder/join.html", {"ladder": ladder, "form": form})
+        return render(request, "clubs/_join_slot.html", {"ladder": ladder, "form": slot_form})
+    return render(request, "clubs/join.html", {"ladder": ladder, "form": form})
 
 
 def _joined(
@@ -91,7 +91,7 @@ def _joined(
         if membership is not None:
             # The card's member count changes too: swapped out of band.
             context["member_count"] = ladder.memberships.count()
-        return render(request, "ladder/_join_slot.html", context)
+        return render(request, "clubs/_join_slot.html", context)
     if membership is None:
         messages.info(request, f"You are already a member of {ladder.name}.")
     else:
@@ -105,7 +105,7 @@ def _joined(
 
 def _refused(request: HtmxHttpRequest, ladder: Ladder, message: str) -> HttpResponse:
     if request.htmx:
-        return render(request, "ladder/_join_slot.html", {"ladder": ladder, "error": message})
+        return render(request, "clubs/_join_slot.html", {"ladder": ladder, "error": message})
     messages.error(request, message)
     return redirect(ladder)
 

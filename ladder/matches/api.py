@@ -29,6 +29,13 @@ from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR, FIELD_ERRORS
 from ladder.clubs.models import Ladder, Membership, MembershipQuerySet
 from ladder.matches import operations as matches
+from ladder.matches.errors import (
+    MatchError,
+    MatchPermissionError,
+    MatchStateError,
+    MatchValidationError,
+)
+from ladder.matches.inbox import inbox_for
 from ladder.matches.models import MATCH_STATES, Match
 from ladder.matches.serializers import (
     CorrectInputSerializer,
@@ -40,6 +47,7 @@ from ladder.matches.serializers import (
     ResolveInputSerializer,
     VoidInputSerializer,
 )
+from ladder.matches.visibility import get_match_for_user, mask_hidden_players
 
 
 class Conflict(exceptions.APIException):
@@ -48,16 +56,16 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
-def api_exception(exc: matches.MatchError, rename: dict[str, str] | None = None) -> Exception:
+def api_exception(exc: MatchError, rename: dict[str, str] | None = None) -> Exception:
     """The DRF exception for a domain error (field names as the API calls them)."""
-    if isinstance(exc, matches.MatchValidationError):
+    if isinstance(exc, MatchValidationError):
         rename = {"__all__": api_settings.NON_FIELD_ERRORS_KEY, **(rename or {})}
         return exceptions.ValidationError(
             {rename.get(field, field): messages for field, messages in exc.errors.items()}
         )
-    if isinstance(exc, matches.MatchPermissionError):
+    if isinstance(exc, MatchPermissionError):
         return exceptions.PermissionDenied(exc.message)
-    if isinstance(exc, matches.MatchStateError):
+    if isinstance(exc, MatchStateError):
         return Conflict(exc.message)
     error = exceptions.APIException(exc.message)
     error.status_code = exc.status
@@ -71,7 +79,7 @@ class DomainErrorsMixin:
     error_fields: dict[str, dict[str, str]] = {}
 
     def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, matches.MatchError):
+        if isinstance(exc, MatchError):
             rename = self.error_fields.get(getattr(self, "action", None) or "", {})
             exc = api_exception(exc, rename)
         return super().handle_exception(exc)  # type: ignore[misc]
@@ -156,7 +164,7 @@ class MatchViewSet(
                 raise exceptions.ValidationError({"state": [f"Choose one of {allowed}."]})
             queryset = queryset.filter(state=state)
         if params.get("player"):
-            # Not the matches of a member hidden from you (ladder.clubs.models' visibility rule).
+            # Not the matches of a member hidden from you (ladder.clubs.visibility's rule).
             memberships = Membership.objects.filter(user__username=params["player"])
             hidden_on = cast(MembershipQuerySet, memberships).hidden_from(self.request.user)
             queryset = queryset.filter(players__user__username=params["player"]).exclude(
@@ -167,7 +175,7 @@ class MatchViewSet(
     def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
         if args and args[0] is not None:
             shown = args[0] if kwargs.get("many") else [args[0]]
-            matches.mask_hidden_players(shown, self.request.user)
+            mask_hidden_players(shown, self.request.user)
         return super().get_serializer(*args, **kwargs)
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer]:
@@ -185,11 +193,11 @@ class MatchViewSet(
         return throttles
 
     def get_object(self) -> Match:
-        return matches.get_match_for_user(self.request.user, self.kwargs["pk"])
+        return get_match_for_user(self.request.user, self.kwargs["pk"])
 
     def _detail(self, match: Match, status_code: int = 200) -> Response:
-        match = matches.get_match_for_user(self.request.user, match.pk)
-        matches.mask_hidden_players([match], self.request.user)
+        match = get_match_for_user(self.request.user, match.pk)
+        mask_hidden_players([match], self.request.user)
         data = MatchDetailSerializer(match, context=self.get_serializer_context()).data
         # str(): the field gives a Hyperlink (a str subclass) that WSGI servers refuse.
         headers = {"Location": str(data["url"])} if status_code == 201 else None
@@ -285,7 +293,7 @@ class InboxView(DomainErrorsMixin, APIView):
 
     @extend_schema(summary="Your inbox", responses={200: InboxSerializer, 401: ERRORS[401]})
     def get(self, request: Request) -> Response:
-        inbox = matches.inbox_for(request.user)
+        inbox = inbox_for(request.user)
         data = {
             "count": inbox.count,
             "to_confirm": inbox.to_confirm,

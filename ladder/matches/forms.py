@@ -2,7 +2,7 @@
 
 They only parse what was typed (dates, usernames, whole numbers) into the arguments of
 the domain operations in ``ladder/matches/operations.py``; every rule (team size, members, scores
-valid for the format, dates, duplicates, limits, reasons) is the domain's, and its
+valid for the format, dates, duplicates, limits, reasons) is the domain's (``validation.py``), and its
 ``MatchValidationError`` comes back onto the form through ``add_domain_errors``.
 
 Game scores are repeated ``game_a`` / ``game_b`` inputs, one pair per row, so rows can be
@@ -25,7 +25,7 @@ from django.utils.safestring import SafeString
 
 from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
-from ladder.matches.operations import MAX_REASON_LENGTH, no_member_called
+from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
 
 # A guard against absurd posts, well above any format's best-of (7).
 MAX_GAME_ROWS = 9

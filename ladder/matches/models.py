@@ -1,8 +1,9 @@
 """Matches: a reported result, its players and games, disputes, and the audit trail.
 
 A match moves through the states of RULES.md "Matches"; the rules live in
-ladder/matches/rules.py and ladder/matches/operations.py, the only code that changes a
-match. Every change writes one AuditEntry, which nothing may alter afterwards. The tables
+ladder/matches/operations.py (the state machine, the only code that changes a match),
+with who may take each step in permissions.py and what input is valid in validation.py.
+Every change writes one AuditEntry, which nothing may alter afterwards. The tables
 kept their names (``ladder_match`` …) when the models moved here from ``ladder.models``.
 """
 

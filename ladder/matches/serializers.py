@@ -12,7 +12,8 @@ from accounts.models import User
 from ladder.clubs.models import Ladder
 from ladder.clubs.serializers import PageLinkMixin
 from ladder.matches.models import MATCH_STATES, AuditEntry, Dispute, Match
-from ladder.matches.operations import MAX_REASON_LENGTH, allowed_actions, no_member_called
+from ladder.matches.permissions import allowed_actions
+from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
 from ratings.engine.types import MAX_TEAM_SIZE
 
 MAX_GAMES = 25  # more than any format plays; a bound on what a request can make us check
@@ -91,8 +92,8 @@ def resolve_members(ladder: Ladder, names: list[str]) -> tuple[dict[str, User], 
 
 
 class UsernameField(serializers.CharField):
-    """A player's username; null for a member hidden from you (ladder.clubs.models'
-    visibility rule: their name then reads "Hidden player")."""
+    """A player's username; null for a member hidden from you (the rule of
+    ladder.clubs.visibility: their name then reads "Hidden player")."""
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("read_only", True)

@@ -1,4 +1,4 @@
-"""The club night page, its API and the service behind them (ladder/clubnight/matchmaking.py)."""
+"""The club night page, its API and the service behind them (ladder/clubnight/services.py, the search in matchmaking.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from ladder.clubnight import matchmaking as clubnight
+from ladder.clubnight import services as clubnight
+from ladder.clubnight.matchmaking import QUALITY_FLOOR, ClubNightError, ClubNightPermissionError
 from ladder.clubnight.models import ClubNight
 from ladder.clubs.models import Ladder
 from ladder.matches.models import Match
@@ -177,7 +178,7 @@ def test_htmx_gets_the_rounds_fragment(client, hall, doubles, alice):
     client.force_login(alice)
     response = client.post(url(doubles), {"present": [u.username for u in hall]}, **HX)
     assert response.status_code == 200
-    assert [t.name for t in response.templates][0] == "ladder/club_night_rounds.html"
+    assert [t.name for t in response.templates][0] == "clubnight/club_night_rounds.html"
     html = response.content.decode()
     assert 'id="rounds"' in html and "Round 1" in html and "<html" not in html
 
@@ -254,7 +255,7 @@ def test_start_over_without_a_round_is_refused(client, hall, doubles, alice):
 def test_start_over_service_checks_who_asks(hall, doubles, alice, bob, outsider):
     night, _ = clubnight.add_round(doubles, alice, hall)
     for who in (bob, outsider):
-        with pytest.raises(clubnight.ClubNightPermissionError, match="Only a moderator"):
+        with pytest.raises(ClubNightPermissionError, match="Only a moderator"):
             clubnight.start_over(doubles, who)
     night.refresh_from_db()
     assert len(night.rounds) == 1
@@ -316,7 +317,7 @@ def test_everyone_from_the_last_club_night(client, hall, doubles, alice):
     assert "Everyone from the last club night" in page
     assert "checked" not in page
     response = client.get(url(doubles), {"from": "last"}, **HX)
-    assert [t.name for t in response.templates][0] == "ladder/club_night_players.html"
+    assert [t.name for t in response.templates][0] == "clubnight/club_night_players.html"
     html = response.content.decode()
     assert html.count(" checked") == 2
     assert 'value="bob" checked' in html and 'value="erin" checked' in html
@@ -405,9 +406,9 @@ def test_proposing_takes_a_fixed_number_of_queries(
 
 
 def test_non_members_are_named(ladder, alice, bob, outsider):
-    with pytest.raises(clubnight.ClubNightError, match="Olive Outsider is not a member"):
+    with pytest.raises(ClubNightError, match="Olive Outsider is not a member"):
         clubnight.propose_round(ladder, [alice, bob, outsider])
-    with pytest.raises(clubnight.ClubNightError, match="alice is listed twice"):
+    with pytest.raises(ClubNightError, match="alice is listed twice"):
         clubnight.propose_round(ladder, [alice, bob, alice])
 
 
@@ -428,7 +429,7 @@ def test_api_proposes_a_round(hall, doubles, alice):
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["ladder"] == "doubles" and body["team_size"] == 2 and body["exact"] is True
-    assert body["floor"] == clubnight.QUALITY_FLOOR
+    assert body["floor"] == QUALITY_FLOOR
     assert len(body["matches"]) == 2 and len(body["byes"]) == 1
     assert sorted(placed(body)) == sorted(u.username for u in hall)
     for m in body["matches"]:

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder.clubs.models import HIDDEN_PLAYER_NAME
+from ladder.clubs.visibility import HIDDEN_PLAYER_NAME
 from ladder.matches import operations as matches
 from tests.factories import hide, login, reported_match
 from tests.matches.support import API, api_client
@@ -117,7 +117,7 @@ def test_club_night_rounds_name_her_only_to_herself_and_moderators(
 def test_a_round_another_member_proposes_keeps_a_present_hidden_member(
     ladder, alice, bob, charlie, client
 ):
-    from ladder.clubnight.matchmaking import tonight
+    from ladder.clubnight.services import tonight
     from tests.factories import MembershipFactory, UserFactory
 
     dave = UserFactory(username="dave")

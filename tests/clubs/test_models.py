@@ -7,7 +7,9 @@ from dataclasses import fields
 import pytest
 from django.core.exceptions import ValidationError
 
-from ladder.clubs.models import PARAM_FIELDS, Ladder, format_percent, format_rating, format_rd
+from ladder.clubs.formatting import format_percent, format_rating, format_rd
+from ladder.clubs.models import Ladder
+from ladder.clubs.params import PARAM_FIELDS
 from ratings.engine.formats import get_format
 from ratings.engine.types import Params
 

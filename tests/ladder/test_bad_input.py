@@ -10,6 +10,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from ladder.matches import operations as matches
+from ladder.matches.errors import MatchValidationError
 from ladder.matches.models import AuditEntry, Dispute, Match
 
 pytestmark = pytest.mark.django_db
@@ -137,7 +138,7 @@ def test_a_2_mb_dispute_reason_is_refused_with_a_message_and_not_stored(ladder, 
     client.force_login(bob)
     page = client.post(f"/matches/{match.pk}/dispute/", {"reason": long_reason})
     assert page.status_code in (200, 400) and b"2000" in page.content
-    with pytest.raises(matches.MatchValidationError):
+    with pytest.raises(MatchValidationError):
         matches.dispute_match(match, bob, long_reason, None)
     assert not Dispute.objects.exists()
     assert not AuditEntry.objects.filter(action="dispute").exists()

@@ -16,7 +16,9 @@ from django.utils import timezone
 from ladder.clubs.models import Ladder, Membership
 from ladder.demo import BADMINTON_LEVELS, SEASON_WEEKS
 from ladder.matches import operations as matches
+from ladder.matches.inbox import inbox_for, moderation_queue
 from ladder.matches.models import AuditEntry, Dispute, Match
+from ladder.matches.permissions import allowed_actions
 from tests.support.fairness import check_ladder
 
 
@@ -94,7 +96,7 @@ class SeasonTests(TestCase):
         )
 
     def test_the_dispute(self):
-        (match,) = matches.moderation_queue()
+        (match,) = moderation_queue()
         dispute = Dispute.objects.get(match=match)
         assert dispute.is_open and dispute.raised_by in match.opponents and dispute.reason
         match.ladder.scoring().validate_games([tuple(g) for g in dispute.proposed_games])
@@ -104,7 +106,7 @@ class SeasonTests(TestCase):
         from accounts.models import User
 
         mod = User.objects.get(username="mod")
-        assert matches.allowed_actions(match, mod) == {"resolve"}
+        assert allowed_actions(match, mod) == {"resolve"}
         match = matches.resolve_dispute(
             match, mod, "correct", "Both remember three games", games=dispute.proposed_games
         )
@@ -114,8 +116,8 @@ class SeasonTests(TestCase):
         pending = Match.objects.filter(state="pending").with_details()
         for match in pending:
             opponent = match.opponents[0]
-            assert match.pk in [m.pk for m in matches.inbox_for(opponent).to_confirm]
-            assert matches.allowed_actions(match, opponent) == {"confirm", "dispute"}
+            assert match.pk in [m.pk for m in inbox_for(opponent).to_confirm]
+            assert allowed_actions(match, opponent) == {"confirm", "dispute"}
 
     def test_scores_look_like_badminton(self):
         singles = season("singles")

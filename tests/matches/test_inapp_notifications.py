@@ -8,6 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from ladder.matches import operations as matches
+from ladder.matches.errors import MatchPermissionError
 from ladder.matches.models import Notification
 from ratings.models import RatingChange
 from ratings.pipeline import rate_ladder
@@ -95,7 +96,7 @@ def test_a_moderators_decision_tells_every_player(  # type: ignore[no-untyped-de
 def test_a_refused_action_tells_no_one(doubles, alice, bob, charlie, dave):
     match = doubles_match(doubles, alice, bob, charlie, dave)
     before = Notification.objects.count()
-    with pytest.raises(matches.MatchPermissionError):
+    with pytest.raises(MatchPermissionError):
         matches.confirm_match(match, bob)  # the reporter's own side cannot confirm
     assert Notification.objects.count() == before
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from ladder.context_processors import to_confirm_count
 from ladder.matches import operations as matches
+from ladder.matches.inbox import inbox_for
 from ladder.matches.models import AuditEntry, Dispute, Match
 from ratings import predictions
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
@@ -391,7 +392,7 @@ def test_badge_counts_what_the_inbox_lists(
     for user in (alice, bob, charlie, dave, mod):
         with django_assert_num_queries(1):
             count = to_confirm_count(user)
-        assert count == matches.inbox_for(user).count
+        assert count == inbox_for(user).count
     assert (to_confirm_count(charlie), to_confirm_count(alice), to_confirm_count(mod)) == (1, 1, 0)
 
 

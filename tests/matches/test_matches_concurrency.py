@@ -10,6 +10,7 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from ladder.matches import operations as matches
+from ladder.matches.errors import MatchError, MatchStateError
 from ladder.matches.models import AuditEntry, Match
 from tests.factories import reported_match
 
@@ -57,7 +58,7 @@ def test_the_same_report_twice_at_once(ladder, alice, bob):
         report(bob, bob, alice, [(15, 21), (18, 21)]),
     )
     assert sum(isinstance(r, Match) for r in results) == 1
-    (refusal,) = [r for r in results if isinstance(r, matches.MatchError)]
+    (refusal,) = [r for r in results if isinstance(r, MatchError)]
     assert "already reported" in refusal.message
     assert Match.objects.count() == 1 and AuditEntry.objects.count() == 1
 
@@ -68,7 +69,7 @@ def test_confirm_racing_cancel(ladder, alice, bob):
         lambda: matches.confirm_match(match, bob), lambda: matches.cancel_match(match, alice)
     )
     winners = [r for r in results if isinstance(r, Match)]
-    (loser,) = [r for r in results if isinstance(r, matches.MatchStateError)]
+    (loser,) = [r for r in results if isinstance(r, MatchStateError)]
     assert len(winners) == 1
     match.refresh_from_db()
     assert match.state == winners[0].state

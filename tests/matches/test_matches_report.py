@@ -12,7 +12,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from ladder.matches import operations as matches
+from ladder.matches.errors import MatchPermissionError, MatchValidationError
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer
+from ladder.matches.validation import check_report
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
 from tests.matches.support import unchanged
 
@@ -33,7 +35,7 @@ def report(ladder, reporter, side_a, side_b, games=((21, 15), (21, 18)), **kwarg
 
 def refused(field, message, **call):
     """Run report(**call) expecting a 400 on ``field`` whose message contains ``message``."""
-    with unchanged(), pytest.raises(matches.MatchValidationError) as info:
+    with unchanged(), pytest.raises(MatchValidationError) as info:
         report(**call)
     assert info.value.status == 400
     assert any(message in m for m in info.value.errors.get(field, [])), info.value.errors
@@ -213,7 +215,7 @@ def test_the_reporter_must_play(ladder, alice, bob, charlie):
 def test_a_non_member_cannot_report(ladder, bob, outsider):
     with (
         unchanged(),
-        pytest.raises(matches.MatchPermissionError, match="not a member of Club Singles"),
+        pytest.raises(MatchPermissionError, match="not a member of Club Singles"),
     ):
         report(ladder, outsider, [outsider], [bob])
 
@@ -456,16 +458,16 @@ def test_checking_a_report_makes_nothing_and_locks_nothing(ladder, alice, bob, m
         "games": [(21, 15), (21, 18)],
     }
     with unchanged(), CaptureQueriesContext(connection) as queries:
-        assert matches.check_report(**arguments) is None
+        assert check_report(**arguments) is None
     assert not [q["sql"] for q in queries if "FOR UPDATE" in q["sql"].upper()]
     assert not [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("INSERT")]
     assert mailoutbox == []
 
     # The same refusal as the report itself, word for word.
     bad = {**arguments, "games": [(21, 15), (15, 21)]}
-    with unchanged(), pytest.raises(matches.MatchValidationError) as checked:
-        matches.check_report(**bad)
-    with unchanged(), pytest.raises(matches.MatchValidationError) as reported:
+    with unchanged(), pytest.raises(MatchValidationError) as checked:
+        check_report(**bad)
+    with unchanged(), pytest.raises(MatchValidationError) as reported:
         matches.report_match(**bad)
     assert checked.value.errors == reported.value.errors
 
@@ -473,6 +475,6 @@ def test_checking_a_report_makes_nothing_and_locks_nothing(ladder, alice, bob, m
     match = matches.report_match(**arguments)
     assert Match.objects.filter(pk=match.pk, state="pending").exists()
     # And a second time it is a duplicate, for the check as for the report.
-    with pytest.raises(matches.MatchValidationError) as duplicate:
-        matches.check_report(**arguments)
+    with pytest.raises(MatchValidationError) as duplicate:
+        check_report(**arguments)
     assert "already reported" in str(duplicate.value.errors["__all__"])

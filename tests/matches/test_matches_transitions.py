@@ -10,8 +10,12 @@ from django.http import Http404
 from django.utils import timezone
 
 from ladder.matches import operations as matches
+from ladder.matches.errors import MatchStateError, MatchValidationError
+from ladder.matches.inbox import inbox_for, moderation_queue
 from ladder.matches.models import AuditEntry, Dispute, Match
+from ladder.matches.permissions import ACTIONS, allowed_actions
 from ladder.matches.tasks import expire_pending_matches
+from ladder.matches.visibility import get_match_for_user
 from ratings import predictions
 from tests.factories import reported_match
 from tests.matches.support import doubles_match, in_state, unchanged
@@ -52,7 +56,7 @@ def attempt(action, match, *, reporter, opponent, mod):
 
 
 @pytest.mark.parametrize("state", STATES)
-@pytest.mark.parametrize("action", matches.ACTIONS)
+@pytest.mark.parametrize("action", ACTIONS)
 def test_state_machine(doubles, alice, bob, charlie, dave, mod, state, action):
     match = in_state(
         state,
@@ -62,11 +66,11 @@ def test_state_machine(doubles, alice, bob, charlie, dave, mod, state, action):
         mod=mod,
     )
     actor = {"confirm": charlie, "dispute": charlie, "cancel": alice}.get(action, mod)
-    assert (action in matches.allowed_actions(match, actor)) is (action in POSSIBLE[state])
+    assert (action in allowed_actions(match, actor)) is (action in POSSIBLE[state])
     if action in POSSIBLE[state]:
         attempt(action, match, reporter=alice, opponent=charlie, mod=mod)
         return
-    with unchanged(match), pytest.raises(matches.MatchStateError) as info:
+    with unchanged(match), pytest.raises(MatchStateError) as info:
         attempt(action, match, reporter=alice, opponent=charlie, mod=mod)
     assert info.value.status == 409
     assert info.value.message.startswith("This match")
@@ -96,7 +100,7 @@ def test_refusals_say_why(doubles, alice, bob, charlie, dave, mod, state, messag
         reporter=alice,
         mod=mod,
     )
-    with pytest.raises(matches.MatchStateError, match=message):
+    with pytest.raises(MatchStateError, match=message):
         matches.confirm_match(match, charlie)
 
 
@@ -117,7 +121,7 @@ def test_the_passed_instance_may_be_stale(ladder, alice, bob):
     """Operations re-read the locked row: a stale copy cannot confirm a cancelled match."""
     stale = reported_match(ladder, alice, [alice], [bob])
     matches.cancel_match(Match.objects.get(pk=stale.pk), alice)
-    with pytest.raises(matches.MatchStateError, match="cancelled"):
+    with pytest.raises(MatchStateError, match="cancelled"):
         matches.confirm_match(stale, bob)
 
 
@@ -129,8 +133,8 @@ def test_expiry(ladder, alice, bob, charlie):
     old = reported_match(ladder, alice, [alice], [bob], now=now - timedelta(hours=169))
     fresh = reported_match(ladder, alice, [alice], [charlie], now=now - timedelta(hours=167))
     assert old.is_expired(now) and not fresh.is_expired(now)
-    assert matches.allowed_actions(old, bob, now) == set()
-    with unchanged(old), pytest.raises(matches.MatchStateError, match="expired unconfirmed"):
+    assert allowed_actions(old, bob, now) == set()
+    with unchanged(old), pytest.raises(MatchStateError, match="expired unconfirmed"):
         matches.confirm_match(old, bob, now=now)
 
     assert matches.expire_overdue(now) == 1
@@ -205,7 +209,7 @@ def test_a_dispute_keeps_the_reason_and_proposed_score(disputed, bob):
 )
 def test_bad_disputes(ladder, alice, bob, kwargs, field, message):
     match = reported_match(ladder, alice, [alice], [bob])
-    with unchanged(match), pytest.raises(matches.MatchValidationError) as info:
+    with unchanged(match), pytest.raises(MatchValidationError) as info:
         matches.dispute_match(match, bob, **kwargs)
     assert any(message in m for m in info.value.errors[field])
 
@@ -277,7 +281,7 @@ def test_a_correction_may_fix_the_date(disputed, mod):
     ],
 )
 def test_bad_resolutions(disputed, mod, kwargs, field, message):
-    with unchanged(disputed), pytest.raises(matches.MatchValidationError) as info:
+    with unchanged(disputed), pytest.raises(MatchValidationError) as info:
         matches.resolve_dispute(disputed, mod, **kwargs)
     assert any(message in m for m in info.value.errors[field]), info.value.errors
 
@@ -305,7 +309,7 @@ def test_correct_and_void_a_confirmed_match(ladder, alice, bob, mod):
 
 def test_void_needs_a_reason(ladder, alice, bob, mod):
     match = matches.confirm_match(reported_match(ladder, alice, [alice], [bob]), bob)
-    with unchanged(match), pytest.raises(matches.MatchValidationError, match="Give the reason"):
+    with unchanged(match), pytest.raises(MatchValidationError, match="Give the reason"):
         matches.void_match(match, mod, "")
 
 
@@ -326,16 +330,16 @@ def test_inbox(doubles, alice, bob, charlie, dave, mod):
     )
     assert overdue.is_expired(now) and confirmed.state == "confirmed"
 
-    charlie_inbox = matches.inbox_for(charlie)
+    charlie_inbox = inbox_for(charlie)
     assert [m.pk for m in charlie_inbox.to_confirm] == [waiting.pk]
     assert charlie_inbox.count == 1 and charlie_inbox.my_pending == []
     assert charlie_inbox.disputes == []
-    assert matches.inbox_for(bob).count == 0  # the reporter's partner confirms nothing
-    alice_inbox = matches.inbox_for(alice)
+    assert inbox_for(bob).count == 0  # the reporter's partner confirms nothing
+    alice_inbox = inbox_for(alice)
     assert [m.pk for m in alice_inbox.my_pending] == [waiting.pk, disputed.pk]
     assert alice_inbox.count == 0
-    assert [m.pk for m in matches.inbox_for(mod).disputes] == [disputed.pk]
-    assert matches.inbox_for(None).count == 0
+    assert [m.pk for m in inbox_for(mod).disputes] == [disputed.pk]
+    assert inbox_for(None).count == 0
 
 
 def test_moderation_queue_oldest_first(ladder, alice, bob, charlie):
@@ -344,7 +348,7 @@ def test_moderation_queue_oldest_first(ladder, alice, bob, charlie):
     second = reported_match(ladder, alice, [alice], [charlie])
     matches.dispute_match(second, charlie, "No", now=now - timedelta(hours=2))
     matches.dispute_match(first, bob, "No", now=now - timedelta(hours=1))
-    assert [m.pk for m in matches.moderation_queue()] == [second.pk, first.pk]
+    assert [m.pk for m in moderation_queue()] == [second.pk, first.pk]
 
 
 def test_query_counts_do_not_grow_with_matches(
@@ -354,26 +358,26 @@ def test_query_counts_do_not_grow_with_matches(
         doubles_match(doubles, alice, bob, charlie, dave, games=[(21, n), (21, n)])
     # To confirm: matches, players, games; own reports: matches (none); is_moderator: groups.
     with django_assert_num_queries(5):
-        inbox = matches.inbox_for(charlie)
+        inbox = inbox_for(charlie)
         assert inbox.count == 4
         for match in inbox.to_confirm:
             assert match.score_text and match.side_a_players and match.expires_at
-            matches.allowed_actions(match, charlie)
+            allowed_actions(match, charlie)
 
 
 def test_get_match_for_user(private_ladder, ladder, alice, bob, outsider, mod):
     public = reported_match(ladder, alice, [alice], [bob])
-    assert matches.get_match_for_user(outsider, public.pk) == public
-    assert matches.get_match_for_user(None, public.pk) == public
+    assert get_match_for_user(outsider, public.pk) == public
+    assert get_match_for_user(None, public.pk) == public
     from tests.factories import MembershipFactory
 
     MembershipFactory(ladder=private_ladder, user=bob)
     private = reported_match(private_ladder, alice, [alice], [bob])
-    assert matches.get_match_for_user(alice, private.pk) == private
-    assert matches.get_match_for_user(mod, private.pk) == private
+    assert get_match_for_user(alice, private.pk) == private
+    assert get_match_for_user(mod, private.pk) == private
     for who, pk in ((outsider, private.pk), (None, private.pk), (alice, 99999), (alice, "x")):
         with pytest.raises(Http404):
-            matches.get_match_for_user(who, pk)
+            get_match_for_user(who, pk)
 
 
 # ---- predictions --------------------------------------------------------------------------

@@ -122,7 +122,7 @@ def test_a_mail_failure_does_not_undo_the_confirmation(
     def broken(*args, **kwargs):
         raise OSError("SMTP server unreachable")
 
-    monkeypatch.setattr("ladder.matches.operations.send_mail", broken)
+    monkeypatch.setattr("ladder.matches.notifications.send_mail", broken)
     result = now_commit(matches.confirm_match, match, charlie)
     assert result.state == "confirmed"
     assert "Could not send match_confirmed email to alice" in caplog.text

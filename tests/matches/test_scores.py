@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from ladder.matches import operations as matches
+from ladder.matches.errors import MatchValidationError
 from ladder.matches.models import Match
 from tests.factories import LadderFactory, MembershipFactory
 from tests.matches.support import API, api_client, report_payload, unchanged
@@ -161,7 +162,7 @@ def report(via, ladder, alice, bob, games):
                 side_b=[bob],
                 games=[tuple(g) for g in games],
             )
-        except matches.MatchValidationError as exc:
+        except MatchValidationError as exc:
             assert set(exc.errors) == {"games"}, exc.errors
             return exc.errors["games"]
         return match.game_scores

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from ladder.clubs.models import format_change
+from ladder.clubs.formatting import format_change
 from ratings.explain import Context, earlier_meetings, explain, ordinal, score_from
 from ratings.models import RatingChange
 

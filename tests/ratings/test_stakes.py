@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from ladder.clubs.models import format_change
+from ladder.clubs.formatting import format_change
 from ladder.matches.models import Match
 from ratings.engine import Replayer
 from ratings.models import PlayerRating, RatingChange

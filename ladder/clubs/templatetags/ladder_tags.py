@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from ladder.clubs.models import format_percent, format_rating, format_rd
+from ladder.clubs.formatting import format_percent, format_rating, format_rd
 
 register = template.Library()
 

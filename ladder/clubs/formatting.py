@@ -1,0 +1,42 @@
+"""Numbers as a person reads them: ratings, RDs, changes and probabilities (RATINGS.md §1
+and §8). Pages, explanations, the chart, e-mails and the API's ``*_display`` fields call
+these; nothing else turns a rating into text."""
+
+from __future__ import annotations
+
+from ratings.engine.scales import display
+
+
+def format_rating(value: float | None) -> str:
+    """A rating in points as the ladder shows it: 4500 → "4.50" (RATINGS.md §1)."""
+    return "–" if value is None else display(value)
+
+
+def format_rd(value: float | None) -> str:
+    """An RD (or any spread or change) in display units, two decimals: 189 → "0.19"
+    (RATINGS.md §8: never raw points beside a 2.0–9.0 rating)."""
+    return "–" if value is None else f"{value / 1000:.2f}"
+
+
+def format_percent(probability: float | None) -> str:
+    """A probability as people read it: 0.634 → "63%"; None → "–" (no prediction, never a
+    made-up number). Only a certainty reads "100%" or "0%": 0.9996 is ">99%"."""
+    if probability is None:
+        return "–"
+    shown = f"{probability:.0%}"
+    if shown == "100%" and probability < 1.0:
+        return ">99%"
+    if shown == "0%" and probability > 0.0:
+        return "<1%"
+    return shown
+
+
+def format_change(value: float | None) -> str:
+    """A change of rating in display units, signed: +31 → "+0.03", −151 → "−0.15" (a real
+    minus sign); a change too small to show reads "0.00", without a sign."""
+    if value is None:
+        return "–"
+    size = f"{abs(value) / 1000:.2f}"
+    if size == "0.00":
+        return size
+    return f"+{size}" if value > 0 else f"\u2212{size}"

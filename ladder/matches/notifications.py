@@ -1,0 +1,139 @@
+"""Who is told what about a match: the site's notifications, written in the operation's
+transaction, and the e-mails, sent after it commits."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import transaction
+from django.template.loader import render_to_string
+
+from accounts.models import User
+from ladder.matches.models import (
+    TO_CONFIRM,
+    Dispute,
+    Match,
+    Notification,
+)
+from ladder.matches.moderators import everyone_moderating, moderators
+
+log = logging.getLogger(__name__)
+
+
+def _site_url(path: str) -> str:
+    return getattr(settings, "SITE_URL", "http://127.0.0.1:8000").rstrip("/") + path
+
+
+def _send(template: str, recipients: Iterable[User], **context: Any) -> None:
+    """One plain-text email per recipient with an address; a mail failure is logged, not raised.
+
+    It runs after commit: the match has changed whatever the mail server says.
+    """
+    for user in {u.pk: u for u in recipients}.values():
+        if not user.email:
+            continue
+        ctx = {**context, "recipient": user}
+        subject = " ".join(render_to_string(f"matches/email/{template}_subject.txt", ctx).split())
+        body = render_to_string(f"matches/email/{template}.txt", ctx)
+        try:
+            send_mail(subject, body, None, [user.email])
+        except Exception:
+            log.exception("Could not send %s email to %s", template, user.username)
+
+
+def _context(match: Match) -> dict[str, Any]:
+    return {"match": match, "ladder": match.ladder, "url": _site_url(match.get_absolute_url())}
+
+
+def _tell(kind: str, users: Iterable[User], match: Match, text: str) -> None:
+    """The site's notifications (each user once), written in the caller's transaction."""
+    Notification.objects.bulk_create(
+        Notification(user=user, kind=kind, match=match, text=text[:300])
+        for user in {u.pk: u for u in users}.values()
+    )
+
+
+def _mail_after_commit(template: str, recipients: Iterable[User], **context: Any) -> None:
+    recipients = list(recipients)
+    transaction.on_commit(lambda: _send(template, recipients, **context))
+
+
+def describe(match: Match) -> str:
+    """ "Ann and Bo v Cy and Di on 3 Mar (Doubles), 21–15 21–18": a match in one line."""
+    sides = " v ".join(
+        " and ".join(u.name for u in side) for side in (match.side_a_players, match.side_b_players)
+    )
+    games = " ".join(f"{a}\u2013{b}" for a, b in match.game_scores)
+    day = match.played_on
+    return f"{sides} on {day.day} {day:%b} ({match.ladder.name}), {games}"
+
+
+def tell_reported(match: Match) -> None:
+    """The opponents' notification of a match waiting for their confirmation."""
+    text = f"{match.reporter.name} reported {describe(match)}: confirm it or say what is wrong."
+    _tell(TO_CONFIRM, match.opponents, match, text)
+
+
+def tell_disputed(match: Match, dispute: Dispute) -> None:
+    """The reporter's and every moderator's notification of a dispute."""
+    by = dispute.raised_by.name
+    _tell("disputed", [match.reporter], match, f"{by} disputed {describe(match)}: {dispute.reason}")
+    _tell(
+        "to_settle",
+        everyone_moderating(),
+        match,
+        f"A dispute to settle: {by} disputed {describe(match)}: {dispute.reason}",
+    )
+
+
+def notify_reported(match: Match) -> None:
+    """Tell the opponents a match against them waits for their confirmation."""
+    tell_reported(match)
+    _mail_after_commit(
+        "match_reported",
+        match.opponents,
+        inbox_url=_site_url("/inbox/"),
+        expires_at=match.expires_at,
+        **_context(match),
+    )
+
+
+def notify_confirmed(match: Match, by: User) -> None:
+    _tell("confirmed", [match.reporter], match, f"{by.name} confirmed {describe(match)}.")
+    _mail_after_commit("match_confirmed", [match.reporter], by=by, **_context(match))
+
+
+def notify_disputed(match: Match, dispute: Dispute) -> None:
+    """The reporter learns of the dispute; moderators get it to settle."""
+    ctx = {"dispute": dispute, "by": dispute.raised_by, **_context(match)}
+    tell_disputed(match, dispute)
+    _mail_after_commit("match_disputed", [match.reporter], **ctx)
+    _mail_after_commit(
+        "dispute_for_moderators",
+        moderators(),
+        moderation_url=_site_url("/moderation/"),
+        **ctx,
+    )
+
+
+_TOLD_OF_DECISION = {
+    "resolve_uphold": ("resolved", "upheld the report of"),
+    "resolve_correct": ("corrected", "corrected the score of"),
+    "resolve_void": ("voided", "voided"),
+    "correct": ("corrected", "corrected"),
+    "void": ("voided", "voided"),
+}
+
+
+def notify_decided(match: Match, by: User, action: str, reason: str) -> None:
+    """Every player hears a moderator's decision on their match, with the reason."""
+    players = [*match.side_a_players, *match.side_b_players]
+    kind, verb = _TOLD_OF_DECISION[action]
+    _tell(kind, players, match, f"{by.name} {verb} {describe(match)}: {reason}")
+    _mail_after_commit(
+        "match_decided", players, by=by, action=action, reason=reason, **_context(match)
+    )

@@ -1,0 +1,156 @@
+"""Who may take which step of a match's life cycle, in which state (RULES.md "Matches").
+
+Each check raises a ``MatchError`` saying why not; the operations of ``operations.py`` run
+them under the match's row lock, and ``allowed_actions`` asks them to decide which buttons
+a page shows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+from django.utils.formats import date_format
+
+from ladder.matches.errors import MatchError, MatchPermissionError, MatchStateError
+from ladder.matches.models import (
+    CANCELLED,
+    CONFIRMED,
+    CORRECTED,
+    DISPUTED,
+    EXPIRED,
+    PENDING,
+    RATED_STATES,
+    VOIDED,
+    Match,
+)
+
+CONFIRM, DISPUTE, CANCEL, RESOLVE, CORRECT, VOID = (
+    "confirm",
+    "dispute",
+    "cancel",
+    "resolve",
+    "correct",
+    "void",
+)
+ACTIONS = (CONFIRM, DISPUTE, CANCEL, RESOLVE, CORRECT, VOID)
+# How a refused transition describes the match's state: "This match is already confirmed."
+STATE_PHRASES = {
+    PENDING: "waiting for confirmation",
+    CONFIRMED: "already confirmed",
+    DISPUTED: "disputed and waiting for a moderator",
+    CORRECTED: "already corrected by a moderator",
+    VOIDED: "voided",
+    CANCELLED: "cancelled",
+    EXPIRED: "expired",
+}
+
+
+def require_signed_in(user: Any) -> None:
+    if user is None or not user.is_authenticated:
+        raise MatchPermissionError("Sign in first.")
+
+
+def _require_live_pending(match: Match, now: datetime, done: str) -> None:
+    if match.state == PENDING and match.is_expired(now):
+        when = date_format(timezone.localtime(match.expires_at), "j F Y, H:i")
+        raise MatchStateError(
+            f"This match expired unconfirmed on {when}; it can no longer be {done}."
+        )
+    if match.state != PENDING:
+        raise MatchStateError(
+            f"This match is {STATE_PHRASES[match.state]}; only a match waiting for "
+            f"confirmation can be {done}."
+        )
+
+
+def _check_opponent(match: Match, user: Any, now: datetime, verb: str, done: str) -> None:
+    require_signed_in(user)
+    side = match.side_of(user)
+    if side is None or side == match.reporter_side:
+        if user.pk == match.reporter_id:
+            message = f"You reported this match; one of your opponents must {verb} it."
+        elif side is not None:
+            message = (
+                f"You played on {match.reporter.name}'s side; only a player of the other "
+                f"side can {verb} this match."
+            )
+        else:
+            message = (
+                f"Only a player of the side opposing {match.reporter.name} can {verb} this match."
+            )
+        raise MatchPermissionError(message)
+    _require_live_pending(match, now, done)
+
+
+def check_confirm(match: Match, user: Any, now: datetime) -> None:
+    _check_opponent(match, user, now, "confirm", "confirmed")
+
+
+def check_dispute(match: Match, user: Any, now: datetime) -> None:
+    _check_opponent(match, user, now, "dispute", "disputed")
+
+
+def check_cancel(match: Match, user: Any, now: datetime) -> None:
+    require_signed_in(user)
+    if user.pk != match.reporter_id:
+        raise MatchPermissionError(
+            f"Only {match.reporter.name}, who reported this match, can cancel it."
+        )
+    _require_live_pending(match, now, "cancelled")
+
+
+def _require_moderator(user: Any, what: str) -> None:
+    require_signed_in(user)
+    if not user.is_moderator:
+        raise MatchPermissionError(f"Only a moderator can {what}.")
+
+
+def check_resolve(match: Match, user: Any, now: datetime) -> None:
+    _require_moderator(user, "resolve a dispute")
+    if match.state != DISPUTED:
+        raise MatchStateError(
+            f"This match is {STATE_PHRASES[match.state]}; there is no open dispute to resolve."
+        )
+
+
+def _check_rated(match: Match, user: Any, verb: str, done: str) -> None:
+    _require_moderator(user, f"{verb} a confirmed match")
+    if match.state not in RATED_STATES:
+        hint = " Resolve the dispute instead." if match.state == DISPUTED else ""
+        raise MatchStateError(
+            f"This match is {STATE_PHRASES[match.state]}; only a confirmed match can be {done}."
+            + hint
+        )
+
+
+def check_correct(match: Match, user: Any, now: datetime) -> None:
+    _check_rated(match, user, "correct", "corrected")
+
+
+def check_void(match: Match, user: Any, now: datetime) -> None:
+    _check_rated(match, user, "void", "voided")
+
+
+_CHECKS: dict[str, Callable[[Match, Any, datetime], None]] = {
+    CONFIRM: check_confirm,
+    DISPUTE: check_dispute,
+    CANCEL: check_cancel,
+    RESOLVE: check_resolve,
+    CORRECT: check_correct,
+    VOID: check_void,
+}
+
+
+def allowed_actions(match: Match, user: Any, now: datetime | None = None) -> set[str]:
+    """The actions ``user`` may take on ``match`` now (for buttons; the operations re-check)."""
+    now = now or timezone.now()
+    allowed = set()
+    for action, check in _CHECKS.items():
+        try:
+            check(match, user, now)
+        except MatchError:
+            continue
+        allowed.add(action)
+    return allowed

@@ -1,0 +1,267 @@
+"""What a report, a dispute, a correction or a decision must hold: score (the ladder's
+format), date, stats, reason, players, and the reporting limits.
+
+The checks add readable messages to a ``FieldErrors`` and the caller raises them all at once;
+``check_report`` runs every rule a report must pass without writing anything."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.utils import timezone
+from django.utils.formats import date_format
+
+from accounts.models import User
+from ladder.clubs.models import Ladder, Membership
+from ladder.matches.errors import FieldErrors, MatchPermissionError
+from ladder.matches.models import (
+    LIVE_STATES,
+    PENDING,
+    Match,
+)
+from ladder.matches.permissions import require_signed_in
+from ratings.engine.formats import ScoreError
+
+# No sport we know scores this much in one game; PositiveSmallIntegerField holds 32767.
+MAX_POINTS = 9999
+# Reasons (disputes, decisions, corrections) are read by people: a few paragraphs at most.
+MAX_REASON_LENGTH = 2000
+MAX_NAME_ECHO = 150  # a username is at most 150 characters; never echo more of an input
+RATE_WINDOW = timedelta(hours=1)
+
+
+def check_games(
+    raw: Any, ladder: Ladder, errors: FieldErrors, key: str = "games"
+) -> list[tuple[int, int]]:
+    """``raw`` as (a, b) tuples if they are a valid match in the ladder's format; else errors."""
+    if not isinstance(raw, list | tuple):
+        errors.add(key, "Enter the games as a list of scores, like [[21, 15], [21, 18]].")
+        return []
+    games = [tuple(g) if isinstance(g, list | tuple) else g for g in raw]
+    try:
+        ladder.scoring().validate_games(games)
+    except ScoreError as exc:
+        for problem in exc.problems:
+            errors.add(key, f"{problem}.")
+        return []
+    too_many = [n for n, (a, b) in enumerate(games, 1) if max(a, b) > MAX_POINTS]
+    for number in too_many:
+        errors.add(key, f"Game {number}: more than {MAX_POINTS} points is not a real score.")
+    return [] if too_many else [(int(a), int(b)) for a, b in games]
+
+
+def check_date(
+    played_on: Any, errors: FieldErrors, now: datetime, max_age_days: int | None
+) -> date | None:
+    if isinstance(played_on, datetime) or not isinstance(played_on, date):
+        errors.add("played_on", "Enter the date the match was played.")
+        return None
+    today = timezone.localdate(now)
+    if played_on > today:
+        errors.add("played_on", "The date cannot be in the future.")
+    elif max_age_days is not None and played_on < today - timedelta(days=max_age_days):
+        errors.add(
+            "played_on",
+            f"Matches can be reported up to {max_age_days} days after they were played; "
+            f"{date_format(played_on, 'j F Y')} is too long ago.",
+        )
+    return played_on
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _stats(
+    raw: Any, ladder: Ladder, players: Sequence[User], errors: FieldErrors
+) -> dict[int, dict[str, float]]:
+    """Per-player stats keyed by user id, from keys that are user ids or usernames."""
+    if raw in (None, {}):
+        return {}
+    if not isinstance(raw, Mapping):
+        errors.add("stats", "Stats must map each player to their numbers, like {name: {kills: 3}}.")
+        return {}
+    if ladder.team_method != "performance_weighted":
+        if any(raw.values()):
+            errors.add("stats", f"{ladder.name} does not use player stats; leave them out.")
+        return {}
+    by_key: dict[Any, User] = {}
+    for player in players:
+        by_key[player.pk] = by_key[player.username] = player
+    allowed = ladder.stat_names
+    result: dict[int, dict[str, float]] = {}
+    for key, values in raw.items():
+        user: User | None = by_key.get(key)
+        if user is None and isinstance(key, str) and key.isdigit():
+            user = by_key.get(int(key))
+        if user is None:
+            errors.add("stats", f"{key} is not a player in this match.")
+            continue
+        if not isinstance(values, Mapping):
+            errors.add("stats", f"{user.name}'s stats must be numbers by name, like {{kills: 3}}.")
+            continue
+        for stat, value in values.items():
+            if allowed and stat not in allowed:
+                errors.add(
+                    "stats",
+                    f"{ladder.name} has no stat called {stat!r}; it uses {', '.join(allowed)}.",
+                )
+            elif not _is_number(value):
+                errors.add("stats", f"{user.name}'s {stat} must be a number, not {value!r}.")
+        result[user.pk] = dict(values)
+    return result
+
+
+def no_member_called(ladder: Ladder, username: str) -> str:
+    """The one answer for a name that is not a member: the same whether or not an account of
+    that name exists, so a report or a prediction cannot be used to find out who has one."""
+    return f"No member of {ladder.name} is called {username[:MAX_NAME_ECHO]!r}."
+
+
+def check_reason(reason: Any, errors: FieldErrors, prompt: str) -> str:
+    text = reason.strip() if isinstance(reason, str) else ""
+    if not text:
+        errors.add("reason", prompt)
+    elif len(text) > MAX_REASON_LENGTH:
+        errors.add(
+            "reason",
+            f"Keep the reason to {MAX_REASON_LENGTH} characters; this one has {len(text)}.",
+        )
+    return text
+
+
+def checked_report(
+    ladder: Ladder,
+    reporter: User,
+    played_on: date,
+    side_a: Sequence[User],
+    side_b: Sequence[User],
+    games: Sequence[Sequence[int]],
+    stats: Mapping[Any, Mapping[str, Any]] | None,
+    now: datetime,
+    *,
+    lock: bool,
+) -> tuple[date, list[User], list[User], list[tuple[int, int]], dict[int, Any]]:
+    """Every rule a report must pass, or MatchError; the report's values, cleaned.
+
+    With ``lock`` (inside the report's transaction) the players' memberships are locked
+    first, in a fixed order so that two reports cannot deadlock: a second report of the
+    same match, or a double click, waits for this one and then sees it as a duplicate, and
+    the pending and hourly limits cannot be raced. Without it (``check_report``, as the
+    member types) the same rules read without locks and nothing is written."""
+    require_signed_in(reporter)
+    side_a, side_b = list(side_a), list(side_b)
+    players = side_a + side_b
+    errors = FieldErrors()
+
+    played_on = check_date(played_on, errors, now, ladder.max_report_age_days)  # type: ignore[assignment]
+    size = ladder.team_size
+    for key, label, side in (("side_a", "Side A", side_a), ("side_b", "Side B", side_b)):
+        if len(side) != size:
+            need = f"{size} player" if size == 1 else f"{size} players"
+            errors.add(key, f"{label} needs exactly {need} in {ladder.name}; it has {len(side)}.")
+    seen: set[int] = set()
+    for user in players:
+        if user.pk in seen:
+            errors.add("players", f"{user.name} is named twice; every player must be different.")
+        seen.add(user.pk)
+    if reporter.pk not in seen:
+        errors.add("players", "You can only report a match you played in: add yourself to a side.")
+    game_scores = check_games(games, ladder, errors)
+    player_stats = _stats(stats, ladder, players, errors)
+
+    memberships = Membership.objects.filter(
+        ladder=ladder, user__in=[u.pk for u in players] + [reporter.pk]
+    )
+    if lock:
+        memberships = memberships.select_for_update().order_by("pk")
+    members = set(memberships.values_list("user_id", flat=True))
+    if reporter.pk not in members:
+        raise MatchPermissionError(
+            f"You are not a member of {ladder.name}; join it to report matches."
+        )
+    for user in dict.fromkeys(players):
+        if user.pk not in members:
+            errors.add("players", no_member_called(ladder, user.username))
+    _check_limits(ladder, reporter, now, errors)
+    if not errors:
+        duplicate = _find_duplicate(ladder, played_on, side_a, side_b, game_scores)
+        if duplicate is not None:
+            errors.add(
+                "__all__",
+                f"This match is already reported (match {duplicate.pk} by "
+                f"{duplicate.reporter.name}: same players, date and score); confirm or "
+                "dispute that one instead.",
+            )
+    errors.raise_if_any()
+    return played_on, side_a, side_b, game_scores, player_stats
+
+
+def check_report(
+    *,
+    ladder: Ladder,
+    reporter: User,
+    played_on: date,
+    side_a: Sequence[User],
+    side_b: Sequence[User],
+    games: Sequence[Sequence[int]],
+    stats: Mapping[Any, Mapping[str, Any]] | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Whether ``report_match`` would take this report, without making it: MatchError if
+    not. The report form asks this as the member types (the same rules, no locks, no rows)."""
+    now = now or timezone.now()
+    checked_report(ladder, reporter, played_on, side_a, side_b, games, stats, now, lock=False)
+
+
+def _check_limits(ladder: Ladder, reporter: User, now: datetime, errors: FieldErrors) -> None:
+    mine = Match.objects.filter(ladder=ladder, reporter=reporter)
+    window = timedelta(hours=ladder.confirm_within_hours)
+    pending = mine.filter(state=PENDING, created_at__gt=now - window).count()
+    if pending >= ladder.max_pending_reports:
+        errors.add(
+            "__all__",
+            f"You already have {pending} reports waiting for confirmation on {ladder.name}, "
+            "the most allowed; wait until your opponents confirm them, or cancel one.",
+        )
+    recent = mine.filter(created_at__gt=now - RATE_WINDOW).count()
+    if recent >= ladder.reports_per_hour:
+        errors.add(
+            "__all__",
+            f"You have reported {recent} matches on {ladder.name} in the last hour, the most "
+            "allowed; please try again later.",
+        )
+
+
+def _find_duplicate(
+    ladder: Ladder,
+    played_on: date,
+    side_a: Sequence[User],
+    side_b: Sequence[User],
+    games: Sequence[tuple[int, int]],
+) -> Match | None:
+    """A live match with the same players, date and score (sides swapped means scores swapped)."""
+    a, b = {u.pk for u in side_a}, {u.pk for u in side_b}
+    games = list(games)
+    swapped = [(y, x) for x, y in games]
+    candidates = (
+        Match.objects.filter(
+            ladder=ladder, played_on=played_on, state__in=LIVE_STATES, players__user=side_a[0]
+        )
+        .with_details()
+        .distinct()
+    )
+    for match in candidates:
+        other_a = {u.pk for u in match.side_a_players}
+        other_b = {u.pk for u in match.side_b_players}
+        scores = match.game_scores
+        if (other_a, other_b, scores) == (a, b, games) or (other_a, other_b, scores) == (
+            b,
+            a,
+            swapped,
+        ):
+            return match
+    return None
