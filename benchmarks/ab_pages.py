@@ -86,7 +86,7 @@ def main() -> None:
         return
 
     sys.path.insert(0, str(ROOT))
-    from datetime import date
+    from django.utils import timezone
 
     from benchmarks.pipeline import import_file, setup_django, synthetic_history
     from tests.support import services
@@ -100,7 +100,7 @@ def main() -> None:
         )
         url = cluster.url("bench")
         setup_django(url)
-        import_file(synthetic_history(args.players, args.matches, 3, date.today()), "big")
+        import_file(synthetic_history(args.players, args.matches, 3, timezone.localdate()), "big")
         from django.db import connection, connections
 
         connection.cursor().execute("VACUUM (ANALYZE)")

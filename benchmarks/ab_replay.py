@@ -19,10 +19,11 @@ import importlib.util
 import statistics
 import subprocess
 import sys
-from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from django.utils import timezone  # noqa: E402
 
 from benchmarks.pipeline import (  # noqa: E402
     _loadavg,
@@ -59,7 +60,7 @@ def main() -> None:
         from ratings import pipeline as new
 
         print(
-            f"import: {import_file(synthetic_history(10_000, 200_000, 3, date.today()), 'big'):.1f} s"
+            f"import: {import_file(synthetic_history(10_000, 200_000, 3, timezone.localdate()), 'big'):.1f} s"
         )
         connection.cursor().execute("VACUUM (ANALYZE)")
         ladder_id = Ladder.objects.get(slug="big").pk

@@ -38,12 +38,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from django.utils import timezone  # noqa: E402
 
 from benchmarks.pipeline import import_file, setup_django, synthetic_history  # noqa: E402
 from tests.support import services  # noqa: E402
@@ -55,7 +57,7 @@ def build(members: int, history: int, tokens_file: Path) -> None:
     from accounts.tokens import issue_token
     from ladder.clubs.models import Ladder, Membership
 
-    yesterday = date.today() - timedelta(days=1)
+    yesterday = timezone.localdate() - timedelta(days=1)
     import_file(synthetic_history(members, history, 21, yesterday), SLUG)
     ladder = Ladder.objects.get(slug=SLUG)
     ladder.reports_per_hour = 1000

@@ -34,6 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from django.utils import timezone  # noqa: E402
+
 from ratings.lab.simulate import play_match  # noqa: E402
 from tests.support import services  # noqa: E402
 
@@ -187,7 +189,7 @@ def confirmation_latency(database_url: str, samples: int, slug: str) -> list[flo
             m.user for m in Membership.objects.filter(ladder=ladder).select_related("user")[:40]
         ]
         rng = random.Random(3)
-        today = date.today()
+        today = timezone.localdate()
         for _ in range(samples):
             a, b = rng.sample(users, 2)
             match = report_match(
@@ -277,7 +279,7 @@ def first_views_after_changes(samples: int) -> list[float]:
         match = report_match(
             ladder=ladder,
             reporter=a,
-            played_on=date.today(),
+            played_on=timezone.localdate(),
             side_a=[a],
             side_b=[b],
             games=[(21, rng.randint(0, 19)), (21, rng.randint(0, 19))],
@@ -375,7 +377,7 @@ def main() -> None:
     try:
         record("CPU check: a 3,000,000-step Python loop", f"{cpu_check():.0f} ms", "")
         setup_django(database_url)
-        today = date.today()
+        today = timezone.localdate()
         if args.replay_only:
             elapsed = import_file(
                 synthetic_history(args.big_players, args.big_matches, 3, today), "big"

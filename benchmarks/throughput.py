@@ -35,11 +35,12 @@ import re
 import subprocess
 import sys
 import time
-from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from django.utils import timezone  # noqa: E402
 
 from benchmarks.pipeline import (  # noqa: E402
     cpu_check,
@@ -137,7 +138,7 @@ def wrk(port: int, path: str, duration: int, connections: int, token: str | None
 def build(ladders: list[tuple[int, int]]) -> None:
     from django.db import connection, connections
 
-    today = date.today()
+    today = timezone.localdate()
     for seed, (players, matches) in enumerate(ladders, 11):
         started = time.perf_counter()
         import_file(synthetic_history(players, matches, seed, today), f"l{players}")
@@ -193,7 +194,7 @@ def confirm_to_visible(port: int, who: dict[str, str], samples: int) -> list[flo
             "/api/v1/matches/",
             {
                 "ladder": who["slug"],
-                "played_on": date.today().isoformat(),
+                "played_on": timezone.localdate().isoformat(),
                 "side_a": [who["a"]],
                 "side_b": [who["b"]],
                 "games": [

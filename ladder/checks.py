@@ -27,3 +27,20 @@ def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMess
             )
         ]
     return []
+
+
+@register(deploy=True)
+def check_time_zone(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """A club far from London that forgets TIME_ZONE has its members' "today" refused as a
+    future date for part of each day, and its matches dated by London's calendar."""
+    if not settings.TIME_ZONE_SET:
+        return [
+            Warning(
+                f"TIME_ZONE is not set, so the club's dates (members' today, report dates, "
+                f"expiry, club nights) follow {settings.DEFAULT_TIME_ZONE}'s clock.",
+                hint="Set TIME_ZONE to the club's time zone (an IANA name such as "
+                "Pacific/Auckland), even if it is Europe/London.",
+                id="ladder.W002",
+            )
+        ]
+    return []

@@ -281,7 +281,8 @@ class Schedule:
 SEASON_WEEKS = 12
 # Club nights on Tuesday and Thursday (singles and doubles), the 5v5 league on Fridays:
 # three maps a night. Reports from the last night still wait for confirmation: it is at
-# most six days back, inside the week a report waits.
+# most a week back (a Friday before tonight's reports), and its reports came after that
+# night's first reports, so they are still inside the week (168 hours) a report waits.
 SCHEDULES = {
     "singles": Schedule(nights=(1, 3), rounds=2),
     "doubles": Schedule(nights=(1, 3), rounds=2),
@@ -289,6 +290,10 @@ SCHEDULES = {
     "team-5v5": Schedule(nights=(4,), rounds=3, attendance=(0.75, 0.95)),
 }
 CLUB_NIGHT_STARTS = time(19, 30)
+# Reports come in between one and four hours after the night starts (club time). Tonight's
+# night is in the season once its first reports can be in; before then it has not been
+# played, and the season ends the day before.
+REPORTS_FROM, REPORTS_UNTIL = timedelta(hours=1), timedelta(hours=4)
 SEASON_SEED = 2024  # the same season every time
 # 5v5 stats: kills a side makes in a round it wins and in one it loses (of five), and the
 # damage a kill is worth (ADR, average damage per round, is mostly kills).
@@ -311,16 +316,16 @@ class SeasonMatch:
 
 
 def simulate_season(
-    ladder: Ladder, memberships: list[Membership], today: date, rng: random.Random
+    ladder: Ladder, memberships: list[Membership], end: date, rng: random.Random
 ) -> list[SeasonMatch]:
-    """Club nights over SEASON_WEEKS up to ``today``: who came, who played whom, the scores
+    """Club nights over SEASON_WEEKS up to ``end``: who came, who played whom, the scores
     (ratings.lab.simulate.club_season, rally by rally from the members' true levels)."""
     users = {m.user.username: m.user for m in memberships}
     levels = {m.user.username: true_level(m) for m in memberships}
     schedule = SCHEDULES[ladder.slug]
     world = simulate.club_season(
         levels,
-        end=today,
+        end=end,
         weeks=SEASON_WEEKS,
         team_size=ladder.team_size,
         scoring_format=ladder.scoring(),
@@ -368,9 +373,16 @@ def _round_stats(
     return stats
 
 
-def _at(day: date, minutes: float) -> datetime:
-    start = timezone.make_aware(datetime.combine(day, CLUB_NIGHT_STARTS))
-    return start + timedelta(minutes=minutes)
+def _at(day: date, after: timedelta) -> datetime:
+    """``after`` past the start of the club night of ``day``, in the club's time zone."""
+    return timezone.make_aware(datetime.combine(day, CLUB_NIGHT_STARTS)) + after
+
+
+def season_end(now: datetime) -> date:
+    """The last club day played by ``now``: today once tonight's first reports can be in,
+    else yesterday (in the club's time zone; at 00:05 today's night is still to come)."""
+    today = timezone.localdate(now)
+    return today if now >= _at(today, REPORTS_FROM) else today - timedelta(days=1)
 
 
 def _snapshot(m: SeasonMatch) -> dict[str, Any]:
@@ -396,7 +408,10 @@ def _store_season(
     recent = [m for m in season if m.played_on == last_night]
     disputed = next((m for m in recent if m.reporter in _winners(m)), None) if dispute else None
     for m in season:
-        reported = min(_at(m.played_on, rng.uniform(60, 240)), now - timedelta(minutes=30))
+        # Reported during the night, half an hour before now at the latest, but never
+        # before the night's first reports (so never the day before it was played).
+        during = _at(m.played_on, REPORTS_FROM + (REPORTS_UNTIL - REPORTS_FROM) * rng.random())
+        reported = min(during, max(now - timedelta(minutes=30), _at(m.played_on, REPORTS_FROM)))
         opponents = m.side_b if m.reporter in m.side_a else m.side_a
         snap = _snapshot(m)
         audit = [
@@ -410,7 +425,8 @@ def _store_season(
             updated_at=reported,
         )
         if m is disputed:
-            at = min(reported + timedelta(hours=rng.uniform(2, 20)), now - timedelta(minutes=5))
+            latest = max(reported, now - timedelta(minutes=5))
+            at = min(reported + timedelta(hours=rng.uniform(2, 20)), latest)
             match.state, match.updated_at = DISPUTED, at
             after = {**snap, "proposed_games": _three_games(m.games)}
             audit.append(
@@ -419,7 +435,7 @@ def _store_season(
         elif m.played_on == last_night:
             match.state = PENDING
         else:
-            at = reported + timedelta(hours=rng.uniform(1, 40))
+            at = min(reported + timedelta(hours=rng.uniform(1, 40)), now)
             match.state, match.updated_at, match.decided_at = CONFIRMED, at, at
             match.needs_rating = True
             audit.append(_entry(rng.choice(opponents), at, "confirm", CONFIRMED, snap, snap))
@@ -528,7 +544,7 @@ def seed_matches(club: DemoClub, now: datetime | None = None) -> dict[str, dict[
     """
 
     now = now or timezone.now()
-    today = timezone.localdate(now)
+    end = season_end(now)
     created: dict[str, dict[str, int]] = {}
     for number, slug in enumerate(SEASON_LADDERS):
         ladder = club.ladders.get(slug)
@@ -540,7 +556,7 @@ def seed_matches(club: DemoClub, now: datetime | None = None) -> dict[str, dict[
             .select_related("user", "ladder")
             .order_by("user__username")
         )
-        season = simulate_season(ladder, memberships, today, rng)
+        season = simulate_season(ladder, memberships, end, rng)
         states = _store_season(ladder, season, now, rng, dispute=(slug == "singles"))
         created[slug] = states
         club.created.append(f"season {slug} ({len(season)} matches)")

@@ -119,7 +119,13 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
 LANGUAGE_CODE = "en-gb"
-TIME_ZONE = envstr("TIME_ZONE", "Europe/London") or "UTC"
+# The club's time zone (an IANA name such as Pacific/Auckland): members' "today", the report
+# form's date and its "not in the future", expiry, club nights and every date shown are in
+# it. Left unset it is Europe/London: `check --deploy` warns (ladder.W002), and the admin's
+# index shows the zone with today's date. Empty means UTC.
+DEFAULT_TIME_ZONE = "Europe/London"
+TIME_ZONE = envstr("TIME_ZONE", DEFAULT_TIME_ZONE) or "UTC"
+TIME_ZONE_SET = envstr("TIME_ZONE") is not None
 USE_I18N = True
 USE_TZ = True
 

@@ -3,6 +3,11 @@
 The whole suite runs on a throwaway PostgreSQL cluster when the server binaries are
 installed (CI installs them) and on SQLite otherwise; the header says which, loudly.
 `TEST_DATABASE=sqlite` forces SQLite for a quick local run.
+
+`TEST_CLOCK=2026-11-27T00:19` runs the whole session with this process's clock started at
+that instant (a naive time is in the site's TIME_ZONE) and ticking (time-machine), to check
+CI at any hour on demand, e.g. `TIME_ZONE=Pacific/Auckland TEST_CLOCK=2026-11-27T23:55`.
+Processes the tests start (a Celery worker, PostgreSQL, Chromium) keep the real clock.
 """
 
 from __future__ import annotations
@@ -70,6 +75,25 @@ def pytest_configure(config: pytest.Config) -> None:
     # Connections may have been configured from the old settings; rebuild them.
     connections.settings = connections.configure_settings(settings.DATABASES)
     connections._connections = Local(connections.thread_critical)
+    _start_test_clock()
+
+
+def _start_test_clock() -> None:
+    """Start the session's clock at TEST_CLOCK, if set (see the module's docstring)."""
+    if not (at := os.environ.get("TEST_CLOCK")):
+        return
+    import time_machine
+    from django.utils import timezone
+    from django.utils.dateparse import parse_datetime
+
+    moment = parse_datetime(at)
+    if moment is None:
+        raise pytest.UsageError(f"TEST_CLOCK={at!r} is not a date and time like 2026-11-27T00:19.")
+    if timezone.is_naive(moment):
+        moment = timezone.make_aware(moment)
+    traveller = time_machine.travel(moment, tick=True)
+    traveller.start()
+    _state["clock"] = f"{timezone.localtime(moment):%Y-%m-%d %H:%M %Z} (TEST_CLOCK, ticking)"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -83,7 +107,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     banner = f"DATABASE: {_state.get('database')}"
-    return ["=" * len(banner), banner, "=" * len(banner)]
+    clock = [f"CLOCK: {_state['clock']}"] if "clock" in _state else []
+    return ["=" * len(banner), banner, *clock, "=" * len(banner)]
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]

@@ -15,8 +15,10 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from accounts.models import User
 from ladder.demo import DEMO_PASSWORD
 from ladder.matches.models import Match
+from ladder.matches.operations import allowed_actions
 
 pytestmark = pytest.mark.browser
 
@@ -49,11 +51,14 @@ def demo(transactional_db):  # type: ignore[no-untyped-def]
     """The demo club, and the matches each page needs: one for the member to confirm, one of
     the member's own reports, and a dispute for the moderator."""
     call_command("seed_demo", force=True, stdout=io.StringIO())  # pytest-django: DEBUG off
-    pending = Match.objects.filter(state="pending")
+    member = User.objects.get(username=MEMBER)
+    # The newest report the member may confirm: one by the other side (on a Friday evening
+    # the newest is a 5v5 map that the member's own teammate may have reported).
+    pending = Match.objects.filter(state="pending", players__user=member).distinct()
     return {
-        "to_confirm": pending.filter(players__user__username=MEMBER)
-        .exclude(reporter__username=MEMBER)
-        .first(),
+        "to_confirm": next(
+            m for m in pending if {"confirm", "dispute"} <= allowed_actions(m, member)
+        ),
         "disputed": Match.objects.filter(state="disputed").first(),
     }
 

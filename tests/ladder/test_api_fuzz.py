@@ -16,13 +16,14 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import Counter
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
 import schemathesis
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
+from django.utils import timezone
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from rest_framework.throttling import SimpleRateThrottle
@@ -58,7 +59,7 @@ def api_schema(request, db, ladder, alice, bob, charlie, mod, monkeypatch):  # t
     for signal in (request_started, request_finished):
         signal.disconnect(close_old_connections)
         request.addfinalizer(lambda signal=signal: signal.connect(close_old_connections))
-    today = date.today()
+    today = timezone.localdate()
     pending = matches.report_match(
         ladder=ladder,
         reporter=alice,

@@ -70,7 +70,9 @@ class SeasonTests(TestCase):
             assert {u.pk for u in players} <= members
             assert match.reporter in players
             assert today - timedelta(weeks=SEASON_WEEKS) <= match.played_on <= today
-            assert match.created_at <= now and match.created_at.date() >= match.played_on
+            # Reported on its night or after, in the club's time zone (not UTC's date).
+            assert match.created_at <= now
+            assert timezone.localdate(match.created_at) >= match.played_on
             if match.state == "pending":
                 assert not match.is_expired(now)
                 assert not match.needs_rating

@@ -22,6 +22,7 @@ PRODUCTION = {
     "DATABASE_URL": "postgres://ladder:secret@db.example.org:5432/ladder",
     "CELERY_BROKER_URL": "redis://cache.example.org:6379/0",
     "EMAIL_HOST": "smtp.example.org",
+    "TIME_ZONE": "Europe/London",
 }
 
 
@@ -55,6 +56,7 @@ def test_debug_is_off_unless_set() -> None:
         "ALLOWED_HOSTS": "ladder.example.org",
         "DATABASE_URL": "postgres://ladder:secret@db.example.org:5432/ladder",
         "CACHE_URL": "redis://cache.example.org:6379/2",
+        "TIME_ZONE": "Europe/London",
     }
     shown = run_manage(
         "shell",
@@ -83,6 +85,32 @@ def test_check_deploy_warns_when_the_throttles_count_per_process() -> None:
     assert result.returncode != 0
     assert "ladder.W001" in result.stderr + result.stdout
     assert "CACHE_URL" in result.stderr + result.stdout
+
+
+def test_check_deploy_warns_when_the_club_time_zone_is_left_at_the_default() -> None:
+    settings = {k: v for k, v in PRODUCTION.items() if k != "TIME_ZONE"}
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", **settings)
+    out = result.stderr + result.stdout
+    assert result.returncode != 0
+    assert "ladder.W002" in out and "TIME_ZONE is not set" in out
+    assert "Pacific/Auckland" in out  # the hint says what to write
+    # Set, even to the default's own zone, there is nothing to warn about.
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", **PRODUCTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ladder.W002" not in result.stdout + result.stderr
+
+
+def test_the_club_time_zone_is_read_from_the_environment() -> None:
+    show = "from django.conf import settings; print(settings.TIME_ZONE, settings.TIME_ZONE_SET)"
+    for environ, expected in (
+        ({}, "Europe/London False"),
+        ({"TIME_ZONE": "Pacific/Auckland"}, "Pacific/Auckland True"),
+    ):
+        result = run_manage("shell", "--verbosity", "0", "-c", show, DEBUG="1", **environ)
+        assert result.stdout.strip() == expected, result.stderr
+    bad = run_manage("check", DEBUG="1", TIME_ZONE="Mars/Olympus_Mons")
+    assert bad.returncode != 0
+    assert "Incorrect timezone setting: Mars/Olympus_Mons" in bad.stderr
 
 
 def test_production_refuses_to_start_without_secret_key() -> None:

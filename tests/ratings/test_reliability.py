@@ -7,10 +7,11 @@ import random
 import signal
 import threading
 import time
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 from django.db import connection, connections, transaction
+from django.utils import timezone
 
 from ladder.matches.models import Match
 from ladder.matches.operations import confirm_match
@@ -24,7 +25,7 @@ from tests.ratings.test_pipeline import SCORES, assert_equals_replay
 from tests.support import services
 
 pytestmark = pytest.mark.services
-START = date.today() - timedelta(days=10)
+START = timezone.localdate() - timedelta(days=10)
 
 
 def require_postgres() -> None:

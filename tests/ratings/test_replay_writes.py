@@ -9,6 +9,7 @@ import random
 from datetime import date, timedelta
 
 import pytest
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -182,7 +183,7 @@ def test_what_players_are_told_and_shown_after_a_late_match_and_a_correction(  #
     """Through the site: matches confirmed, then one played earlier (late), then the first
     corrected to a later date. The late match's notification tells its stored change; the
     match pages explain the stored rows; everything equals a replay from scratch."""
-    today = date.today()
+    today = timezone.localdate()
     first = doubles_match(doubles, alice, bob, charlie, dave, played_on=today - timedelta(days=6))
     second = reported_match_on(doubles, alice, bob, charlie, dave, today - timedelta(days=2))
     for match in (first, second):

@@ -5,12 +5,12 @@ pages and the rating runs nothing but the time to read the database."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
 
 import pytest
 from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from ladder.clubs.caching import EPOCH_KEY
 from ladder.env import cache_from_url
@@ -48,7 +48,9 @@ def test_a_workers_rating_run_leaves_the_first_page_in_the_shared_cache(  # type
 ) -> None:
     require_postgres()
     ladder, users = club
-    match = make_match(ladder, [users[0]], [users[1]], [(21, 9), (21, 11)], date.today(), "pending")
+    match = make_match(
+        ladder, [users[0]], [users[1]], [(21, 9), (21, 11)], timezone.localdate(), "pending"
+    )
     monkeypatch.setenv("LEADERBOARD_CACHE_URL", shared_cache)  # the worker's settings read it
     worker = services.start_celery_worker(celery_broker, worker_database_url)
     try:
@@ -83,7 +85,7 @@ def test_pages_and_rating_runs_carry_on_when_the_cache_goes_away(  # type: ignor
             **settings.CACHES,
             "leaderboard": cache_from_url("leaderboard", redis.extra["url"]),
         }
-        make_match(ladder, [users[0]], [users[1]], [(21, 9), (21, 11)], date.today())
+        make_match(ladder, [users[0]], [users[1]], [(21, 9), (21, 11)], timezone.localdate())
         rate_ladder(ladder.pk)
         warmed, queries = board(client, ladder.slug)
         assert queries == 2
@@ -91,7 +93,7 @@ def test_pages_and_rating_runs_carry_on_when_the_cache_goes_away(  # type: ignor
     finally:
         redis.stop()
     assert board(client, ladder.slug) == (warmed, 7)  # read from the database instead
-    make_match(ladder, [users[2]], [users[3]], [(21, 19), (23, 21)], date.today())
+    make_match(ladder, [users[2]], [users[3]], [(21, 19), (23, 21)], timezone.localdate())
     assert rate_ladder(ladder.pk).rated == 1  # its page is not kept, and that is all
     assert "0 ranked · 4 provisional · 0 inactive" in board(client, ladder.slug)[0]
 
@@ -113,7 +115,9 @@ def test_a_workers_rating_run_shows_at_once_on_pages_answered_early(  # type: ig
     require_postgres()
     settings.VISITOR_PAGES_EARLY = True
     ladder, users = club
-    match = make_match(ladder, [users[0]], [users[1]], [(21, 9), (21, 11)], date.today(), "pending")
+    match = make_match(
+        ladder, [users[0]], [users[1]], [(21, 9), (21, 11)], timezone.localdate(), "pending"
+    )
     confirm_match(match, users[1])  # its rating waits in the broker for a worker
     before, _ = board(client, ladder.slug)
     assert board(client, ladder.slug) == (before, 0)  # answered early
