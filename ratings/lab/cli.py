@@ -21,19 +21,19 @@ import csv
 import json
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from datetime import date
 from typing import Any, TextIO
 
 from ratings.engine.formats import FORMAT_NAMES, ScoringFormat, get_format
-from ratings.engine.replay import Replayer, encode, validate_params
+from ratings.engine.replay import Replayer, encode_rows, validate_params
 from ratings.engine.types import TEAM_METHODS, EngineError, MatchResult, Params
 from ratings.lab import evaluate
 from ratings.lab import simulate as simulate_
 from ratings.lab import thesis as thesis_
 from ratings.lab import tune as tune_
-from ratings.lab.importfmt import parse_matches, spreadsheet_safe, write_matches
+from ratings.lab.importfmt import parse_matches, parse_rows, spreadsheet_safe, write_matches
 
 RATINGS_HEADER = ("player", "rating", "rd", "volatility", "matches")
 
@@ -147,11 +147,16 @@ def params_from_args(args: argparse.Namespace, base: Params | None = None) -> Pa
     return start.with_overrides(**overrides)
 
 
-def check_stat_weights(params: Params, matches: Sequence[MatchResult]) -> None:
-    """Refuse stat weights that name no stat of any match (a typo would weigh nothing)."""
+def check_stat_weights(
+    params: Params, matches: Sequence[MatchResult | Mapping[str, Mapping[str, float]] | None]
+) -> None:
+    """Refuse stat weights that name no stat of any match (a typo would weigh nothing).
+
+    `matches` may also be each match's stats alone (`rate` reads plain rows)."""
     if not params.stat_weights or params.team_method != "performance_weighted":
         return
-    present = {stat for m in matches for stats in (m.stats or {}).values() for stat in stats}
+    every = [m.stats if isinstance(m, MatchResult) else m for m in matches]
+    present = {stat for s in every for stats in (s or {}).values() for stat in stats}
     missing = sorted(set(params.stat_weights) - present)
     if missing:
         have = ", ".join(sorted(present)) or "none"
@@ -230,12 +235,16 @@ def add_rate(subparsers: Any) -> None:
 
 
 def run_rate(args: argparse.Namespace) -> int:
+    """Read the file as plain rows (`parse_rows`: each distinct cell checked once, no
+    MatchResult built) straight into columns, and replay them in C: only the final states
+    are printed. The same ratings as `rate_all` of `load_matches` (tests: test_engine_cli)."""
     params = params_from_args(args)
     scoring_format = format_from_args(args)
-    matches = load_matches(args.file, scoring_format)
-    check_stat_weights(params, matches)
+    with open(args.file, encoding="utf-8", newline="") as f:
+        rows = parse_rows(f, scoring_format)
+    check_stat_weights(params, [stats for *_, stats in rows])
     replayer = Replayer(params, scoring_format)
-    replayer.rate_history(encode(matches))  # only the final states are printed
+    replayer.rate_history(encode_rows(rows))
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(RATINGS_HEADER)
     states = replayer.states
