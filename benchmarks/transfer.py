@@ -1,8 +1,8 @@
 """Choosing defaults by transfer (ratings/lab/transfer.py): every real history, each in turn
 unseen, and time-ordered splits within each. `python benchmarks/transfer.py [--data DIR]`.
 
-Reads the real histories found in DIR (default tests/data; the shared copies are in
-../shared/data): BWF men's singles (badminton_21), CS:GO 5v5 (generic, to 16) and the
+Reads the real histories found in DIR (default tests/data, or any folder holding copies of
+the same files): BWF men's singles (badminton_21), CS:GO 5v5 (generic, to 16) and the
 tennis doubles club fixture (generic, best of 5, to 6). Prints the folds as a markdown
 table, the verdict, and with --json everything as one JSON object.
 """
