@@ -121,6 +121,7 @@ def _parse(
     first_size_line = 0
     cells = _Cells(scoring_format) if cached else None
     good = cells.good if cells is not None else None
+    plain = make is _row  # rows built in place on the common path (what _row builds)
     try:
         header = next(reader, None)
     except csv.Error as exc:
@@ -163,7 +164,12 @@ def _parse(
                     else len({*side_a, *side_b}) == 2 * expected_size
                 )
             ):
-                matches.append(make(played_on, side_a, side_b, games, None, len(matches) + 1, line))
+                if plain:
+                    matches.append((played_on, side_a, side_b, games, len(matches) + 1, None))
+                else:
+                    matches.append(
+                        make(played_on, side_a, side_b, games, None, len(matches) + 1, line)
+                    )
                 continue
         joined = "".join(row)
         if not joined.strip():
