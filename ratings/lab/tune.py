@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
-import random
 import statistics
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -80,9 +79,6 @@ class Dimension:
         value = round(min(max(float(value), self.low), self.high), self.digits)
         return int(value) if self.digits == 0 else value
 
-    def draw(self, rng: random.Random) -> float | int:
-        return self.clip(rng.uniform(self.low, self.high))
-
 
 @dataclass(frozen=True, slots=True)
 class Choice:
@@ -92,9 +88,6 @@ class Choice:
 
     def clip(self, value: Any) -> str:
         return value if value in self.options else self.options[0]
-
-    def draw(self, rng: random.Random) -> str:
-        return rng.choice(self.options)
 
 
 Space = Mapping[str, Dimension | Choice]
