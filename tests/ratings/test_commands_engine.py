@@ -96,7 +96,7 @@ def test_backtest_reports_bad_lines(tmp_path):
 
 def test_tune_json(small_file):
     result = json.loads(run("tune", str(small_file), "--budget", "4", "--workers", "1", "--json"))
-    assert set(result) == {"params", "floor", "models", "test"}
+    assert set(result) == {"params", "floor", "models", "test", "gain"}
     assert list(result["test"]) == [
         "tuned",
         "runner_up",
