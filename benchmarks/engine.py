@@ -17,6 +17,12 @@
 3. The same for doubles (every team method; 2 v 2 from 4 neighbours), target within 3x.
 4. `tune` on a 24,000-match doubles history (2 processes; target under 60 s) and on
    bwf_mens_singles_2018_2021.csv.
+5. `python -m ratings.engine rate FILE.csv` on 200,000 singles rows (issue 27), the whole
+   command in a child process (CPU seconds: interpreter start, reading and checking the
+   file, the replay, the output) against `_native.plain_loop` over the same matches; target
+   within 10x.
+
+`--sections rate,tune,...` runs only some of them (update, singles, doubles, tune, rate).
 
 Prints a markdown table (copy it into docs/BENCHMARKS.md). `--matches`, `--players`,
 `--doubles` and `--budget` shrink the work for a quick look.
@@ -255,6 +261,37 @@ def compare(
     return min(replay_times), min(encode_times), min(plain_times), context
 
 
+def time_rate_command(rows: int, runs: int) -> tuple[float, float, float]:
+    """CPU and wall seconds of `python -m ratings.engine rate` on a file of `rows` singles rows
+    (best of `runs`), and the plain loop's CPU seconds over the same matches."""
+    import resource
+    import subprocess
+    import tempfile
+
+    from ratings.lab.importfmt import write_matches
+
+    history = synthetic_history(rows, max(rows // 20, 40), seed=7)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "singles.csv"
+        path.write_text(write_matches(history), encoding="utf-8")
+        cpu, wall = [], []
+        for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "ratings.engine", "rate", str(path)],
+                cwd=ROOT,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+            wall.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        matches = parse_matches(path.read_text(encoding="utf-8"), get_format("badminton_21"))
+    plain = min(time_plain_loop(matches, Params())[0] for _ in range(runs))
+    return min(cpu), min(wall), plain
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=1_000_000)
@@ -262,13 +299,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--doubles", type=int, default=24_000, help="matches of the doubles tune")
     parser.add_argument("--budget", type=int, default=240)
     parser.add_argument("--runs", type=int, default=2, help="best of this many, alternating")
+    parser.add_argument("--rate-rows", type=int, default=200_000, help="rows of the rate file")
+    parser.add_argument(
+        "--sections",
+        default="update,singles,doubles,tune,rate",
+        help="which measurements (default all): update, singles, doubles, tune, rate",
+    )
     args = parser.parse_args(argv)
+    sections = set(args.sections.split(","))
     load_before = os.getloadavg()[0]
 
-    ours = time_our_update(UPDATES)
-    theirs = time_pypi_update(UPDATES // 4)
-
     rows = [("measure", "result", "target"), ("---", "---", "---")]
+    tuned: dict = {}  # type: ignore[type-arg]
+    tuned_doubles: dict = {}  # type: ignore[type-arg]
 
     def per_update(seconds: float | None) -> str:
         return "n/a" if seconds is None else f"{seconds * 1e6:.2f} µs"
@@ -276,7 +319,47 @@ def main(argv: list[str] | None = None) -> int:
     def per_match(seconds: float, n: int) -> str:
         return f"{seconds:.2f} s ({seconds / n * 1e6:.2f} µs/match)"
 
-    rows += [
+    if "update" in sections:
+        ours = time_our_update(UPDATES)
+        theirs = time_pypi_update(UPDATES // 4)
+        rows += _update_rows(ours, theirs, per_update)
+    if "singles" in sections:
+        rows += _singles_rows(args, per_match)
+    if "doubles" in sections:
+        rows += _doubles_rows(args, per_match)
+    if "tune" in sections:
+        tune_rows, tuned, tuned_doubles = _tune_rows(args)
+        rows += tune_rows
+    if "rate" in sections:
+        cpu, wall, plain = time_rate_command(args.rate_rows, args.runs)
+        rows += [
+            (
+                f"`python -m ratings.engine rate` on {args.rate_rows:,} singles rows (whole "
+                "command, CPU)",
+                f"{cpu:.2f} s (wall {wall:.2f} s)",
+                "",
+            ),
+            ("the same matches, plain C loop (CPU)", f"{plain:.3f} s", ""),
+            ("**rate / plain loop**", f"**{cpu / plain:.1f}x**", "≤ 10x"),
+        ]
+    print(
+        f"Python {platform.python_version()} on {platform.machine()}, "
+        f"{os.cpu_count()} CPUs ({platform.processor() or platform.platform()}); "
+        f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after; "
+        f"best of {args.runs} runs\n"
+    )
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    if tuned:
+        print(
+            f"\ntuned held-out log-loss: BWF {tuned['test']['tuned']['logloss']:.4f}, "
+            f"doubles {tuned_doubles['test']['tuned']['logloss']:.4f}"
+        )
+    return 0
+
+
+def _update_rows(ours, theirs, per_update):  # type: ignore[no-untyped-def]
+    return [
         ("our Glicko-2 update (one opponent), C kernel from Python", per_update(ours), ""),
         (
             "PyPI `glicko2` `Player.update_player`",
@@ -290,12 +373,14 @@ def main(argv: list[str] | None = None) -> int:
         ),
     ]
 
+
+def _singles_rows(args, per_match):  # type: ignore[no-untyped-def]
     singles = synthetic_history(args.matches, args.players)
     replay_s, encode_s, plain_s, context = compare(singles, Params(), args.runs)
     objects_s = time_rate_all(singles, Params())
     del singles
     label = f"{args.matches:,} singles, {args.players:,} players"
-    rows += [
+    rows = [
         (
             f"replay {label}: `encode` + `Replayer.rate_history`",
             per_match(replay_s, args.matches),
@@ -310,30 +395,38 @@ def main(argv: list[str] | None = None) -> int:
             "",
         ),
     ]
+    shares = ", ".join(f"{name} {share:.1%}" for name, share in context.items())
+    rows.append(("context in the last 100,000 singles matches (of player updates)", shares, ""))
+    return rows
 
+
+def _doubles_rows(args, per_match):  # type: ignore[no-untyped-def]
+    rows = []
     team_matches = args.matches // 4
     doubles = synthetic_history(team_matches, args.players, team=2)
     for method in ("composite_opponent", "individual", "composite_team", "glicko1_team"):
         replay_s, encode_s, plain_s, _ = compare(doubles, Params(team_method=method), args.runs)
-        rows += [
+        rows.append(
             (
                 f"replay {team_matches:,} doubles, {method}: encode + rate_history / plain loop",
                 f"{per_match(replay_s, team_matches)} (encode {encode_s:.2f} s) / "
                 f"{per_match(plain_s, team_matches)} = **{replay_s / plain_s:.2f}x**",
                 "≤ 3x",
             )
-        ]
-    del doubles
+        )
+    return rows
 
+
+def _tune_rows(args):  # type: ignore[no-untyped-def]
     history = synthetic_history(args.doubles, max(args.doubles // 24, 40), seed=3, team=2)
     tune_doubles_s, tuned_doubles = time_tune(history, args.budget)
-    rows.append(
+    rows = [
         (
             f"`tune` on {args.doubles:,} doubles, {args.budget} settings, 2 processes",
             f"{tune_doubles_s:.1f} s",
             "< 60 s",
         )
-    )
+    ]
     bwf = parse_matches(BWF.read_text(encoding="utf-8"), get_format("badminton_21"))
     tune_s, tuned = time_tune(bwf, args.budget)
     rows.append(
@@ -343,24 +436,7 @@ def main(argv: list[str] | None = None) -> int:
             "≤ 30 s",
         )
     )
-    print(
-        f"Python {platform.python_version()} on {platform.machine()}, "
-        f"{os.cpu_count()} CPUs ({platform.processor() or platform.platform()}); "
-        f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after; "
-        f"best of {args.runs} runs\n"
-    )
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    print(
-        f"\ntuned held-out log-loss: BWF {tuned['test']['tuned']['logloss']:.4f}, "
-        f"doubles {tuned_doubles['test']['tuned']['logloss']:.4f}"
-    )
-    print(
-        "context in the last 100,000 singles matches: "
-        + ", ".join(f"{name} {share:.1%}" for name, share in context.items())
-        + " of player updates"
-    )
-    return 0
+    return rows, tuned, tuned_doubles
 
 
 if __name__ == "__main__":

@@ -86,8 +86,8 @@ from ratings.engine.types import Params, PlayerState
 
 #: The match quality every match of a round keeps to where the players present allow it
 #: (RATINGS.md §6 Q, shown on the club night page). 0.40 is a rating gap of 0.47 between
-#: two well-known players (RD 100 each; the weaker wins one match in ten) or 0.34 between
-#: two new ones (RD 250; one in four): a match either side can win. The lopsided rounds
+#: two well-known players (RD 100 each; the weaker wins one match in thirteen) or 0.34 between
+#: two new ones (RD 250; one in five): a match either side can win. The lopsided rounds
 #: this floor rules out measured 0.03-0.12.
 QUALITY_FLOOR = 0.4
 #: Per match below the floor (promise 1): more than any number of repeats can cost.

@@ -21,18 +21,19 @@ import csv
 import json
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from datetime import date
 from typing import Any, TextIO
 
 from ratings.engine.formats import FORMAT_NAMES, ScoringFormat, get_format
-from ratings.engine.replay import Replayer, encode, validate_params
+from ratings.engine.replay import Replayer, encode_rows, validate_params
 from ratings.engine.types import TEAM_METHODS, EngineError, MatchResult, Params
 from ratings.lab import evaluate
 from ratings.lab import simulate as simulate_
+from ratings.lab import thesis as thesis_
 from ratings.lab import tune as tune_
-from ratings.lab.importfmt import parse_matches, spreadsheet_safe, write_matches
+from ratings.lab.importfmt import parse_matches, parse_rows, spreadsheet_safe, write_matches
 
 RATINGS_HEADER = ("player", "rating", "rd", "volatility", "matches")
 
@@ -146,11 +147,16 @@ def params_from_args(args: argparse.Namespace, base: Params | None = None) -> Pa
     return start.with_overrides(**overrides)
 
 
-def check_stat_weights(params: Params, matches: Sequence[MatchResult]) -> None:
-    """Refuse stat weights that name no stat of any match (a typo would weigh nothing)."""
+def check_stat_weights(
+    params: Params, matches: Sequence[MatchResult | Mapping[str, Mapping[str, float]] | None]
+) -> None:
+    """Refuse stat weights that name no stat of any match (a typo would weigh nothing).
+
+    `matches` may also be each match's stats alone (`rate` reads plain rows)."""
     if not params.stat_weights or params.team_method != "performance_weighted":
         return
-    present = {stat for m in matches for stats in (m.stats or {}).values() for stat in stats}
+    every = [m.stats if isinstance(m, MatchResult) else m for m in matches]
+    present = {stat for s in every for stats in (s or {}).values() for stat in stats}
     missing = sorted(set(params.stat_weights) - present)
     if missing:
         have = ", ".join(sorted(present)) or "none"
@@ -229,12 +235,16 @@ def add_rate(subparsers: Any) -> None:
 
 
 def run_rate(args: argparse.Namespace) -> int:
+    """Read the file as plain rows (`parse_rows`: each distinct cell checked once, no
+    MatchResult built) straight into columns, and replay them in C: only the final states
+    are printed. The same ratings as `rate_all` of `load_matches` (tests: test_engine_cli)."""
     params = params_from_args(args)
     scoring_format = format_from_args(args)
-    matches = load_matches(args.file, scoring_format)
-    check_stat_weights(params, matches)
+    with open(args.file, encoding="utf-8", newline="") as f:
+        rows = parse_rows(f, scoring_format)
+    check_stat_weights(params, [stats for *_, stats in rows])
     replayer = Replayer(params, scoring_format)
-    replayer.rate_history(encode(matches))  # only the final states are printed
+    replayer.rate_history(encode_rows(rows))
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(RATINGS_HEADER)
     states = replayer.states
@@ -364,15 +374,16 @@ def run_tune(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
 
 
 def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
-    """--players, --matches, --seed, --param, --json."""
+    """--players, --matches, --seed, --param, --json; --thesis and --runs for the thesis' run."""
     parser.add_argument(
-        "--players", type=int, default=simulate_.DEFAULT_PLAYERS, help="players (default 100)"
+        "--players",
+        type=int,
+        help=f"players (default {simulate_.DEFAULT_PLAYERS}; not with --thesis)",
     )
     parser.add_argument(
         "--matches",
         type=int,
-        default=simulate_.DEFAULT_MATCHES,
-        help="matches per mode (default 3000)",
+        help=f"matches per mode (default {simulate_.DEFAULT_MATCHES}; not with --thesis)",
     )
     parser.add_argument(
         "--seed", type=int, default=simulate_.DEFAULT_SEED, help="random seed (default 1)"
@@ -381,7 +392,18 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
         "--param",
         action="append",
         metavar="NAME=VALUE",
-        help="override a rating parameter; repeatable",
+        help="override a rating parameter; repeatable (not with --thesis)",
+    )
+    parser.add_argument(
+        "--thesis",
+        action="store_true",
+        help="the thesis' experiment (Abstracting Glicko-2 for Team Games, chapter III): 25 "
+        "players, teams of 5, its matchmaking, 100 games a run, four update methods",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        help=f"--thesis only: runs per method (default {thesis_.DEFAULT_RUNS})",
     )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of tables"
@@ -393,7 +415,8 @@ def add_simulate(subparsers: Any) -> None:
         "simulate",
         help="synthetic seasons of known skill: how well each team method finds it",
         description="Players of known skill play badminton rally by rally (singles, then doubles); "
-        "every team method and peer rates the same season.",
+        "every team method and peer rates the same season. With --thesis: the thesis' "
+        "5-a-side experiment (chapter III), its four update methods, mean ± SD over --runs.",
     )
     add_simulate_arguments(parser)
     parser.set_defaults(func=run_simulate)
@@ -403,13 +426,18 @@ def run_simulate(
     args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    if args.players < 4 or args.matches < 1:
+    check_simulate_arguments(args)
+    if getattr(args, "thesis", False):
+        return run_thesis(args, out)
+    players = simulate_.DEFAULT_PLAYERS if args.players is None else args.players
+    matches = simulate_.DEFAULT_MATCHES if args.matches is None else args.matches
+    if players < 4 or matches < 1:
         raise EngineError("--players must be at least 4 and --matches at least 1")
     params = params_from_args(args)
-    with _bar(simulate_.work_size(args.matches), err, "simulate") as bar:
+    with _bar(simulate_.work_size(matches), err, "simulate") as bar:
         result = simulate_.simulate(
-            players=args.players,
-            matches=args.matches,
+            players=players,
+            matches=matches,
             seed=args.seed,
             params=params,
             progress=bar.update,
@@ -418,6 +446,33 @@ def run_simulate(
         out.write(json.dumps(result, indent=2) + "\n")
     else:
         out.write(simulate_.format_simulation(result) + "\n")
+    return 0
+
+
+def check_simulate_arguments(args: argparse.Namespace) -> None:
+    """`simulate`'s combinations: --thesis fixes its protocol, --runs belongs to it."""
+    if not getattr(args, "thesis", False):
+        if getattr(args, "runs", None) is not None:
+            raise EngineError("--runs is for --thesis only")
+        return
+    fixed = [
+        name for name in ("players", "matches", "param") if getattr(args, name, None) is not None
+    ]
+    if fixed:
+        given = ", ".join(f"--{name}" for name in fixed)
+        raise EngineError(f"--thesis runs the thesis' protocol as written: drop {given}")
+    if args.runs is not None and args.runs < 1:
+        raise EngineError("--runs must be at least 1")
+
+
+def run_thesis(args: argparse.Namespace, out: TextIO) -> int:
+    """`simulate --thesis`: the thesis' experiment, as a table or JSON."""
+    runs = thesis_.DEFAULT_RUNS if args.runs is None else args.runs
+    result = thesis_.thesis_experiment(runs=runs, seed=args.seed)
+    if args.json:
+        out.write(json.dumps(result, indent=2) + "\n")
+    else:
+        out.write(thesis_.format_thesis(result) + "\n")
     return 0
 
 
@@ -549,6 +604,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             validate_params(params_from_args(args))
         if hasattr(args, "format"):
             format_from_args(args)
+        if args.func is run_simulate:
+            check_simulate_arguments(args)
     except EngineError as exc:
         parser.error(str(exc))
     try:

@@ -11,34 +11,31 @@ The split, exactly (RULES.md "Commands", RATINGS.md §7):
   the best setting of the other outcome model, the defaults, every peer) and
   scores the second half, exactly as ``backtest``.
 
-Both outcome models of RATINGS.md §3 step 2 are searched, each in its own box
-(:func:`search_space`): the parameters every model uses, plus ``margin_boost``
-for ``margin_information`` or ``match_win_bonus`` and ``margin_weight`` for
-``score``; on a team history also the team method and how a side's RD is
-combined. The budget is shared between the models. The wrong-way floor (§3 step 9)
-is on in every setting tried, as it is on every ladder; ``floor=False`` searches
-without it, only to show what it changes.
+Both outcome models of RATINGS.md §3 step 2 are searched **jointly** by one kept
+optimiser, optuna's TPE sampler with a fixed seed (:func:`search`): the model is a choice of
+the search, each model's own numbers (``margin_boost``; ``match_win_bonus`` and
+``margin_weight``) are searched when it is chosen, and every number every model uses
+(:data:`COMMON_SPACE`) always; on a team history also the team method and how a side's RD is
+combined. The first settings tried are the ladder's own, under each model. The wrong-way
+floor (§3 step 9) is on in every setting tried, as it is on every ladder; ``floor=False``
+searches without it, only to show what it changes.
 
 What a setting must do to be chosen (:func:`objective`): the scored training matches
 are cut into time-ordered folds, and a setting scores its training log-loss plus a
-standard error of its fold-by-fold difference from the setting it would replace. So
-a change is chosen only when it beats the ladder's setting steadily across the folds,
-not when it wins on a few lucky matches: a short history (CS:GO, 50 scored training
-matches) stays close to the measured defaults, a long one moves. The search goes in
-two stages per model (:func:`_search_model`): first the model's margin parameters,
-``margin_clamp`` and ``scale_factor`` (and the team choices), against the ladder's
-setting; then the other numbers from that choice, against that choice, with a
-stricter margin (more parameters, more chances to fit noise), kept only when they gain
-at least 1% of the training log-loss. The model whose final
-setting scores better against the ladder's setting is chosen.
+standard error of its fold-by-fold difference from the ladder's setting. So a change is
+chosen only when it beats the ladder's setting steadily across the folds, not when it
+wins on a few lucky matches. The folds also stop the search early: each setting reports its
+running log-loss fold by fold, and one worse than the median of the settings before it at
+the same fold is pruned (optuna's median rule) and cannot be chosen; the whole search stops
+when :data:`PATIENCE` settings in a row found nothing better. A last pass puts back the
+ladder's value of every parameter that does not earn its change.
 
-Each stage is deterministic for a seed: a batch of random settings over its box
-(about a third of its budget, the current setting first), then coordinate descent
-from the best one (each number a step and a half-step up and down, the step halving
-when that finds nothing better; each other choice of a choice), then a last pass that
-puts back the current value of every parameter that does not earn its change
-(:func:`search`). Batches run on ``workers`` processes; the result does not depend on
-how many. Nothing of the second half is read until the setting is chosen.
+Settings are asked for and scored :data:`BATCH` at a time (the sampler's "constant liar"
+keeps a batch apart) on ``workers`` processes; the result does not depend on how many.
+Nothing of the second half is read until the setting is chosen. The report then gives the
+tuned setting's held-out gain over the defaults and over the best peer with a 95% paired
+bootstrap interval over the held-out matches (:func:`paired_bootstrap`): when the interval
+holds 0, the tuned setting is "no better" than that system.
 """
 
 from __future__ import annotations
@@ -46,8 +43,8 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
-import random
 import statistics
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -82,9 +79,6 @@ class Dimension:
         value = round(min(max(float(value), self.low), self.high), self.digits)
         return int(value) if self.digits == 0 else value
 
-    def draw(self, rng: random.Random) -> float | int:
-        return self.clip(rng.uniform(self.low, self.high))
-
 
 @dataclass(frozen=True, slots=True)
 class Choice:
@@ -94,9 +88,6 @@ class Choice:
 
     def clip(self, value: Any) -> str:
         return value if value in self.options else self.options[0]
-
-    def draw(self, rng: random.Random) -> str:
-        return rng.choice(self.options)
 
 
 Space = Mapping[str, Dimension | Choice]
@@ -133,53 +124,34 @@ COMPOSITE_RD_OPTIONS = ("mean", "rms_of_mean", "rms")
 MIN_MATCHES = 4
 #: Settings tried when no budget is given: above the 200 the product promises.
 DEFAULT_BUDGET = 240
-#: Share of the budget spent on random settings before coordinate descent.
-RANDOM_SHARE = 1 / 3
-#: First coordinate-descent step, as a share of each parameter's range.
-FIRST_STEP = 0.125
-#: Random settings that coordinate descent starts from (the best ones).
-DESCENT_STARTS = 2
-#: Steps shrink to this share of the range before the descent stops early.
-MIN_STEP = 1 / 256
 #: Log-loss a parameter may cost and still go back to the ladder's value: below the
 #: noise of a training half (a few thousandths on ~900 scored matches).
 SIMPLIFY_TOLERANCE = 0.0005
-#: The common numbers the first stage searches with each model's own margin parameters
-#: (and the team choices): the margin's reach and the slope of the expected score, which
-#: is also the calibration of P (docs/RATINGS_EVALUATION.md, "Calibration").
-CORE = ("margin_clamp", "scale_factor")
-#: Share of each model's budget for the first stage; the second searches the rest.
-FIRST_STAGE_SHARE = 0.6
-#: Time-ordered folds of the scored training matches (:func:`objective`).
+#: Time-ordered folds of the scored training matches (:func:`objective`, and the pruning).
 FOLDS = 4
 #: Standard errors (of the fold means) a change must win by: about one keeps a short
 #: history near the ladder's setting and lets a long one move (measured, see
 #: docs/RATINGS_EVALUATION.md "Tuning").
 SHRINK_STANDARD_ERRORS = 1.0
-#: The second stage's margin: it searches five or more numbers at once.
-SECOND_STAGE_STANDARD_ERRORS = 2.0
-#: What the second stage's choice must gain over the first stage's, as a share of its
-#: training log-loss, to be kept. Its numbers act through gaps between matches and through
-#: newcomers, which change from one half of a history to the next (BWF's held-out half
-#: holds the 2020 pause, its training half nothing like it): a change that clears the
-#: fold margin by a few thousandths did not carry there (`rating_period_days` 7 → 1 gained
-#: 0.7–0.8% in training and cost 1.3–1.9% held out); on the tennis doubles the second
-#: stage's choices gained 1.2–1.6% in training and were kept.
-#: Measured, see docs/RATINGS_EVALUATION.md "Tuning".
-SECOND_STAGE_MIN_GAIN = 0.01
+#: Settings scored together (the process pool's batch); fixed, so the search does not
+#: depend on how many processes run it.
+BATCH = 2
+#: Random settings before TPE models the scores (optuna's n_startup_trials).
+STARTUP_TRIALS = 24
+#: Completed settings before the median rule prunes any.
+PRUNE_AFTER = 12
+#: The search stops after this many settings in a row without a better score.
+PATIENCE = 80
+#: The paired bootstrap of the held-out gain: resamples, interval, seed.
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_LEVEL = 0.95
+BOOTSTRAP_SEED = 0
 
 Overrides = dict[str, Any]
 
 
-def search_space(
-    outcome_model: str, teams: bool = False, stat_weights: bool = False, stage: int | None = None
-) -> Space:
-    """The box searched for one outcome model; with ``teams`` the team method and composite RD too.
-
-    ``stage`` 1 is the first stage's part of it (:data:`CORE`, the model's own margin
-    parameters and, on a team history, the team choices), ``stage`` 2 the rest; None
-    the whole box, in the order the report prints it.
-    """
+def search_space(outcome_model: str, teams: bool = False, stat_weights: bool = False) -> Space:
+    """The box searched for one outcome model; with ``teams`` the team method and composite RD too."""
     if outcome_model not in MODEL_SPACE:
         raise EngineError(f"outcome_model must be one of {', '.join(OUTCOME_MODELS)}")
     space: dict[str, Dimension | Choice] = {**COMMON_SPACE, **MODEL_SPACE[outcome_model]}
@@ -187,10 +159,7 @@ def search_space(
         methods = TEAM_METHOD_CHOICES + (("performance_weighted",) if stat_weights else ())
         space["team_method"] = Choice(methods)
         space["composite_rd"] = Choice(COMPOSITE_RD_OPTIONS)
-    if stage is None:
-        return space
-    first = {name for name in space if name in CORE or name not in COMMON_SPACE}
-    return {name: dim for name, dim in space.items() if (name in first) == (stage == 1)}
+    return space
 
 
 def train_split(matches: Sequence[MatchResult]) -> Sequence[MatchResult]:
@@ -311,8 +280,9 @@ def objective(
     return statistics.fmean(losses) + errors * standard_error
 
 
-def _held_out(job: tuple[str, Overrides | None]) -> dict[str, float | None]:
-    """§7 metrics on the whole history for one system: tuned/default (with overrides) or a peer."""
+def _held_out(job: tuple[str, Overrides | None]) -> tuple[dict[str, float | None], list[float]]:
+    """§7 metrics on the whole history for one system (tuned/default with overrides, or a
+    peer), and each held-out match's log-loss (empty when the peer cannot run)."""
     assert _WORK is not None
     matches, _, base, scoring_format = _WORK
     name, overrides = job
@@ -321,8 +291,13 @@ def _held_out(job: tuple[str, Overrides | None]) -> dict[str, float | None]:
     else:
         system = build_system(name, base, scoring_format)
     if isinstance(system, PeerUnavailable):
-        return unavailable_metrics()
-    return metrics(run_online(matches, system))
+        return unavailable_metrics(), []
+    trace = run_online(matches, system)
+    start = warmup_size(len(matches))
+    losses = [
+        _match_loss(p, y) for p, y in zip(trace.probs[start:], trace.outcomes[start:], strict=True)
+    ]
+    return metrics(trace), losses
 
 
 class _Workers:
@@ -348,103 +323,161 @@ def _key(overrides: Overrides) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(overrides.items()))
 
 
+def fold_means(losses: Sequence[float]) -> list[float]:
+    """The running log-loss after each of the :data:`FOLDS` time-ordered folds (what a setting
+    reports to the pruner, fold by fold)."""
+    k = max(1, min(FOLDS, len(losses)))
+    edges = [len(losses) * (i + 1) // k for i in range(k)]
+    return [statistics.fmean(losses[:edge]) for edge in edges]
+
+
+def _suggest(trial: Any, spaces: Mapping[str, Space]) -> Overrides:
+    """One setting from the trial: the outcome model, then the numbers and choices of its box."""
+    model = trial.suggest_categorical("outcome_model", list(spaces))
+    setting: Overrides = {"outcome_model": model}
+    for name, dim in spaces[model].items():
+        if isinstance(dim, Choice):
+            setting[name] = trial.suggest_categorical(name, list(dim.options))
+        elif dim.digits == 0:
+            setting[name] = dim.clip(trial.suggest_int(name, int(dim.low), int(dim.high)))
+        else:
+            setting[name] = dim.clip(trial.suggest_float(name, dim.low, dim.high))
+    return setting
+
+
+def split_validation(losses: Sequence[float]) -> tuple[Sequence[float], Sequence[float]]:
+    """The scored training matches cut in two at the last of :data:`FOLDS` time-ordered folds:
+    the first folds, which the search minimises, and the last, which stops it."""
+    cut = len(losses) * (FOLDS - 1) // FOLDS if len(losses) >= FOLDS else len(losses)
+    return losses[:cut], losses[cut:]
+
+
+@dataclass
+class Searched:
+    """What :func:`search` found: every setting's training losses, the search objective of
+    each one not pruned, and the settings that were the best so far when they were scored
+    (the incumbents, in order), each with its log-loss on the validation fold."""
+
+    losses: dict[tuple[tuple[str, Any], ...], list[float]]
+    scores: dict[tuple[tuple[str, Any], ...], float]
+    incumbents: list[tuple[tuple[tuple[str, Any], ...], float]]
+
+    def chosen(self, model: str | None = None) -> tuple[tuple[str, Any], ...] | None:
+        """The incumbent (of ``model``, if given) with the lowest validation log-loss."""
+        mine = [
+            (value, i, key)
+            for i, (key, value) in enumerate(self.incumbents)
+            if model is None or dict(key)["outcome_model"] == model
+        ]
+        return min(mine)[2] if mine else None
+
+
 def search(
-    score: Callable[[list[Overrides]], list[float]],
-    start: Overrides,
+    score: Callable[[list[Overrides]], list[list[float]]],
+    starts: Sequence[Overrides],
+    spaces: Mapping[str, Space],
+    reference: Sequence[float],
     budget: int,
     seed: int = 0,
     progress: Progress | None = None,
-    space: Space | None = None,
-) -> tuple[Overrides, float, int]:
-    """Random batch, coordinate descent, then a pass back to ``start`` where it costs nothing.
+) -> Searched:
+    """TPE over ``spaces`` (outcome model -> its box), ``starts`` first; never more than ``budget``.
 
-    Searches ``space`` (default :data:`SEARCH_SPACE`); returns (best setting, its
-    score, settings scored) and never scores more than ``budget`` settings. The
-    last pass resets each parameter to its ``start`` value when that keeps the
-    score within :data:`SIMPLIFY_TOLERANCE` of the best, so parameters that do
-    not matter on this history keep the ladder's values instead of noise.
+    ``score`` maps a batch of settings to their per-match training losses. The search
+    minimises :func:`objective` against ``reference`` on the first folds of the scored
+    training matches (:func:`split_validation`); each setting reports its running log-loss
+    fold by fold (:func:`fold_means`) and the median rule prunes one that falls behind.
+    Early stopping on the last fold: each new best setting (an incumbent, per outcome
+    model) is scored on the validation fold, which the search never minimises, and the
+    search stops after :data:`PATIENCE` settings without a better validation log-loss.
     """
-    space = SEARCH_SPACE if space is None else space
-    rng = random.Random(seed)
-    seen: dict[tuple[tuple[str, Any], ...], float] = {}
+    import optuna
 
-    def run(batch: list[Overrides], limit: int = budget) -> None:
-        fresh: list[Overrides] = []
-        for o in batch:
-            if _key(o) not in seen and len(seen) + len(fresh) < limit:
-                seen[_key(o)] = math.nan  # reserved, so duplicates in a batch run once
-                fresh.append(o)
-        for o, value in zip(fresh, score(fresh) if fresh else [], strict=True):
-            seen[_key(o)] = value
-        if progress is not None and fresh:
-            progress(len(fresh))
-
-    def best() -> tuple[Overrides, float]:
-        key, value = min(seen.items(), key=lambda kv: (kv[1], repr(kv[0])))
-        return dict(key), value
-
-    start = {name: dim.clip(start[name]) for name, dim in space.items()}
-    simplify_reserve = min(len(space), budget // 4)
-    descent_budget = budget - simplify_reserve
-    randoms = [start] + [
-        {name: dim.draw(rng) for name, dim in space.items()}
-        for _ in range(max(int(budget * RANDOM_SHARE) - 1, 0))
-    ]
-    run(randoms, descent_budget)
-
-    numbers = {name: dim for name, dim in space.items() if isinstance(dim, Dimension)}
-
-    def descend(current: Overrides, current_value: float, limit: int) -> None:
-        steps = {name: FIRST_STEP * (dim.high - dim.low) for name, dim in numbers.items()}
-        while len(seen) < limit:
-            before = len(seen)
-            for name, dim in space.items():
-                if isinstance(dim, Choice):
-                    batch = [{**current, name: option} for option in dim.options]
-                else:
-                    batch = [
-                        {**current, name: dim.clip(current[name] + factor * steps[name])}
-                        for factor in (-1.0, 1.0, -0.5, 0.5)
-                    ]
-                run(batch, limit)
-                scored = [(seen[_key(o)], repr(_key(o)), o) for o in batch if _key(o) in seen]
-                value, _, point = min(
-                    scored, key=lambda t: (t[0], t[1]), default=(math.inf, "", {})
-                )
-                if value < current_value:
-                    current, current_value = point, value
-                elif name in steps:
-                    steps[name] /= 2.0
-            if len(seen) == before or all(
-                steps[n] < MIN_STEP * (d.high - d.low) for n, d in numbers.items()
-            ):
-                return  # nothing new left to try, or every step is already tiny
-
-    # Coordinate descent from the best few random settings (distinct starts), the rest
-    # of the budget shared between them: one valley's floor is not always the lowest.
-    ranked = sorted(((v, repr(k), k) for k, v in seen.items()), key=lambda t: (t[0], t[1]))
-    starts = [dict(k) for _, _, k in ranked[:DESCENT_STARTS]]
-    first_seen = len(seen)
-    for i, point in enumerate(starts):
-        limit = first_seen + (descent_budget - first_seen) * (i + 1) // len(starts)
-        descend(point, seen[_key(point)], limit)
-
-    chosen, chosen_value = best()
-    ceiling = chosen_value + SIMPLIFY_TOLERANCE
-    for name in space:
-        if chosen[name] == start[name]:
-            continue
-        candidate = {**chosen, name: start[name]}
-        run([candidate])
-        value = seen.get(_key(candidate), math.inf)
-        if value <= ceiling:
-            chosen, chosen_value = candidate, value
-    return chosen, chosen_value, len(seen)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        sampler = optuna.samplers.TPESampler(
+            seed=seed,
+            n_startup_trials=STARTUP_TRIALS,
+            multivariate=True,
+            group=True,
+            constant_liar=True,
+        )
+    pruner = optuna.pruners.MedianPruner(n_startup_trials=PRUNE_AFTER, n_warmup_steps=0)
+    study = optuna.create_study(direction="minimize", sampler=sampler, pruner=pruner)
+    for start in starts:
+        study.enqueue_trial(dict(start), skip_if_exists=True)
+    fit_reference, _ = split_validation(reference)
+    found = Searched({}, {}, [])
+    best: dict[str, float] = {}
+    best_validation, since_best, asked = math.inf, 0, 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        while asked < budget and since_best < PATIENCE:
+            trials = [study.ask() for _ in range(min(BATCH, budget - asked))]
+            asked += len(trials)
+            settings = [_suggest(trial, spaces) for trial in trials]
+            todo = list({_key(s): s for s in settings if _key(s) not in found.losses}.values())
+            found.losses.update(zip((_key(s) for s in todo), score(todo), strict=True))
+            for trial, setting in zip(trials, settings, strict=True):
+                key = _key(setting)
+                fit, validation = split_validation(found.losses[key])
+                since_best += 1
+                if key not in found.scores and _pruned(trial, fold_means(fit)):
+                    study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+                    continue
+                value = objective(fit, fit_reference)
+                found.scores[key] = value
+                study.tell(trial, value)
+                model = setting["outcome_model"]
+                if value < best.get(model, math.inf):
+                    best[model] = value
+                    held = statistics.fmean(validation) if validation else value
+                    found.incumbents.append((key, held))
+                    if held < best_validation:
+                        best_validation, since_best = held, 0
+            if progress is not None:
+                progress(len(trials))
+    return found
 
 
-def _budgets(budget: int, parts: int) -> list[int]:
-    """``budget`` shared out over ``parts`` searches, the first ones taking any remainder."""
-    return [budget // parts + (1 if i < budget % parts else 0) for i in range(parts)]
+def _pruned(trial: Any, running: Sequence[float]) -> bool:
+    """Report the running log-loss fold by fold; whether the median rule prunes the setting."""
+    for step, value in enumerate(running):
+        trial.report(value, step)
+        if trial.should_prune():
+            return True
+    return False
+
+
+def paired_bootstrap(
+    candidate: Sequence[float],
+    baseline: Sequence[float],
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = BOOTSTRAP_LEVEL,
+    seed: int = BOOTSTRAP_SEED,
+) -> dict[str, float]:
+    """The relative log-loss gain of ``candidate`` over ``baseline`` (per-match losses of the same
+    matches, 0.02 is 2% better) and its percentile interval over matches resampled in pairs."""
+    import numpy as np
+
+    if len(candidate) != len(baseline) or not candidate:
+        raise ValueError("the bootstrap needs the losses of the same matches, at least one")
+    a, b = np.asarray(candidate, dtype=float), np.asarray(baseline, dtype=float)
+    rng = np.random.default_rng(seed)
+    gains = np.empty(resamples)
+    for i in range(resamples):
+        pick = rng.integers(0, len(a), len(a))
+        base = b[pick].mean()
+        gains[i] = (base - a[pick].mean()) / base
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(gains, [tail, 1.0 - tail])
+    return {
+        "gain": float((b.mean() - a.mean()) / b.mean()),
+        "low": float(low),
+        "high": float(high),
+        "level": level,
+    }
 
 
 def is_team_history(matches: Sequence[MatchResult]) -> bool:
@@ -452,73 +485,30 @@ def is_team_history(matches: Sequence[MatchResult]) -> bool:
     return any(len(m.side_a) > 1 or len(m.side_b) > 1 for m in matches)
 
 
-def _search_model(
-    model: str,
-    base: Params,
-    teams: bool,
-    budget: int,
+def _simplify(
+    setting: Overrides,
+    ladder: Overrides,
     reference: Sequence[float],
-    pool: _Workers,
     losses: dict[tuple[tuple[str, Any], ...], list[float]],
-    seed: int = 0,
-    progress: Progress | None = None,
-) -> dict[str, Any]:
-    """Both stages of one outcome model's search; its setting and training scores.
-
-    Stage 1 searches the model's core (:func:`search_space` stage 1) from the ladder's
-    setting, each candidate scored by :func:`objective` against the ladder's setting.
-    Stage 2 searches the rest with stage 1's choice fixed, each candidate scored against
-    stage 1's choice, so a parameter leaves the ladder's value only when the folds say
-    it pays; and stage 2's choice is kept only when it gains at least
-    :data:`SECOND_STAGE_MIN_GAIN` of stage 1's training log-loss. ``objective`` in the result is the final setting's score against the
-    ladder's setting, which is how the two models are compared. ``losses`` keeps every
-    setting's training losses (by its overrides), so none is replayed twice.
-    """
-    stat_weights = bool(base.stat_weights)
-    fixed: Overrides = {"outcome_model": model}
-    chosen = {name: getattr(base, name) for name in search_space(model, teams, stat_weights)}
-    first = max(1, round(budget * FIRST_STAGE_SHARE)) if budget > 1 else budget
-    against = list(reference)
-    for stage, share in ((1, first), (2, budget - first)):
-        space = search_space(model, teams, stat_weights, stage=stage)
-        if share < 1 or not space:
+    score: Callable[[list[Overrides]], list[list[float]]],
+    budget: int,
+) -> Overrides:
+    """Put back the ladder's value of each parameter that does not earn its change (within
+    :data:`SIMPLIFY_TOLERANCE` of the objective), one at a time, at most ``budget`` tries."""
+    value = objective(losses[_key(setting)], reference)
+    for name in setting:
+        if budget < 1:
+            break
+        if name == "outcome_model" or name not in ladder or setting[name] == ladder[name]:
             continue
-        held = {**fixed, **{n: v for n, v in chosen.items() if n not in space}}
-        errors = SHRINK_STANDARD_ERRORS if stage == 1 else SECOND_STAGE_STANDARD_ERRORS
-
-        def score(
-            batch: list[Overrides],
-            held: Overrides = held,
-            against: list[float] = against,
-            errors: float = errors,
-        ) -> list[float]:
-            keys = [_key({**held, **o}) for o in batch]
-            todo = [key for key in keys if key not in losses]
-            runs = pool.map(_score_overrides, [dict(key) for key in todo])
-            losses.update(zip(todo, runs, strict=True))
-            return [objective(losses[key], against, errors) for key in keys]
-
-        setting, _, _ = search(
-            score,
-            {name: chosen[name] for name in space},
-            share,
-            seed=seed + stage - 1,
-            progress=progress,
-            space=space,
-        )
-        found = losses[_key({**fixed, **chosen, **setting})]
-        gain = 1.0 - statistics.fmean(found) / statistics.fmean(against)
-        if stage == 2 and gain < SECOND_STAGE_MIN_GAIN:
-            continue  # too small to trust across the halves: stage 1's choice stands
-        chosen.update(setting)
-        against = found
-    params = {**fixed, **chosen}
-    final = losses.get(_key(params)) or _score_overrides(params)
-    return {
-        "params": params,
-        "train_logloss": statistics.fmean(final),
-        "objective": objective(final, reference),
-    }
+        candidate = {**setting, name: ladder[name]}
+        key = _key(candidate)
+        if key not in losses:
+            losses[key] = score([candidate])[0]
+            budget -= 1
+        if objective(losses[key], reference) <= value + SIMPLIFY_TOLERANCE:
+            setting = candidate
+    return setting
 
 
 def tune(
@@ -531,18 +521,19 @@ def tune(
     progress: Progress | None = None,
     floor: bool = True,
 ) -> dict[str, Any]:
-    """Tune both outcome models on the first half, then score on the second.
+    """Tune both outcome models jointly on the first half, then score on the second.
 
     Every setting tried has the wrong-way floor on (a ladder cannot switch it off);
     ``floor=False`` searches with it off instead, to show what it costs or gains.
 
-    Returns ``{"params", "floor", "models", "test"}``: ``params`` is the chosen setting
-    (``outcome_model`` and the parameters searched for it); ``models`` each outcome
+    Returns ``{"params", "floor", "models", "test", "gain"}``: ``params`` is the chosen
+    setting (``outcome_model`` and the parameters searched for it); ``models`` each outcome
     model's best setting, its training log-loss and its :func:`objective` against the
-    ladder's setting (the lower one is chosen), best first; ``test`` the held-out
-    metrics of ``tuned``, ``runner_up`` (the other model's best), ``default``
-    (the starting setting) and each peer (``None`` metrics when a peer's package
-    is missing).
+    ladder's setting (the lower one is chosen), best first; ``test`` the held-out metrics
+    of ``tuned``, ``runner_up`` (the other model's best), ``default`` (the starting
+    setting) and each peer (``None`` metrics when a peer's package is missing); ``gain``
+    the tuned setting's held-out gain over ``defaults`` and over the ``best_peer``, each
+    with its paired bootstrap interval (:func:`paired_bootstrap`).
     """
     global _WORK, _RESULTS
     if budget < 1:
@@ -554,42 +545,74 @@ def tune(
         workers = min(2, os.cpu_count() or 1)
     base = params.with_overrides(wrong_way_floor=floor)
     teams = is_team_history(matches)
+    stat_weights = bool(base.stat_weights)
+    spaces = {m: search_space(m, teams, stat_weights) for m in OUTCOME_MODELS}
     _WORK = (matches, encode(train_split(matches)), base, _validated(matches, scoring_format))
     pool = _Workers(workers)
-    found: dict[str, dict[str, Any]] = {}
+
+    def score(batch: list[Overrides]) -> list[list[float]]:
+        return pool.map(_score_overrides, batch)
+
     try:
-        # The ladder's current setting: what every change is measured against (and the
-        # first setting its own model's search tries).
+        # The ladder's current setting: what every change is measured against, and the
+        # first setting tried under each model (the other model with its own defaults).
         reference = _score_overrides({})
-        box = search_space(base.outcome_model, teams, stat_weights=bool(base.stat_weights))
-        ladder = {"outcome_model": base.outcome_model, **{n: getattr(base, n) for n in box}}
-        losses = {_key(ladder): reference}
-        for model, share in zip(OUTCOME_MODELS, _budgets(budget, len(OUTCOME_MODELS)), strict=True):
-            if share < 1:
-                continue
-            found[model] = _search_model(
-                model, base, teams, share, reference, pool, losses, seed=seed, progress=progress
-            )
-        ranked = sorted(found, key=lambda m: (found[m]["objective"], m))
-        tuned = found[ranked[0]]["params"]
+        ladder = {name: getattr(base, name) for space in spaces.values() for name in space}
+        starts = [
+            {"outcome_model": m, **{n: dim.clip(ladder[n]) for n, dim in spaces[m].items()}}
+            for m in sorted(OUTCOME_MODELS, key=lambda m: m != base.outcome_model)
+        ]
+        reserve = min(max(len(space) for space in spaces.values()), budget // 4)
+        found = search(
+            score, starts, spaces, reference, budget - reserve, seed=seed, progress=progress
+        )
+        models: dict[str, dict[str, Any]] = {}
+        for model in OUTCOME_MODELS:
+            key = found.chosen(model)
+            if key is not None:
+                models[model] = {"params": dict(key)}
+        validation = dict(found.incumbents)
+        ranked = sorted(models, key=lambda m: (validation[_key(models[m]["params"])], m))
+        losses = found.losses
+        models[ranked[0]]["params"] = _simplify(
+            models[ranked[0]]["params"], ladder, reference, losses, score, reserve
+        )
+        for entry in models.values():
+            model = entry["params"]["outcome_model"]
+            entry["params"] = {
+                "outcome_model": model,
+                **{n: entry["params"][n] for n in spaces[model]},
+            }
+            mine = losses[_key(entry["params"])]
+            entry["train_logloss"] = statistics.fmean(mine)
+            entry["objective"] = objective(mine, reference)
+            entry["validation_logloss"] = statistics.fmean(split_validation(mine)[1] or mine)
+        tuned = models[ranked[0]]["params"]
         # The slowest peer first, so two processes finish together.
         jobs: list[tuple[str, Overrides | None]] = [
             ("trueskill", None),
             ("tuned", tuned),
-            *(("runner_up", found[m]["params"]) for m in ranked[1:2]),
+            *(("runner_up", models[m]["params"]) for m in ranked[1:2]),
             ("default", {}),
             *((name, None) for name in PEERS if name != "trueskill"),
         ]
-        report = dict(zip((name for name, _ in jobs), pool.map(_held_out, jobs), strict=True))
+        outcomes = dict(zip((name for name, _ in jobs), pool.map(_held_out, jobs), strict=True))
     finally:
         pool.close()
         _WORK = _RESULTS = None
-    order = [name for name in ("tuned", "runner_up", "default", *PEERS) if name in report]
+    order = [name for name in ("tuned", "runner_up", "default", *PEERS) if name in outcomes]
+    test = {name: outcomes[name][0] for name in order}
+    held = {name: outcomes[name][1] for name in order}
+    gain: dict[str, Any] = {"defaults": paired_bootstrap(held["tuned"], held["default"])}
+    peer = best_peer(test)
+    if peer is not None:
+        gain["best_peer"] = {"peer": peer[0], **paired_bootstrap(held["tuned"], held[peer[0]])}
     return {
         "params": tuned,
         "floor": floor,
-        "models": {m: found[m] for m in ranked},
-        "test": {name: report[name] for name in order},
+        "models": {m: models[m] for m in ranked},
+        "test": test,
+        "gain": gain,
     }
 
 
@@ -609,6 +632,42 @@ def gain_over_best_peer(result: Mapping[str, Any]) -> tuple[str, float, float] |
     if peer is None or tuned is None:
         return None
     return peer[0], peer[1], (peer[1] - tuned) / peer[1]
+
+
+def _interval(gain: Mapping[str, float]) -> str:
+    return (
+        f"{gain['gain'] * 100:+.1f}% ({gain['level'] * 100:.0f}% interval "
+        f"{gain['low'] * 100:+.1f}% to {gain['high'] * 100:+.1f}%)"
+    )
+
+
+def gain_lines(result: Mapping[str, Any]) -> list[str]:
+    """The held-out gains in words: over the defaults and over the best peer, each with its
+    paired bootstrap interval; "no better than" when the interval holds 0."""
+    test, gains = result["test"], result.get("gain", {})
+    lines = []
+    tuned = test["tuned"]["logloss"]
+    for what, label in (("defaults", "the defaults"), ("best_peer", "the best peer")):
+        gain = gains.get(what)
+        if gain is None or tuned is None:
+            continue
+        name = "default" if what == "defaults" else gain["peer"]
+        against = (
+            f"{label} ({name} {test[name]['logloss']:.4f})"
+            if what == "best_peer"
+            else (f"{label} ({test['default']['logloss']:.4f})")
+        )
+        if gain["low"] <= 0.0 <= gain["high"]:
+            verdict = f"no better than {label}"
+        elif gain["low"] > 0.0:
+            verdict = f"better than {label}"
+        else:
+            verdict = f"worse than {label}"
+        lines.append(
+            f"Held out, tuned log-loss {tuned:.4f} against {against}: gain {_interval(gain)}: "
+            f"{verdict}."
+        )
+    return lines
 
 
 def _paste_value(value: Any) -> str:
@@ -644,14 +703,7 @@ def format_tune(result: dict[str, Any], params: Params, matches: int) -> str:
     if "runner_up" in result["test"]:
         other = next(m for m in models if m != chosen)
         lines.append(f"(runner_up: the best {other} setting.)")
-    gain = gain_over_best_peer(result)
-    if gain is not None:
-        peer, value, share = gain
-        word = "better" if share >= 0 else "worse"
-        lines.append(
-            f"Held out, tuned log-loss {result['test']['tuned']['logloss']:.4f} against the best "
-            f"peer ({peer} {value:.4f}): {abs(share) * 100:.1f}% {word}."
-        )
+    lines += gain_lines(result)
     lines.append("")
     if result.get("floor", True):
         lines += [

@@ -170,7 +170,7 @@ def test_doubles_evening_has_no_repeat_while_one_can_be_avoided() -> None:
         rounds.append(rnd)
 
 
-@pytest.mark.parametrize(("rd", "gap", "underdog"), [(100, 469, 0.10), (250, 339, 0.24)])
+@pytest.mark.parametrize(("rd", "gap", "underdog"), [(100, 469, 0.078), (250, 339, 0.214)])
 def test_what_the_floor_means(rd: float, gap: float, underdog: float) -> None:
     # QUALITY_FLOOR's comment: 0.40 is a gap of 0.47 at RD 100 and 0.34 at RD 250.
     strong, weak = [PlayerState(4500 + gap, rd, 0.06)], [PlayerState(4500, rd, 0.06)]

@@ -53,7 +53,11 @@ def old_club(apps: Any) -> dict[str, int]:
     audit entry and a club night, written with the models where they used to live."""
     User = apps.get_model("accounts", "User")
     model = {name: apps.get_model("ladder", name) for name in MOVED["clubs"] + MOVED["matches"]}
-    ladder = model["ladder"].objects.create(name="Old club", slug="old-club")
+    # Settings of its own: clubs/0002_defaults_by_transfer moves (and replays) only ladders
+    # on version 2's defaults, so this one's rows stay exactly as written.
+    ladder = model["ladder"].objects.create(
+        name="Old club", slug="old-club", scale_factor=420.0, margin_clamp=0.4
+    )
     alice = User.objects.create(username="alice", email="alice@example.com")
     bob = User.objects.create(username="bob", email="bob@example.com")
     for user in (alice, bob):

@@ -96,7 +96,7 @@ def test_backtest_reports_bad_lines(tmp_path):
 
 def test_tune_json(small_file):
     result = json.loads(run("tune", str(small_file), "--budget", "4", "--workers", "1", "--json"))
-    assert set(result) == {"params", "floor", "models", "test"}
+    assert set(result) == {"params", "floor", "models", "test", "gain"}
     assert list(result["test"]) == [
         "tuned",
         "runner_up",
@@ -159,3 +159,11 @@ def test_simulate_json_and_table():
     assert "composite_team" in result["doubles"]
     text = run("simulate", "--players", "8", "--matches", "40")
     assert "### singles" in text and "### doubles" in text
+
+
+def test_simulate_thesis_through_manage_py():
+    result = json.loads(run("simulate", "--thesis", "--runs", "2", "--json"))
+    assert result["protocol"]["runs"] == 2 and result["protocol"]["team_size"] == 5
+    assert set(result["methods"]["composite_team"]["full"]) == {"mean", "sd"}
+    with pytest.raises(CommandError, match="--thesis runs the thesis' protocol"):
+        run("simulate", "--thesis", "--players", "8")

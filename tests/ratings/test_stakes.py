@@ -66,7 +66,7 @@ def test_stakes_are_the_engines_on_todays_states_and_store_nothing(club):
     # A win never lowers a rating, a loss never raises one; a clear result moves more.
     for s in stakes.players:
         assert s.clear_win >= s.narrow_win >= 0 >= s.narrow_loss >= s.clear_loss
-    assert (stakes.narrow_score, stakes.clear_score) == ("22-20 22-20", "21-10 21-10")
+    assert (stakes.narrow_score, stakes.clear_score) == ("22-20 22-20", "21-15 21-15")
     assert (RatingChange.objects.count(), list(PlayerRating.objects.values())) == stored
 
 
@@ -91,7 +91,7 @@ def test_head_to_head_shows_what_each_result_would_do(client, club):
     assert response.status_code == 200
     page = text_of(unescape(response.content.decode()))
     assert "Points at stake" in page
-    assert "a narrow win is 22-20 22-20, a clear one 21-10 21-10" in page
+    assert "a narrow win is 22-20 22-20, a clear one 21-15 21-15" in page
     ann_row = stakes.players[0]
     shown = ann_row.shown
     assert (

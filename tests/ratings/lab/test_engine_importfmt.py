@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from datetime import date
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import pytest
 
 from ratings.engine.formats import get_format
 from ratings.engine.types import EngineError, MatchResult
-from ratings.lab.importfmt import ImportFormatError, parse_matches, write_matches
+from ratings.lab.importfmt import ImportFormatError, parse_matches, parse_rows, write_matches
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 BADMINTON = get_format("badminton_21")
@@ -203,3 +205,75 @@ def test_real_csgo_file() -> None:
     assert all(len(m.side_a) == len(m.side_b) == 5 for m in matches)
     assert all(m.stats and set(m.stats) == set(m.side_a + m.side_b) for m in matches)
     assert set(matches[0].stats["JDC"]) == {"adr", "deaths", "kills"}
+
+
+# -- the fast path: each distinct cell checked once, plain rows for `rate` -------------
+
+REAL_FILES = [
+    ("bwf_mens_singles_2018_2021.csv", BADMINTON),
+    ("csgo_5v5_2022.csv", get_format("generic", None, 16)),
+    ("tennis_doubles_club_2021_2024.csv", get_format("generic", 5, 6)),
+]
+
+
+@pytest.mark.parametrize("name,fmt", REAL_FILES)
+def test_the_cached_path_reads_real_files_as_the_slow_path(name: str, fmt) -> None:  # type: ignore[no-untyped-def]
+    text = (DATA / name).read_text(encoding="utf-8")
+    slow = parse_matches(text, fmt, cached=False)
+    assert parse_matches(text, fmt) == slow
+    assert parse_rows(text, fmt) == [
+        (m.played_on, m.side_a, m.side_b, m.games, m.id, m.stats) for m in slow
+    ]
+
+
+def test_the_cached_path_reports_every_problem_as_the_slow_path() -> None:
+    # Repeated bad cells (the cache must give their problems again, with each row's line),
+    # good cells after bad ones, a repeated player, sizes that change, NUL, blank rows,
+    # stats, and a date before the row above.
+    rows = [
+        "2024-03-01,Ann,Bob,21-15 21-18,",
+        "2024-03-01,Ann,Bob,21-15 21-18,",
+        "2024-02-30,Ann,Bob,21-15 21-18,",
+        "2024-02-30,Cat,Dan,21-15 21-18,",
+        "2024-03-02,Ann,Ann,21-15 21-18,",
+        "2024-03-02,Ann,Bob,21-20 21-18,",
+        "2024-03-02,Ann,Bob,21-20 21-18,",
+        "2024-03-02,Ann;Cat,Bob;Dan,21-15 21-18,",
+        "2024-03-02,Ann,,21-15 21-18,",
+        '2024-03-02,Ann,Bob,21-15 21-18,"{""Zed"": {""k"": 1}}"',
+        '2024-03-02,Ann,Bob,21-15 21-18,"{""Ann"": {""k"": 1}}"',
+        ",,,,",
+        "2024-03-03,Ann,Bob\x00,21-15 21-18,",
+        "2024-03-03,Ann,Bob,21-15,",
+        "2024-01-01,Ann,Bob,21-15 21-18,",
+        "2024-03-03,Ann,Bob,21-15 21-18,  ",
+    ]
+    text = HEADER + "\n".join(rows) + "\n"
+    with pytest.raises(ImportFormatError) as slow:
+        parse_matches(text, BADMINTON, cached=False)
+    with pytest.raises(ImportFormatError) as fast:
+        parse_matches(text, BADMINTON)
+    with pytest.raises(ImportFormatError) as plain_rows:
+        parse_rows(text, BADMINTON)
+    assert fast.value.errors == slow.value.errors == plain_rows.value.errors
+    lines = {line for line, _ in slow.value.errors}
+    assert lines == {4, 5, 6, 7, 8, 9, 10, 11, 14, 15}
+    good = HEADER + "\n".join(r for i, r in enumerate(rows, 2) if i not in lines) + "\n"
+    assert parse_matches(good, BADMINTON) == parse_matches(good, BADMINTON, cached=False)
+
+
+def test_rate_prints_what_the_slow_path_rates(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from ratings.engine.replay import Replayer
+    from ratings.engine.types import Params
+    from ratings.lab.cli import main
+
+    path = DATA / "bwf_mens_singles_2018_2021.csv"
+    assert main(["rate", str(path)]) == 0
+    printed = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    replayer = Replayer(Params(), BADMINTON)
+    replayer.rate_all(parse_matches(path.read_text(encoding="utf-8"), BADMINTON, cached=False))
+    want = [["player", "rating", "rd", "volatility", "matches"]] + [
+        [p, repr(s.rating), repr(s.rd), repr(s.volatility), str(s.matches)]
+        for p, s in sorted(replayer.states.items())
+    ]
+    assert printed == want and len(want) > 500

@@ -1,0 +1,113 @@
+"""Ladders on version 2's scale_factor / margin_clamp (450 / 0.5) move to the defaults judged
+by transfer, RATINGS.md §2's 400 / 0.25, and are replayed (ladder/clubs/migrations/
+0002_defaults_by_transfer); a ladder whose numbers were set by hand keeps them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from ladder.clubs.models import Ladder
+from ladder.matches.models import Match
+from ratings.engine.types import Params
+from ratings.models import RatingChange
+from ratings.pipeline import rate_ladder
+from tests.ratings.test_pipeline import assert_equals_replay
+
+BEFORE = [("clubs", "0001_initial"), ("matches", "0002_notifications")]
+AFTER = [("clubs", "0002_defaults_by_transfer")]
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def v2_apps() -> Iterator[Any]:
+    """The database before the migration; the latest again afterwards."""
+    executor = MigrationExecutor(connection)
+    executor.migrate(BEFORE)
+    try:
+        yield MigrationExecutor(connection).loader.project_state(BEFORE).apps
+    finally:
+        call_command("migrate", verbosity=0)
+
+
+def club(apps: Any, slug: str, **settings: float) -> int:
+    """A rated singles ladder with the given settings: six players, a dozen matches."""
+    User = apps.get_model("accounts", "User")
+    LadderModel = apps.get_model("clubs", "Ladder")
+    Membership = apps.get_model("clubs", "Membership")
+    MatchModel = apps.get_model("matches", "Match")
+    MatchPlayer = apps.get_model("matches", "MatchPlayer")
+    Game = apps.get_model("matches", "Game")
+    ladder = LadderModel.objects.create(name=slug.title(), slug=slug, **settings)
+    users = [
+        User.objects.create(username=f"{slug}{i}", email=f"{slug}{i}@example.org", password="!")
+        for i in range(6)
+    ]
+    for i, user in enumerate(users):
+        Membership.objects.create(
+            ladder=ladder, user=user, initial_rating=4000.0 + 200 * i, initial_rd=200.0
+        )
+    for n in range(12):
+        match = MatchModel.objects.create(
+            ladder=ladder,
+            played_on=date(2026, 3, 2) + timedelta(days=n),
+            reporter=users[n % 6],
+            state="confirmed",
+            needs_rating=True,
+        )
+        for position, user in enumerate((users[n % 6], users[(n + 1) % 6])):
+            MatchPlayer.objects.create(match=match, user=user, side="ab"[position], position=0)
+        for number, (a, b) in enumerate(((21, 9), (21, 19)) if n % 2 else ((15, 21), (9, 21)), 1):
+            Game.objects.create(match=match, number=number, a_points=a, b_points=b)
+    return int(ladder.pk)
+
+
+def test_version_2_defaults_move_to_the_spec_and_hand_set_values_stay(v2_apps) -> None:  # type: ignore[no-untyped-def]
+    v2 = club(v2_apps, "vtwo", scale_factor=450.0, margin_clamp=0.5)
+    custom = club(v2_apps, "custom", scale_factor=300.0, margin_clamp=0.4)
+    half = club(v2_apps, "half", scale_factor=450.0, margin_clamp=0.4)
+    for pk in (v2, custom, half):
+        rate_ladder(pk)
+    assert not Match.objects.filter(needs_rating=True).exists()
+    MigrationExecutor(connection).migrate(AFTER)  # the migration alone, without the replay
+    assert (Ladder.objects.get(pk=v2).scale_factor, Ladder.objects.get(pk=v2).margin_clamp) == (
+        400.0,
+        0.25,
+    )
+    assert Ladder.objects.get(pk=half).scale_factor == 400.0
+    assert Ladder.objects.get(pk=half).margin_clamp == 0.4
+    assert (
+        Ladder.objects.get(pk=custom).scale_factor,
+        Ladder.objects.get(pk=custom).margin_clamp,
+    ) == (
+        300.0,
+        0.4,
+    )
+    # The changed ladders' rated matches are marked for the replay; the untouched one's not.
+    assert Match.objects.filter(ladder_id=v2, needs_rating=True).count() == 12
+    assert Match.objects.filter(ladder_id=half, needs_rating=True).count() == 12
+    assert not Match.objects.filter(ladder_id=custom, needs_rating=True).exists()
+    # A new ladder gets the new defaults, the engine's own.
+    assert (Params().scale_factor, Params().margin_clamp) == (400.0, 0.25)
+    fresh = Ladder(name="New", slug="new")
+    assert (fresh.scale_factor, fresh.margin_clamp) == (400.0, 0.25)
+
+
+def test_migrate_replays_the_ladders_it_moved(v2_apps) -> None:  # type: ignore[no-untyped-def]
+    pk = club(v2_apps, "vtwo", scale_factor=450.0, margin_clamp=0.5)
+    rate_ladder(pk)
+    before = sorted(RatingChange.objects.filter(ladder_id=pk).values_list("pk", "rating_after"))
+    call_command("migrate", verbosity=0)  # the migration, then migrate's replay
+    ladder = Ladder.objects.get(pk=pk)
+    assert (ladder.params().scale_factor, ladder.params().margin_clamp) == (400.0, 0.25)
+    assert not Match.objects.filter(ladder=ladder, needs_rating=True).exists()
+    assert_equals_replay(ladder)
+    after = sorted(RatingChange.objects.filter(ladder_id=pk).values_list("pk", "rating_after"))
+    assert [r for _, r in after] != [r for _, r in before]  # the new rules changed the numbers
