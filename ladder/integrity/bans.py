@@ -267,7 +267,7 @@ def _tell(
         change = changes.get(user_id)
         if user_id == banned.pk:
             tail = f"; your rating was recalculated: {change_text(change)}." if change else "."
-            tell_member(user, banned_text + tail, link)
+            tell_member(user, banned_text + tail, f"/ladders/{ladder.slug}/ban/")
         elif change is not None:
             tell_member(user, f"{lead}: {change_text(change)}.", link)
 

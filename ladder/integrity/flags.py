@@ -214,7 +214,13 @@ def _store(ladder: Ladder, findings: Iterable[Finding], now: datetime) -> None:
 def flags_for(ladder: Ladder, viewer: Any) -> list[Flag]:
     """The ladder's flags for a moderator (fresh): current ones first, open before decided."""
     require_moderator(viewer)
-    refresh_flags(ladder)
+    return current_flags(ladder)
+
+
+def current_flags(ladder: Ladder, force: bool = False) -> list[Flag]:
+    """The ladder's flags, refreshed if its ratings changed (or ``force``), each with the
+    players' ``usernames``: current ones first, open before kept before dismissed."""
+    refresh_flags(ladder, force=force)
     order = {OPEN: 0, KEPT: 1, DISMISSED: 2}
     flags = list(Flag.objects.filter(ladder=ladder).select_related("decided_by"))
     flags.sort(key=lambda f: (not f.current, order[f.state], f.kind, f.pk))

@@ -13,6 +13,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.formats import date_format
 
+from ladder.clubs.signals import barred_from
 from ladder.matches.errors import MatchError, MatchPermissionError, MatchStateError
 from ladder.matches.models import (
     CANCELLED,
@@ -82,6 +83,9 @@ def _check_opponent(match: Match, user: Any, now: datetime, verb: str, done: str
             )
         raise MatchPermissionError(message)
     _require_live_pending(match, now, done)
+    barred = barred_from(match.ladder, user)  # a member banned from the ladder
+    if barred:
+        raise MatchPermissionError(barred)
 
 
 def check_confirm(match: Match, user: Any, now: datetime) -> None:
@@ -123,6 +127,14 @@ def _check_rated(match: Match, user: Any, verb: str, done: str) -> None:
             f"This match is {STATE_PHRASES[match.state]}; only a confirmed match can be {done}."
             + hint
         )
+
+
+def check_ban_step(match: Match, user: Any, states: tuple[str, ...], done: str) -> None:
+    """A ban's step on a match (cancel a pending one, withhold or restore a rated one):
+    a moderator's, and only from ``states``."""
+    _require_moderator(user, "ban a member")
+    if match.state not in states:
+        raise MatchStateError(f"This match is {STATE_PHRASES[match.state]}; it cannot be {done}.")
 
 
 def check_correct(match: Match, user: Any, now: datetime) -> None:
