@@ -21,7 +21,9 @@ def barred_from(ladder: Any, user: Any) -> str | None:
     """The first reason a receiver of ``participation_barred`` gives, or None (not barred)."""
     if user is None or not getattr(user, "pk", None):
         return None
-    for _receiver, answer in participation_barred.send(sender=type(ladder), ladder=ladder, user=user):
+    for _receiver, answer in participation_barred.send(
+        sender=type(ladder), ladder=ladder, user=user
+    ):
         if answer:
             return str(answer)
     return None

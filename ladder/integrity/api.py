@@ -200,9 +200,7 @@ def ban_data(ban: Ban) -> dict[str, Any]:
 
 
 def outcome_data(outcome: bans.Outcome) -> dict[str, Any]:
-    names = dict(
-        bans.User.objects.filter(pk__in=outcome.changes).values_list("pk", "username")
-    )
+    names = dict(bans.User.objects.filter(pk__in=outcome.changes).values_list("pk", "username"))
     return {
         **ban_data(outcome.ban),
         "changed": {names[k]: bans.change_text(v) for k, v in sorted(outcome.changes.items())},

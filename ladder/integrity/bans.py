@@ -84,9 +84,7 @@ def _reason(reason: Any, field: str, prompt: str, errors: dict[str, list[str]]) 
 
 def _member(ladder: Ladder, username: Any) -> User:
     name = username.strip() if isinstance(username, str) else ""
-    user = User.objects.filter(
-        username=name, memberships__ladder=ladder
-    ).first()
+    user = User.objects.filter(username=name, memberships__ladder=ladder).first()
     if user is None:
         raise ModerationValidationError(
             {"username": [f"{ladder.name} has no member called {name[:150]!r}."]}

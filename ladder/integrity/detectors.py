@@ -227,9 +227,7 @@ def win_trading(
 # ---- farming -------------------------------------------------------------------------------
 
 
-def farming(
-    played: Sequence[Played], people: Mapping[str, Member], t: Thresholds
-) -> list[Finding]:
+def farming(played: Sequence[Played], people: Mapping[str, Member], t: Thresholds) -> list[Finding]:
     """Players whose wins, and the rating they gained, come mostly from repeated wins over
     new or much lower players (new: in their first ``farm_new_matches``; the farmer is not
     new). The engine damps such wins (RATINGS.md §3), so the share of wins is what shows
@@ -383,9 +381,10 @@ def sandbagging(
         if member is None or member.self_level is None or len(ms) < t.sandbag_matches:
             continue
         won = sum(1 for m in ms if m.won(p))
-        faced = fmean(
-            fmean(m.before.get(o, 0.0) for o in m.opponents(p)) for m in ms
-        ) / POINTS_PER_LEVEL
+        faced = (
+            fmean(fmean(m.before.get(o, 0.0) for o in m.opponents(p)) for m in ms)
+            / POINTS_PER_LEVEL
+        )
         shown = faced + PERFORMANCE_STEP * (2 * won - len(ms)) / len(ms)
         gap = shown - member.self_level
         if gap < t.sandbag_gap:

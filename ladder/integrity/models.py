@@ -47,7 +47,7 @@ class IntegritySettings(models.Model):
     thresholds = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Overrides of the detectors' defaults, e.g. {\"trade_min_matches\": 8}.",
+        help_text='Overrides of the detectors\' defaults, e.g. {"trade_min_matches": 8}.',
     )
     computed_version = models.BigIntegerField(
         null=True, blank=True, help_text="The ladder's board_version when flags were computed."

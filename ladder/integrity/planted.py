@@ -75,13 +75,17 @@ def planted_season(seed: int = 1, end: date = date(2026, 6, 30)) -> Season:
     rng = random.Random(seed)
     levels = spread_levels(HONEST_PLAYERS, seed=seed)
     trader_names = sorted(levels)[:2]  # two regulars become the traders
-    levels = {TRADERS[trader_names.index(p)] if p in trader_names else p: v for p, v in levels.items()}
+    levels = {
+        TRADERS[trader_names.index(p)] if p in trader_names else p: v for p, v in levels.items()
+    }
     levels[SANDBAGGER] = 5.5
     club = club_season(levels, end, weeks=WEEKS, seed=seed)
     matches: list[MatchResult] = list(club.matches)
     start = end - timedelta(days=7 * WEEKS - 1)
 
-    def add(day: date, side_a: Sequence[str], side_b: Sequence[str], games: Sequence[tuple[int, int]]) -> None:
+    def add(
+        day: date, side_a: Sequence[str], side_b: Sequence[str], games: Sequence[tuple[int, int]]
+    ) -> None:
         matches.append(MatchResult(day, tuple(side_a), tuple(side_b), tuple(games)))
 
     close_win = ((21, 19), (19, 21), (22, 20))

@@ -413,9 +413,7 @@ def void_match(match: Match, by: User, reason: str, now: datetime | None = None)
     return match
 
 
-def cancel_by_moderator(
-    match: Match, by: User, reason: str, now: datetime | None = None
-) -> Match:
+def cancel_by_moderator(match: Match, by: User, reason: str, now: datetime | None = None) -> Match:
     """A moderator cancels a match waiting for confirmation (a player of it was banned)."""
     now = now or timezone.now()
     with transaction.atomic():

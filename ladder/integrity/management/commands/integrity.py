@@ -51,8 +51,7 @@ class Command(BaseCommand):
         for f in flags:
             gone = "" if f.current else ", no longer found"
             self.stdout.write(
-                f"\n#{f.pk} {f.get_kind_display()} [{f.state}{gone}]: "
-                f"{', '.join(f.usernames)}"  # type: ignore[attr-defined]
+                f"\n#{f.pk} {f.get_kind_display()} [{f.state}{gone}]: {', '.join(f.usernames)}"  # type: ignore[attr-defined]
             )
             self.stdout.write(f"  {f.reason}")
             self.stdout.write(f"  matches: {' '.join(map(str, f.matches))}")
