@@ -20,8 +20,11 @@ from itertools import combinations
 from statistics import fmean
 from typing import Any
 
+from ratings.engine.types import Params
+
 POINTS_PER_LEVEL = 1000.0  # 4500 points read 4.50
-PERFORMANCE_STEP = 0.5  # levels: a player who wins every match plays this far above them
+PERFORMANCE_RANGE = (0.0, 12000.0)  # points: wider than any ladder's ratings
+PERFORMANCE_STEPS = 60  # bisection steps: far below a point of precision
 LABEL_ROUNDS = 30  # label propagation settles in a few rounds on a club's graph; a cap
 
 
@@ -364,12 +367,33 @@ def closed_pools(
 # ---- sandbagging ---------------------------------------------------------------------------
 
 
+def performance(opponents: Sequence[float], wins: float, prior: float) -> float:
+    """The level (points) at which ``wins`` is the expected score against ``opponents``
+    (their ratings, points), with one virtual draw against ``prior`` (the self-assessment):
+    all wins or all losses then give a finite answer that leans on what the member said.
+    The outcome model is the engine's logistic at its default scale (RATINGS.md §3)."""
+    scale = Params().scale_factor
+    field = [*opponents, prior]
+    target = wins + 0.5
+
+    def expected(level: float) -> float:
+        return sum(1.0 / (1.0 + 10.0 ** ((r - level) / scale)) for r in field)
+
+    low, high = PERFORMANCE_RANGE
+    for _ in range(PERFORMANCE_STEPS):  # bisection: expected() rises with the level
+        mid = (low + high) / 2
+        if expected(mid) < target:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
 def sandbagging(
     played: Sequence[Played], people: Mapping[str, Member], t: Thresholds
 ) -> list[Finding]:
-    """Members whose first matches show a level far above their self-assessment. The level
-    shown: the mean rating of the opponents they met, moved ``PERFORMANCE_STEP`` up for
-    each win and down for each loss on average (a performance rating)."""
+    """Members whose first matches show a level far above their self-assessment (their
+    performance rating over those matches, ``performance``)."""
     first: dict[str, list[Played]] = defaultdict(list)
     for m in played:
         for p in m.players:
@@ -380,19 +404,18 @@ def sandbagging(
         member = people.get(p)
         if member is None or member.self_level is None or len(ms) < t.sandbag_matches:
             continue
+        said = member.self_level * POINTS_PER_LEVEL
+        faced = [fmean(m.before.get(o, said) for o in m.opponents(p)) for m in ms]
         won = sum(1 for m in ms if m.won(p))
-        faced = (
-            fmean(fmean(m.before.get(o, 0.0) for o in m.opponents(p)) for m in ms)
-            / POINTS_PER_LEVEL
-        )
-        shown = faced + PERFORMANCE_STEP * (2 * won - len(ms)) / len(ms)
+        shown = performance(faced, won, said) / POINTS_PER_LEVEL
         gap = shown - member.self_level
         if gap < t.sandbag_gap:
             continue
         why = (
             f"{member.display} assessed themselves at {member.self_level:.1f}, but won {won} "
-            f"of their first {len(ms)} matches against opponents rated {faced:.2f} on average: "
-            f"they play at about {shown:.2f}, {gap:.2f} higher."
+            f"of their first {len(ms)} matches against opponents rated "
+            f"{fmean(faced) / POINTS_PER_LEVEL:.2f} on average: they play at about "
+            f"{shown:.2f}, {gap:.2f} higher."
         )
         found.append(
             _finding(
