@@ -237,7 +237,7 @@ def farming(played: Sequence[Played], people: Mapping[str, Member], t: Threshold
     the farming; the points it brought are in the reason."""
     count: Counter[str] = Counter()
     wins: Counter[str] = Counter()
-    gain: Counter[str] = Counter()
+    gain: defaultdict[str, float] = defaultdict(float)
     farmed: dict[str, list[tuple[Played, float, tuple[str, ...]]]] = defaultdict(list)
     gap = t.farm_gap * POINTS_PER_LEVEL
     for m in played:
@@ -261,15 +261,15 @@ def farming(played: Sequence[Played], people: Mapping[str, Member], t: Threshold
     found = []
     for p, won in sorted(farmed.items()):
         beaten = Counter(v for _, _, vs in won for v in vs)
-        victims = {v for v, n in beaten.items() if n >= 2}  # the repeated ones are named
-        if not victims:
+        repeated = {v for v, n in beaten.items() if n >= 2}  # the repeated ones are named
+        if not repeated:
             continue
         share = len(won) / wins[p]
-        repeats = len(won) / len(victims)
+        repeats = len(won) / len(repeated)
         if len(won) < t.farm_min_wins or share < t.farm_win_share or repeats < t.farm_repeats:
             continue
         from_victims = sum(d for _, d, _ in won)
-        names = ", ".join(sorted(_name(people, v) for v in victims))
+        names = ", ".join(sorted(_name(people, v) for v in repeated))
         why = (
             f"{len(won)} of {_name(people, p)}'s {wins[p]} wins ({share:.0%}) were over new or "
             f"much lower players, {repeats:.1f} wins over each of {names}; they brought "
@@ -278,12 +278,12 @@ def farming(played: Sequence[Played], people: Mapping[str, Member], t: Threshold
         found.append(
             _finding(
                 "farming",
-                (p, *victims),
+                (p, *repeated),
                 (m.id for m, _, _ in won),
                 why,
                 farmer=p,
                 wins=len(won),
-                victims=len(victims),
+                victims=len(repeated),
                 win_share=round(share, 2),
                 points=round(from_victims, 1),
             )

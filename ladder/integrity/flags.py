@@ -83,12 +83,12 @@ def evidence(ladder: Ladder) -> tuple[list[Played], list[Member]]:
         before[match_id][str(user_id)] = rating_before
         change[match_id][str(user_id)] = delta
     confirmed: dict[int, tuple[str | None, datetime]] = {}
-    for match_id, actor_id, at in (
+    for match_id, actor_id, when in (
         AuditEntry.objects.filter(match__ladder=ladder, action="confirm")
         .order_by("at", "pk")
         .values_list("match_id", "actor_id", "at")
     ):
-        confirmed.setdefault(match_id, (str(actor_id) if actor_id else None, at))
+        confirmed.setdefault(match_id, (str(actor_id) if actor_id else None, when))
     reported = set(
         AuditEntry.objects.filter(match__ladder=ladder, action="report").values_list(
             "match_id", flat=True
@@ -100,7 +100,10 @@ def evidence(ladder: Ladder) -> tuple[list[Played], list[Member]]:
             continue
         winner, margin = margin_of(games[pk])
         on_site = pk in reported  # imported history has no report, and no times to read
-        by, at = confirmed.get(pk, (None, None))
+        by: str | None = None
+        at: datetime | None = None
+        if pk in confirmed:
+            by, at = confirmed[pk]
         played.append(
             Played(
                 id=pk,

@@ -172,7 +172,7 @@ def my_ban(request: HttpRequest, slug: str) -> HttpResponse:
     """The member's own ban on this ladder: the decision and its reason (or that there is none)."""
     ladder = get_ladder_for_user(request, slug)
     shown = (
-        Ban.objects.filter(ladder=ladder, user_id=request.user.pk)
+        Ban.objects.filter(ladder=ladder, user=request.user)  # type: ignore[misc]
         .select_related("by", "lifted_by")
         .first()
     )
