@@ -91,7 +91,8 @@ def _render(
         "active_bans": [b for b in ban_rows if b.is_active],
         "past_bans": [b for b in ban_rows if not b.is_active],
         "trail": trail,
-        "ban_errors": ban_errors or {},
+        # "__all__" cannot be read in a template: the form's own errors are "all" there.
+        "ban_errors": {("all" if k == "__all__" else k): v for k, v in (ban_errors or {}).items()},
         "ban_input": ban_input or {},
     }
     return render(request, "integrity/integrity.html", context, status=status)
