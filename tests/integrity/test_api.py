@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from ladder.integrity.models import Ban, Flag, IntegrityEntry
 from ladder.matches.models import Match
+from ratings.pipeline import rate_ladder
 from tests.factories import login
 from tests.integrity.support import confirmed, ratings_of
 
@@ -26,8 +27,6 @@ def traded(club):  # type: ignore[no-untyped-def]
     for i in range(12):
         a, b = (ann, ben) if i % 2 == 0 else (ben, ann)
         confirmed(club.ladder, a, b, [(21, 19), (22, 20)], start + timedelta(days=3 * i))
-    from ratings.pipeline import rate_ladder
-
     rate_ladder(club.ladder.pk)
     return club
 

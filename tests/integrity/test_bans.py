@@ -11,6 +11,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from ladder.clubs.models import Membership
 from ladder.clubs.services import LadderError, join_ladder
 from ladder.integrity import bans
 from ladder.integrity.errors import (
@@ -212,8 +213,6 @@ def test_a_banned_opponent_cannot_confirm_a_match_reported_before_the_ban(club, 
 def test_bad_input_is_refused_and_changes_nothing(
     club, mod, username, reason, since, error, field
 ) -> None:
-    from ladder.clubs.models import Membership
-
     Membership.objects.get_or_create(
         ladder=club.ladder, user=mod, defaults={"initial_rating": 4500, "initial_rd": 200}
     )

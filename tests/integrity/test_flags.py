@@ -16,10 +16,11 @@ from django.utils import timezone
 
 from ladder.clubs.models import Membership
 from ladder.integrity import flags
+from ladder.integrity.admin import IntegritySettingsForm
 from ladder.integrity.errors import ModerationPermissionError, ModerationValidationError
 from ladder.integrity.models import Flag, IntegrityEntry, IntegritySettings
 from ladder.matches import operations
-from ratings.pipeline import rate_ladder
+from ratings.pipeline import rate_ladder, recompute_ladder
 from tests.factories import reported_match
 from tests.integrity.support import confirmed
 
@@ -108,8 +109,6 @@ def test_sandbagging_is_read_from_the_self_assessment(club, mod) -> None:
             [(21, 9), (21, 7)],
             start + timedelta(days=i),
         )
-    from ratings.pipeline import recompute_ladder
-
     recompute_ladder(club.ladder.pk)
     found = {f.kind: f for f in flags.flags_for(club.ladder, mod)}
     assert "sandbagging" in found, [f.reason for f in found.values()]
@@ -168,3 +167,15 @@ def test_the_command_prints_the_flags(club, mod) -> None:
     assert all(set(f) == {"id", "kind", "players", "matches", "reason", "state"} for f in shown)
     with pytest.raises(CommandError, match="no ladder 'nope'"):
         call_command("integrity", "nope", stdout=io.StringIO())
+
+
+def test_the_admin_refuses_unknown_or_negative_thresholds(club) -> None:
+    for bad in ({"nope": 1}, {"trade_min_matches": -2}, [1, 2]):
+        form = IntegritySettingsForm(data={"ladder": club.ladder.pk, "thresholds": json.dumps(bad)})
+        assert not form.is_valid() and "thresholds" in form.errors
+    good = IntegritySettingsForm(
+        data={"ladder": club.ladder.pk, "thresholds": json.dumps({"trade_min_matches": 12})}
+    )
+    assert good.is_valid(), good.errors
+    good.save()
+    assert flags.thresholds_of(club.ladder).trade_min_matches == 12
