@@ -60,6 +60,7 @@ from ladder.matches.permissions import (
     check_confirm,
     check_correct,
     check_dispute,
+    check_not_barred,
     check_resolve,
     check_void,
 )
@@ -228,6 +229,8 @@ def _by_a_player(
     with transaction.atomic():
         match = _lock(match)
         check(match, by, now)
+        if action == "confirm":
+            check_not_barred(match, by)
         snap = snapshot(match)
         _transition(match, by, action, to_state, now, before=snap, after=snap)
     return match
@@ -253,6 +256,7 @@ def dispute_match(
     with transaction.atomic():
         match = _lock(match)
         check_dispute(match, by, now)
+        check_not_barred(match, by)
         errors = FieldErrors()
         text = check_reason(reason, errors, "Say what is wrong with the reported result.")
         proposed = None

@@ -83,9 +83,6 @@ def _check_opponent(match: Match, user: Any, now: datetime, verb: str, done: str
             )
         raise MatchPermissionError(message)
     _require_live_pending(match, now, done)
-    barred = barred_from(match.ladder, user)  # a member banned from the ladder
-    if barred:
-        raise MatchPermissionError(barred)
 
 
 def check_confirm(match: Match, user: Any, now: datetime) -> None:
@@ -94,6 +91,15 @@ def check_confirm(match: Match, user: Any, now: datetime) -> None:
 
 def check_dispute(match: Match, user: Any, now: datetime) -> None:
     _check_opponent(match, user, now, "dispute", "disputed")
+
+
+def check_not_barred(match: Match, user: Any) -> None:
+    """A member banned from the match's ladder may not confirm or dispute it. The operations
+    ask it after their own check; ``allowed_actions`` does not (a query per match on every
+    list, and a ban cancels the banned member's waiting matches anyway)."""
+    barred = barred_from(match.ladder, user)
+    if barred:
+        raise MatchPermissionError(barred)
 
 
 def check_cancel(match: Match, user: Any, now: datetime) -> None:
