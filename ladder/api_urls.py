@@ -8,6 +8,7 @@ from rest_framework.routers import DefaultRouter
 from accounts.api import TokenView
 from ladder.clubnight.api import ClubNightView
 from ladder.clubs.api import LadderViewSet, PlayerViewSet
+from ladder.integrity.api import BanDetailView, BansView, FlagDecisionView, IntegrityView
 from ladder.matches.api import InboxView, MatchViewSet
 from ratings.api import HistoryView, LeaderboardView, PredictView
 
@@ -23,6 +24,14 @@ urlpatterns = [
     path("players/<str:username>/history/", HistoryView.as_view(), name="history"),
     path("predict/", PredictView.as_view(), name="predict"),
     path("ladders/<slug:slug>/club-night/", ClubNightView.as_view(), name="club-night"),
+    path("ladders/<slug:slug>/integrity/", IntegrityView.as_view(), name="integrity"),
+    path(
+        "ladders/<slug:slug>/integrity/<int:flag_id>/",
+        FlagDecisionView.as_view(),
+        name="integrity-decision",
+    ),
+    path("ladders/<slug:slug>/bans/", BansView.as_view(), name="bans"),
+    path("ladders/<slug:slug>/bans/<str:username>/", BanDetailView.as_view(), name="ban"),
     path("inbox/", InboxView.as_view(), name="inbox"),
     path("auth/token/", TokenView.as_view(), name="token"),
     *router.urls,

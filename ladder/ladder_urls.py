@@ -6,6 +6,7 @@ from django.urls import path
 
 from ladder.clubnight import views as clubnight_views
 from ladder.clubs import views as club_views
+from ladder.integrity import views as integrity_views
 from ladder.matches import report_views
 from ratings import views as rating_views
 
@@ -19,4 +20,13 @@ urlpatterns = [
     path("<slug:slug>/report/validate/", report_views.report_validate, name="report_validate"),
     path("<slug:slug>/players/", report_views.player_search, name="player_search"),
     path("<slug:slug>/club-night/", clubnight_views.club_night, name="club_night"),
+    path("<slug:slug>/integrity/", integrity_views.integrity, name="integrity"),
+    path(
+        "<slug:slug>/integrity/<int:flag_id>/",
+        integrity_views.decide,
+        name="integrity_decide",
+    ),
+    path("<slug:slug>/bans/", integrity_views.ban, name="integrity_ban"),
+    path("<slug:slug>/bans/<str:username>/lift/", integrity_views.lift, name="integrity_lift"),
+    path("<slug:slug>/ban/", integrity_views.my_ban, name="my_ban"),
 ]

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "ladder.matches",
     "ratings",
     "ladder.clubnight",
+    "ladder.integrity",
 ]
 
 MIDDLEWARE = [

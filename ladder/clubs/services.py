@@ -8,6 +8,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.signals import barred_from
 from ratings.engine.types import EngineError
 
 
@@ -36,6 +37,9 @@ def join_ladder(
     """
     if not can_join(user, ladder):
         raise LadderError(f"{ladder.name} is private: a moderator adds its members.")
+    barred = barred_from(ladder, user)
+    if barred:
+        raise LadderError(barred)
     if Membership.objects.filter(ladder=ladder, user=user).exists():
         raise LadderError(f"You are already a member of {ladder.name}.")
     membership = Membership(ladder=ladder, user=user)

@@ -305,6 +305,8 @@ AUDIT_ACTIONS = (
     ("resolve_void", "Dispute resolved: match voided"),
     ("correct", "Corrected"),
     ("void", "Voided"),
+    ("withhold", "Withheld: a player was banned"),
+    ("restore", "Restored: the ban was lifted"),
 )
 
 
@@ -389,6 +391,7 @@ NOTIFICATION_KINDS = (
     ("corrected", "A match was corrected"),
     ("voided", "A match was voided"),
     ("rating", "Your rating changed"),
+    ("moderation", "A moderation decision"),
 )
 
 
@@ -405,7 +408,17 @@ class Notification(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
     )
     kind = models.CharField(max_length=12, choices=NOTIFICATION_KINDS)
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    match = models.ForeignKey(
+        Match,
+        on_delete=models.CASCADE,
+        related_name="+",
+        null=True,
+        blank=True,
+        help_text="The match it is about; empty for a decision about a member (a ban).",
+    )
+    link = models.CharField(
+        max_length=200, blank=True, help_text="Where it leads when it is not about one match."
+    )
     text = models.CharField(max_length=300)
     created_at = models.DateTimeField(default=timezone.now)
     read_at = models.DateTimeField(null=True, blank=True)
@@ -423,3 +436,8 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} for {self.user_id}"
+
+    @property
+    def url(self) -> str:
+        """Where the notification leads: its match's page, or its link."""
+        return Match(pk=self.match_id).get_absolute_url() if self.match_id else self.link

@@ -57,6 +57,12 @@ def _tell(kind: str, users: Iterable[User], match: Match, text: str) -> None:
     )
 
 
+def tell_member(user: User, text: str, link: str, kind: str = "moderation") -> None:
+    """A notification about no one match (a moderation decision about a member), leading
+    to ``link``; written in the caller's transaction."""
+    Notification.objects.create(user=user, kind=kind, match=None, link=link, text=text[:300])
+
+
 def _mail_after_commit(template: str, recipients: Iterable[User], **context: Any) -> None:
     recipients = list(recipients)
     transaction.on_commit(lambda: _send(template, recipients, **context))

@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder.clubs.models import Ladder
-from ladder.matches.errors import FieldErrors
+from ladder.matches.errors import FieldErrors, MatchStateError
 from ladder.matches.models import (
     CANCELLED,
     CONFIRMED,
@@ -55,10 +55,12 @@ from ladder.matches.notifications import (
     notify_reported,
 )
 from ladder.matches.permissions import (
+    check_ban_step,
     check_cancel,
     check_confirm,
     check_correct,
     check_dispute,
+    check_not_barred,
     check_resolve,
     check_void,
 )
@@ -227,6 +229,8 @@ def _by_a_player(
     with transaction.atomic():
         match = _lock(match)
         check(match, by, now)
+        if action == "confirm":
+            check_not_barred(match, by)
         snap = snapshot(match)
         _transition(match, by, action, to_state, now, before=snap, after=snap)
     return match
@@ -252,6 +256,7 @@ def dispute_match(
     with transaction.atomic():
         match = _lock(match)
         check_dispute(match, by, now)
+        check_not_barred(match, by)
         errors = FieldErrors()
         text = check_reason(reason, errors, "Say what is wrong with the reported result.")
         proposed = None
@@ -409,6 +414,62 @@ def void_match(match: Match, by: User, reason: str, now: datetime | None = None)
         snap = snapshot(match)
         _transition(match, by, "void", VOIDED, now, before=snap, after=snap, reason=text)
         notify_decided(match, by, "void", text)
+    return match
+
+
+def cancel_by_moderator(match: Match, by: User, reason: str, now: datetime | None = None) -> Match:
+    """A moderator cancels a match waiting for confirmation (a player of it was banned)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _lock(match)
+        check_ban_step(match, by, (PENDING,), "cancelled")
+        snap = snapshot(match)
+        _transition(match, by, "cancel", CANCELLED, now, before=snap, after=snap, reason=reason)
+    return match
+
+
+def withhold_match(match: Match, by: User, reason: str, now: datetime | None = None) -> Match:
+    """A ban withholds a rated match: it is voided with the audit action "withhold", which
+    only ``restore_match`` undoes (a moderator's own void is "void", and stays)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _lock(match)
+        check_ban_step(match, by, RATED_STATES, "withheld")
+        snap = snapshot(match)
+        _transition(match, by, "withhold", VOIDED, now, before=snap, after=snap, reason=reason)
+    return match
+
+
+def restore_match(
+    match: Match,
+    state: str,
+    rated_at: datetime | None,
+    by: User,
+    reason: str,
+    now: datetime | None = None,
+) -> Match:
+    """Lifting a ban gives a withheld match back ``state`` (confirmed or corrected) and the
+    time it was first rated: it counts again, as the rated match it was."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _lock(match)
+        check_ban_step(match, by, (VOIDED,), "restored")
+        last = match.audit.order_by("-at", "-pk").values_list("action", flat=True).first()
+        if last != "withhold" or state not in RATED_STATES:
+            raise MatchStateError("Only a match a ban withheld can be restored, to its state.")
+        snap = snapshot(match)
+        match.rated_at = rated_at
+        _transition(
+            match,
+            by,
+            "restore",
+            state,
+            now,
+            before=snap,
+            after=snap,
+            reason=reason,
+            extra_fields=["rated_at"],
+        )
     return match
 
 

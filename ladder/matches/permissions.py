@@ -13,6 +13,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.formats import date_format
 
+from ladder.clubs.signals import barred_from
 from ladder.matches.errors import MatchError, MatchPermissionError, MatchStateError
 from ladder.matches.models import (
     CANCELLED,
@@ -92,6 +93,15 @@ def check_dispute(match: Match, user: Any, now: datetime) -> None:
     _check_opponent(match, user, now, "dispute", "disputed")
 
 
+def check_not_barred(match: Match, user: Any) -> None:
+    """A member banned from the match's ladder may not confirm or dispute it. The operations
+    ask it after their own check; ``allowed_actions`` does not (a query per match on every
+    list, and a ban cancels the banned member's waiting matches anyway)."""
+    barred = barred_from(match.ladder, user)
+    if barred:
+        raise MatchPermissionError(barred)
+
+
 def check_cancel(match: Match, user: Any, now: datetime) -> None:
     require_signed_in(user)
     if user.pk != match.reporter_id:
@@ -123,6 +133,14 @@ def _check_rated(match: Match, user: Any, verb: str, done: str) -> None:
             f"This match is {STATE_PHRASES[match.state]}; only a confirmed match can be {done}."
             + hint
         )
+
+
+def check_ban_step(match: Match, user: Any, states: tuple[str, ...], done: str) -> None:
+    """A ban's step on a match (cancel a pending one, withhold or restore a rated one):
+    a moderator's, and only from ``states``."""
+    _require_moderator(user, "ban a member")
+    if match.state not in states:
+        raise MatchStateError(f"This match is {STATE_PHRASES[match.state]}; it cannot be {done}.")
 
 
 def check_correct(match: Match, user: Any, now: datetime) -> None:

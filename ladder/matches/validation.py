@@ -16,6 +16,7 @@ from django.utils.formats import date_format
 
 from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.signals import barred_from
 from ladder.matches.errors import FieldErrors, MatchPermissionError
 from ladder.matches.models import (
     LIVE_STATES,
@@ -183,8 +184,12 @@ def checked_report(
         raise MatchPermissionError(
             f"You are not a member of {ladder.name}; join it to report matches."
         )
+    barred = barred_from(ladder, reporter)
+    if barred:
+        raise MatchPermissionError(barred)
     for user in dict.fromkeys(players):
-        if user.pk not in members:
+        if user.pk not in members or barred_from(ladder, user):
+            # A banned member reads as no member: others see the ban nowhere.
             errors.add("players", no_member_called(ladder, user.username))
     _check_limits(ladder, reporter, now, errors)
     if not errors:

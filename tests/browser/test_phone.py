@@ -185,6 +185,7 @@ def moderator_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "inbox": "/inbox/",
         "notifications": "/notifications/",
         "club-night": "/ladders/doubles/club-night/",
+        "integrity": "/ladders/singles/integrity/",
     }
 
 
