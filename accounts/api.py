@@ -15,11 +15,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, User
 from accounts.tokens import TokenAuthentication, issue_token
 
 
 class TokenRequestSerializer(AuthTokenSerializer):
+    # Usernames are at most 150 characters (the web login form's limit): a longer one is no
+    # account's, and is refused before any password is checked or any attempt written down.
+    username = serializers.CharField(
+        label="Username", max_length=User.username.field.max_length, write_only=True
+    )
     name = serializers.CharField(
         required=False,
         allow_blank=True,

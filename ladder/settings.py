@@ -201,8 +201,11 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # The largest honest request (a report, a club night of 200 names) is a few kilobytes;
-# ladder.errors.RefuseBadInput applies this to API bodies too.
+# ladder.errors.RefuseBadInput holds every body, of any content type, to it (413).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+# No file uploads anywhere: a multipart body is held to the limit above as a whole
+# (ladder.errors.RefuseBadInput) and parsed in memory, never spooled to disk.
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 # Who is the client? Behind N reverse proxies that each append the address they saw to
 # X-Forwarded-For, the client is the N-th address from the right; every address left of
@@ -230,9 +233,11 @@ AXES_LOCKOUT_CALLABLE = "accounts.security.lockout_response"
 AXES_VERBOSE = False
 
 REST_FRAMEWORK = {
+    # Token first: a missing, revoked or malformed token answers 401 with
+    # "WWW-Authenticate: Token" (the first class names the challenge; session-first gives 403).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "accounts.tokens.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     # ladder/api_support.py: JSON only (what the API documents and accepts), pages checked,
