@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import ApiToken, User
+from accounts.models import ApiToken
 from accounts.tokens import TokenAuthentication, issue_token
 
 
@@ -23,7 +23,9 @@ class TokenRequestSerializer(AuthTokenSerializer):
     # Usernames are at most 150 characters (the web login form's limit): a longer one is no
     # account's, and is refused before any password is checked or any attempt written down.
     username = serializers.CharField(
-        label="Username", max_length=User.username.field.max_length, write_only=True
+        label="Username",
+        max_length=150,
+        write_only=True,  # User.username's max_length
     )
     name = serializers.CharField(
         required=False,

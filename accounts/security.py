@@ -5,8 +5,9 @@
   password-reset limit.
 - `refuse_locked_out_api_login`: django-axes answers a locked-out web login with its
   lockout page; a DRF view (the token endpoint) gets a 429 in JSON instead.
-- `limit_password_reset`: the reset form takes an e-mail address, not a password, so it is
-  rate-limited (DRF's throttle on the shared cache) rather than locked.
+- `limit_password_reset`, `limit_signup` (`limit_posts`): forms that take an e-mail address,
+  not a password, and send it mail, so they are rate-limited (DRF's throttle on the shared
+  cache) per client address and per e-mail address rather than locked.
 - The throttles here (`AnonRateThrottle`, `UserRateThrottle`, `ScopedRateThrottle`, the
   reset limit) let a request through when their cache (Redis) cannot be reached: an outage
   of the cache must not take the API or the reset form down. The login lockout keeps its
@@ -160,12 +161,12 @@ class ScopedRateThrottle(CacheDownAllows, throttling.ScopedRateThrottle, Sliding
     pass
 
 
-class PasswordResetThrottle(CacheDownAllows, SlidingWindow):
-    """Counts reset requests by client address and by the e-mail address asked for."""
+class PostThrottle(CacheDownAllows, SlidingWindow):
+    """Counts a form's posts under ``scope`` (a rate of DEFAULT_THROTTLE_RATES) by ``ident``:
+    the client address, or an e-mail address's digest."""
 
-    scope = "password_reset"
-
-    def __init__(self, ident: str) -> None:
+    def __init__(self, scope: str, ident: str) -> None:
+        self.scope = scope
         self.ident = ident
         super().__init__()
 
@@ -173,32 +174,42 @@ class PasswordResetThrottle(CacheDownAllows, SlidingWindow):
         return self.cache_format % {"scope": self.scope, "ident": self.ident}
 
 
-def limit_password_reset(
-    view: Callable[..., HttpResponseBase],
-) -> Callable[..., HttpResponseBase]:
-    """Refuse a password-reset POST with a 429 page once the client address or the e-mail
-    address has used up its rate ("password_reset" in DEFAULT_THROTTLE_RATES)."""
+def limit_posts(
+    address_scope: str, email_scope: str, template: str
+) -> Callable[[Callable[..., HttpResponseBase]], Callable[..., HttpResponseBase]]:
+    """A view decorator: refuse a POST with ``template`` (429) once the client address has
+    used up the rate ``address_scope`` or the form's e-mail address the rate ``email_scope``.
+    Every address is limited alike, taken or not, so the limit tells nothing."""
 
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        if request.method == "POST":
-            email = str(request.POST.get("email", "")).strip().lower()[:254]
-            throttles = [PasswordResetThrottle(f"ip:{client_ip(request)}")]
-            if email:
-                digest = hashlib.sha256(email.encode()).hexdigest()  # no addresses in the cache
-                throttles.append(PasswordResetThrottle(f"email:{digest}"))
-            # Every throttle counts this request, so check them all (no short-circuit).
-            # (DRF's throttles take its Request and view; these read only META and the cache.)
-            allowed = [
-                throttle.allow_request(request, None)  # type: ignore[arg-type]
-                for throttle in throttles
-            ]
-            if not all(allowed):
-                return render(
-                    request,
-                    "registration/password_reset_limited.html",
-                    status=429,
-                )
-        return view(request, *args, **kwargs)
+    def decorator(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            if request.method == "POST":
+                email = str(request.POST.get("email", "")).strip().lower()[:254]
+                throttles = [PostThrottle(address_scope, f"ip:{client_ip(request)}")]
+                if email:
+                    digest = hashlib.sha256(email.encode()).hexdigest()  # no addresses kept
+                    throttles.append(PostThrottle(email_scope, f"email:{digest}"))
+                # Every throttle counts this request, so check them all (no short-circuit).
+                # (DRF's throttles take its Request and view; these read only META and the cache.)
+                allowed = [
+                    throttle.allow_request(request, None)  # type: ignore[arg-type]
+                    for throttle in throttles
+                ]
+                if not all(allowed):
+                    return render(request, template, status=429)
+            return view(request, *args, **kwargs)
 
-    return wrapped
+        return wrapped
+
+    return decorator
+
+
+# The password-reset form takes an e-mail address, not a password: rate-limited rather than
+# locked ("password_reset", by client address and by e-mail address alike).
+limit_password_reset = limit_posts(
+    "password_reset", "password_reset", "registration/password_reset_limited.html"
+)
+# Sign-up: a club's members may share one address (club wifi), an e-mail address gets a few
+# mails an hour at most ("signup", "signup_email").
+limit_signup = limit_posts("signup", "signup_email", "accounts/signup_limited.html")

@@ -193,6 +193,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ladder.matches.tasks.expire_pending_matches",
         "schedule": 600.0,
     },
+    # Removes sign-ups never confirmed (their username and address become free again).
+    "purge-unconfirmed-signups": {
+        "task": "accounts.tasks.purge_unconfirmed",
+        "schedule": 3600.0,
+    },
     # Rates confirmed matches whose message was lost (broker down, worker killed).
     "sweep-unrated-matches": {
         "task": "ratings.sweep",
@@ -259,6 +264,10 @@ REST_FRAMEWORK = {
         # The password-reset form (accounts.security.limit_password_reset): per client
         # address, and per e-mail address so nobody's mailbox can be flooded.
         "password_reset": envstr("PASSWORD_RESET_RATE") or "5/hour",
+        # The sign-up form (accounts.security.limit_signup): per client address, and per
+        # e-mail address (each sign-up mails that address once).
+        "signup": envstr("SIGNUP_RATE") or "20/hour",
+        "signup_email": envstr("SIGNUP_EMAIL_RATE") or "3/hour",
     },
     # The client address the throttles count: see TRUSTED_PROXY_COUNT.
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
