@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import ApiToken
+from accounts.security import ScopedRateThrottle
 from accounts.tokens import TokenAuthentication, issue_token
 
 
@@ -52,9 +53,11 @@ class TokenView(APIView):
 
     authentication_classes = [TokenAuthentication]
     permission_classes = [permissions.AllowAny]
-    # As DRF's ObtainAuthToken: no request throttle here. Password guessing is stopped by
-    # the lockout (django-axes: account and client address), which answers 429 itself.
-    throttle_classes: list[type] = []
+    # Password guessing is stopped by the lockout and its caps (django-axes with
+    # accounts.security.LoginGuard), which answer 429 themselves; this throttle bounds every
+    # request, right or wrong, per client address ("token" in DEFAULT_THROTTLE_RATES).
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "token"
 
     def get_permissions(self) -> Any:
         if self.request.method == "DELETE":

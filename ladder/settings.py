@@ -69,6 +69,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A sign-in's device cookie: that browser keeps its own login allowance (accounts.security).
+    "accounts.security.DeviceCookieMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -198,6 +200,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "accounts.tasks.purge_unconfirmed",
         "schedule": 3600.0,
     },
+    # Deletes the login failure log's old rows (the login caps read its last hour).
+    "prune-login-failures": {
+        "task": "accounts.tasks.prune_login_failures",
+        "schedule": 86400.0,
+    },
     # Rates confirmed matches whose message was lost (broker down, worker killed).
     "sweep-unrated-matches": {
         "task": "ratings.sweep",
@@ -234,6 +241,14 @@ AXES_RESET_ON_SUCCESS = True
 # Attempts while locked out do not push the end of the lockout further away.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_CLIENT_IP_CALLABLE = "accounts.security.client_ip"
+# Over that lockout, two caps an hour (accounts.security.LoginGuard): failures on one account
+# from all addresses together (guessing from many addresses: OWASP ASVS 4.0.3 §2.2.1 allows
+# at most 100), and failures from one address across all accounts (spraying). A browser that
+# signed in to the account before (its device cookie) is not held by either.
+AXES_HANDLER = "accounts.security.LoginGuard"
+AXES_ENABLE_ACCESS_FAILURE_LOG = True  # the caps count its rows
+LOGIN_ACCOUNT_FAILURE_LIMIT = envint("LOGIN_ACCOUNT_FAILURE_LIMIT", 100)
+LOGIN_ADDRESS_FAILURE_LIMIT = envint("LOGIN_ADDRESS_FAILURE_LIMIT", 50)
 AXES_LOCKOUT_CALLABLE = "accounts.security.lockout_response"
 AXES_VERBOSE = False
 
@@ -264,6 +279,8 @@ REST_FRAMEWORK = {
         # The password-reset form (accounts.security.limit_password_reset): per client
         # address, and per e-mail address so nobody's mailbox can be flooded.
         "password_reset": envstr("PASSWORD_RESET_RATE") or "5/hour",
+        # The token endpoint (POST /api/v1/auth/token/), per client address, over the lockout.
+        "token": envstr("API_THROTTLE_TOKEN") or "60/hour",
         # The sign-up form (accounts.security.limit_signup): per client address, and per
         # e-mail address (each sign-up mails that address once).
         "signup": envstr("SIGNUP_RATE") or "20/hour",
