@@ -129,6 +129,26 @@ def test_the_api_answers_every_generated_request_as_its_schema_says(api_schema):
             # Unsatisfiable: no invalid request exists for this operation (nothing to negate).
             with contextlib.suppress(Unsatisfiable):
                 run(where=f"{label} [{mode}]")
+        # schemathesis' coverage phase: the edges of each schema, both ways (a blank string
+        # where a value is due, a number for a text, the bounds of each range).
+        coverage = schema.iter_coverage_cases(
+            operation,
+            generation_modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
+            generation_config=schema.config.generation_for(operation=operation),
+        )
+        for case in coverage:
+            if path_parameters:
+                case.path_parameters = {**(case.path_parameters or {}), **path_parameters}
+            where = f"{label} [coverage]"
+            counts[where] += 1
+            try:
+                case.call_and_validate(headers=headers)
+            except BaseExceptionGroup as group:
+                for failure in group.exceptions:
+                    key = f"{where}: {getattr(failure, 'title', type(failure).__name__)}"
+                    failures.setdefault(key, _short(str(group)))
+            except Exception as exc:
+                failures.setdefault(f"{where}: {type(exc).__name__}", _short(str(exc)))
 
     total = sum(counts.values())
     print(f"schemathesis: {total} cases over {len(counts)} operations")
