@@ -58,9 +58,12 @@ def start_signup(username: str, email: str, next_url: str = "") -> None:
                 existing.set_unusable_password()
                 existing.save()
             elif existing.awaiting_confirmation:
-                existing.username = username
-                existing.date_joined = timezone.now()  # the link's days start again
-                existing.save(update_fields=["username", "date_joined"])
+                # One UPDATE, no signals: an unconfirmed account has no tokens, ladders or
+                # ratings for them to refresh (and the path costs what the others do).
+                # The link's days start again.
+                User.objects.filter(pk=existing.pk).update(
+                    username=username, date_joined=timezone.now()
+                )
             else:
                 kind = TAKEN
     except IntegrityError:  # the same address or username signed up a moment ago
