@@ -8,7 +8,7 @@
   with a 413 from its Content-Length, before a byte of it is read or spooled (Django checks
   only the non-file parts of a form; DRF's parsers read the stream unchecked), and a body
   without a length (chunked) with a 411. The proxy in front should refuse the same size
-  (nginx: ``client_max_body_size 256k;``, see deploy/ladder.env.example).
+  (nginx: ``client_max_body_size 256k;``; docs/DEPLOY.md "The proxy").
 - ``page_not_found`` / ``server_error`` / ``bad_request``: the handlers of ladder/urls.py,
   JSON for /api/ addresses and Django's pages for the rest.
 """

@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from ladder.matches import operations as matches
 from ladder.matches.models import Match
+from ladder.matches.validation import EARLIEST_MATCH
 from ratings.pipeline import recompute_ladder
 from tests.factories import reported_match
 from tests.matches.support import counts
@@ -69,7 +70,7 @@ def test_a_report_before_1900_is_refused_even_on_a_ladder_with_no_age_limit(ladd
     response = api(alice).post("/api/v1/matches/", body, format="json")
     assert response.status_code == 400 and "1900" in str(response.json())
     assert not Match.objects.exists()
-    assert date(1900, 1, 1) == matches.EARLIEST_MATCH
+    assert date(1900, 1, 1) == EARLIEST_MATCH
 
 
 def test_a_match_dated_0001_breaks_no_page(confirmed, alice, bob):
