@@ -10,6 +10,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from ladder.matches import operations as matches
+from ladder.matches.errors import MatchValidationError
 from ladder.matches.models import Match
 from ladder.matches.validation import EARLIEST_MATCH
 from ratings.pipeline import recompute_ladder
@@ -35,7 +36,7 @@ def confirmed(ladder, alice, bob) -> Match:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("played_on", TOO_EARLY)
 def test_a_moderators_correction_before_1900_is_refused(confirmed, mod, played_on):
     before = counts()
-    with pytest.raises(matches.MatchValidationError) as refused:
+    with pytest.raises(MatchValidationError) as refused:
         matches.correct_match(confirmed, mod, [(21, 10), (21, 12)], "typo", played_on=played_on)
     assert "1900" in str(refused.value.errors["played_on"])
     assert counts() == before
