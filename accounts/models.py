@@ -31,7 +31,7 @@ class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox is unt
     )
     # Signed up, address not confirmed yet: inactive, no password (it is chosen on the
     # confirmation page), removed after CONFIRM_DAYS (accounts.signup).
-    awaiting_confirmation = models.BooleanField(default=False, editable=False)
+    awaiting_confirmation = models.BooleanField(default=False, db_default=False, editable=False)
 
     class Meta:
         ordering = ["username"]

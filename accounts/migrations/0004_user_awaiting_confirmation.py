@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="user",
             name="awaiting_confirmation",
-            field=models.BooleanField(default=False, editable=False),
+            field=models.BooleanField(default=False, db_default=False, editable=False),
         ),
         migrations.RunPython(mark_unconfirmed, migrations.RunPython.noop),
     ]
