@@ -16,10 +16,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import ApiToken
+from accounts.security import ScopedRateThrottle
 from accounts.tokens import TokenAuthentication, issue_token
 
 
 class TokenRequestSerializer(AuthTokenSerializer):
+    # Usernames are at most 150 characters (the web login form's limit): a longer one is no
+    # account's, and is refused before any password is checked or any attempt written down.
+    username = serializers.CharField(
+        label="Username",
+        max_length=150,
+        write_only=True,  # User.username's max_length
+    )
     name = serializers.CharField(
         required=False,
         allow_blank=True,
@@ -45,9 +53,11 @@ class TokenView(APIView):
 
     authentication_classes = [TokenAuthentication]
     permission_classes = [permissions.AllowAny]
-    # As DRF's ObtainAuthToken: no request throttle here. Password guessing is stopped by
-    # the lockout (django-axes: account and client address), which answers 429 itself.
-    throttle_classes: list[type] = []
+    # Password guessing is stopped by the lockout and its caps (django-axes with
+    # accounts.security.LoginGuard), which answer 429 themselves; this throttle bounds every
+    # request, right or wrong, per client address ("token" in DEFAULT_THROTTLE_RATES).
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "token"
 
     def get_permissions(self) -> Any:
         if self.request.method == "DELETE":

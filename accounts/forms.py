@@ -30,38 +30,48 @@ class UniqueEmailMixin:
         return email
 
 
-class SignUpForm(auth_forms.UserCreationForm):
-    """Username, email and a password that passes Django's validators.
+class SignUpForm(forms.Form):
+    """A username and an e-mail address; the password is chosen on the confirmation page
+    (accounts.signup explains why).
 
-    A taken email address is not an error here (that would tell anyone whose address has
-    an account): accounts.signup.start_signup handles it by e-mail."""
+    A taken e-mail address is not an error here (that would tell anyone whose address has
+    an account): accounts.signup.start_signup handles it by e-mail. A username is public,
+    so a taken one is refused, unless it is the one this address is already signing up with."""
 
-    error_messages = {
-        **auth_forms.UserCreationForm.error_messages,
-        "password_mismatch": "The two passwords do not match.",
-    }
-
-    class Meta:
-        model = User
-        fields = ("username", "email")
-        field_classes = {"username": auth_forms.UsernameField}
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["email"].required = True
-        self.fields[
-            "email"
-        ].help_text = (
-            "We send a link to confirm it; also for password resets and match notifications."
-        )
+    username = auth_forms.UsernameField(
+        max_length=User._meta.get_field("username").max_length,
+        validators=User._meta.get_field("username").validators,
+        help_text=User._meta.get_field("username").help_text,
+    )
+    email = forms.EmailField(
+        label="Email address",
+        max_length=User._meta.get_field("email").max_length,
+        help_text="We send a link to confirm it and choose your password; also for password "
+        "resets and match notifications.",
+    )
 
     def clean_email(self) -> str:
         return User.objects.normalize_email(self.cleaned_data.get("email") or "")
 
-    def _get_validation_exclusions(self) -> set[str]:
-        # The model's unique check on email would say "already exists": leave it to
-        # start_signup, which answers the same either way.
-        return {*super()._get_validation_exclusions(), "email"}  # type: ignore[misc]
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        username, email = cleaned.get("username"), cleaned.get("email")
+        if username:
+            taken = User.objects.filter(username__iexact=username)
+            if email:
+                taken = taken.exclude(awaiting_confirmation=True, email__iexact=email)
+            if taken.exists():
+                self.add_error("username", "A user with that username already exists.")
+        return cleaned
+
+
+class ConfirmSignupForm(auth_forms.SetPasswordForm):
+    """The confirmation page: the owner of the address chooses the password."""
+
+    error_messages = {
+        **auth_forms.SetPasswordForm.error_messages,
+        "password_mismatch": "The two passwords do not match.",
+    }
 
 
 class AdminUserCreationForm(UniqueEmailMixin, auth_forms.AdminUserCreationForm):

@@ -29,6 +29,9 @@ class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox is unt
     display_name = models.CharField(
         max_length=60, blank=True, help_text="Shown on the ladder instead of your username."
     )
+    # Signed up, address not confirmed yet: inactive, no password (it is chosen on the
+    # confirmation page), removed after CONFIRM_DAYS (accounts.signup).
+    awaiting_confirmation = models.BooleanField(default=False, db_default=False, editable=False)
 
     class Meta:
         ordering = ["username"]

@@ -1,56 +1,109 @@
-"""Sign-up by confirmed e-mail: the answer never says whether an address is taken.
+"""Sign-up by confirmed e-mail: the answer never says whether an address is taken, and only
+the owner of the address chooses the account's password.
 
-Every well-formed sign-up gets the same answer ("check your inbox"). A new address gets
-an inactive account and a signed link that activates it; an address that already has an
-account gets a note instead (a fresh link if that account was never confirmed), and no
-second account. Usernames are public on the leaderboard, so a taken username is still
-refused on the form.
+The sign-up form takes a username and an address, no password. Every well-formed sign-up
+gets the same answer ("check your inbox") after the same work: one look-up of the address,
+one write at most, and one e-mail handed to the task queue (accounts.tasks), never sent
+while the visitor waits.
+
+- A new address gets an inactive account awaiting confirmation, with no password, and a
+  signed link. The link's page asks for the password: whoever chooses it has the mailbox.
+  (A password typed at sign-up would be the signer-up's, who may not own the address: the
+  pre-account takeover of issue 22.)
+- An address awaiting confirmation gets a fresh link, and the account takes the username
+  of this latest sign-up: nobody can hold an address they cannot confirm.
+- An address with an account gets a note instead, and no second account.
+- An account not confirmed within CONFIRM_DAYS is removed (purge_unconfirmed: on every
+  sign-up and hourly by Celery beat), which frees its username and address.
+
+Usernames are public on the leaderboard, so a taken username is still refused on the form.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime, timedelta
 
+from celery import shared_task
 from django.conf import settings
 from django.core import signing
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.models import User
 
 SALT = "accounts.signup.confirm"
-# How long a confirmation link works.
+# How long a confirmation link works, and how long an unconfirmed account is kept.
 CONFIRM_DAYS = 3
+# The e-mails of a sign-up (templates/accounts/email/signup_<kind>.txt).
+CONFIRM, TAKEN = "confirm", "taken"
 
 
 class SignupLinkError(Exception):
     """A confirmation link that is broken, expired or already used; the message is for people."""
 
 
-def start_signup(form: Any, next_url: str = "") -> None:
-    """Create the inactive account of a valid SignUpForm and mail its link, or mail the
-    owner of the address. Either way the caller answers the same."""
-    email = form.cleaned_data["email"]
+def start_signup(username: str, email: str, next_url: str = "") -> None:
+    """Make (or renew) the account awaiting confirmation of ``email`` and mail its link, or
+    mail the owner of the address a note. Either way the caller answers the same."""
     existing = User.objects.filter(email__iexact=email).first()
-    if existing is None:
-        user = form.save(commit=False)
-        user.is_active = False
-        try:
-            with transaction.atomic():
-                user.save()
-        except IntegrityError:  # the same address signed up a moment ago
-            existing = User.objects.filter(email__iexact=email).first()
-        else:
-            _mail_link(user, next_url, "accounts/email/signup_confirm.txt")
-            return
-    if existing is None:
+    kind = CONFIRM
+    try:
+        with transaction.atomic():
+            if existing is None:
+                existing = User(username=username, email=email, is_active=False)
+                existing.awaiting_confirmation = True
+                existing.set_unusable_password()
+                existing.save()
+            elif existing.awaiting_confirmation:
+                # One UPDATE, no signals: an unconfirmed account has no tokens, ladders or
+                # ratings for them to refresh (and the path costs what the others do).
+                # The link's days start again.
+                User.objects.filter(pk=existing.pk).update(
+                    username=username, date_joined=timezone.now()
+                )
+            else:
+                kind = TAKEN
+    except IntegrityError:  # the same address or username signed up a moment ago
         return
-    if _awaits_confirmation(existing):
-        _mail_link(existing, next_url, "accounts/email/signup_again.txt")
+    pk = existing.pk
+    transaction.on_commit(lambda: send_signup_mail.delay(pk, kind, next_url))
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+    autoretry_for=(OSError,),
+    max_retries=3,
+    retry_backoff=True,
+)
+def send_signup_mail(user_id: int, kind: str, next_url: str = "") -> None:
+    """Mail a sign-up's link or note (``mail``); nothing if the account is gone."""
+    user = User.objects.filter(pk=user_id).first()
+    if user is not None:
+        mail(user, kind, next_url)
+
+
+def mail(user: User, kind: str, next_url: str = "") -> None:
+    """Send the sign-up e-mail ``kind`` (CONFIRM or TAKEN) to ``user``."""
+    if kind == CONFIRM:
+        path = reverse("accounts:signup_confirm", args=[make_token(user, next_url)])
+        context = {"link": _url(path), "days": CONFIRM_DAYS}
     else:
-        _mail(existing, "accounts/email/signup_taken.txt", {"login_url": _url(reverse("login"))})
+        context = {"login_url": _url(reverse("login"))}
+    template = f"accounts/email/signup_{kind}.txt"
+    subject, _, body = render_to_string(template, {"user": user, **context}).partition("\n")
+    send_mail(subject.strip(), body.strip() + "\n", None, [user.email])
+
+
+def purge_unconfirmed(now: datetime | None = None) -> int:
+    """Remove the accounts not confirmed within CONFIRM_DAYS; how many there were."""
+    cutoff = (now or timezone.now()) - timedelta(days=CONFIRM_DAYS)
+    count, _ = User.objects.filter(awaiting_confirmation=True, date_joined__lt=cutoff).delete()
+    return count
 
 
 def make_token(user: User, next_url: str = "") -> str:
@@ -69,33 +122,20 @@ def account_for(token: str) -> tuple[User, str]:
         raise SignupLinkError(
             "This link is not valid: copy the whole link from the e-mail."
         ) from None
-    user = User.objects.filter(pk=data.get("u")).first()
-    if user is None or not _awaits_confirmation(user):
+    user = User.objects.filter(pk=data.get("u"), awaiting_confirmation=True).first()
+    if user is None:
         raise SignupLinkError("This link was used already: log in with your username and password.")
     return user, str(data.get("n") or "")
 
 
-def confirm(user: User) -> None:
-    """Activate a confirmed account (once: a used link finds it active)."""
+def confirm(user: User, password: str) -> None:
+    """Activate a confirmed account with the password its owner chose (once: a used link
+    finds it confirmed)."""
+    user.set_password(password)
     user.is_active = True
-    user.save(update_fields=["is_active"])
-
-
-def _awaits_confirmation(user: User) -> bool:
-    # Never logged in and inactive: signed up, not confirmed. An account a moderator
-    # switched off has logged in before, so an old link cannot switch it back on.
-    return not user.is_active and user.last_login is None
+    user.awaiting_confirmation = False
+    user.save(update_fields=["password", "is_active", "awaiting_confirmation"])
 
 
 def _url(path: str) -> str:
     return settings.SITE_URL.rstrip("/") + path
-
-
-def _mail_link(user: User, next_url: str, template: str) -> None:
-    link = _url(reverse("accounts:signup_confirm", args=[make_token(user, next_url)]))
-    _mail(user, template, {"link": link, "days": CONFIRM_DAYS})
-
-
-def _mail(user: User, template: str, context: dict[str, Any]) -> None:
-    subject, _, body = render_to_string(template, {"user": user, **context}).partition("\n")
-    send_mail(subject.strip(), body.strip() + "\n", None, [user.email])

@@ -37,6 +37,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from knox.auth import TokenAuthentication as KnoxTokenAuthentication
 from knox.crypto import hash_token
 from knox.settings import knox_settings
+from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, get_authorization_header
 
 from accounts.models import ApiToken, User
@@ -113,6 +114,10 @@ class TokenAuthentication(KnoxTokenAuthentication):
     remembered on the shared cache for a minute at most (see the module's docstring)."""
 
     def authenticate_credentials(self, token: bytes) -> tuple[Any, Any]:
+        try:
+            token.decode("utf-8")
+        except UnicodeDecodeError:  # knox would fail with a 500: no token of ours is like this
+            raise exceptions.AuthenticationFailed("Invalid token.") from None
         if not settings.API_TOKEN_CACHE:
             return super().authenticate_credentials(token)  # type: ignore[no-any-return]
         try:

@@ -13,8 +13,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from accounts import signup as signups
-from accounts.forms import SignUpForm
+from accounts.forms import ConfirmSignupForm, SignUpForm
 from accounts.models import ApiToken
+from accounts.security import limit_signup
 from accounts.tokens import issue_token, revoke_all
 
 
@@ -29,14 +30,18 @@ def _next_url(request: HttpRequest, default: str) -> str:
 
 
 @require_http_methods(["GET", "POST"])
+@limit_signup
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("ladder:list")
     form = SignUpForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and form.is_valid():
-        signups.start_signup(form, _next_url(request, ""))
-        request.session["signup_email"] = form.cleaned_data["email"]
-        return redirect("accounts:signup_sent")
+    if request.method == "POST":
+        signups.purge_unconfirmed()  # an expired sign-up frees its username at once
+        if form.is_valid():
+            email = form.cleaned_data["email"]
+            signups.start_signup(form.cleaned_data["username"], email, _next_url(request, ""))
+            request.session["signup_email"] = email
+            return redirect("accounts:signup_sent")
     return render(request, "accounts/signup.html", {"form": form, "next": _next_url(request, "")})
 
 
@@ -49,21 +54,23 @@ def signup_sent(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def signup_confirm(request: HttpRequest, token: str) -> HttpResponse:
-    """The link of the e-mail: a button that activates the account (a GET changes nothing,
-    so a mail scanner that opens links cannot use them up) and signs the member in."""
+    """The link of the e-mail: a form that chooses the password, activates the account and
+    signs the member in (a GET changes nothing, so a mail scanner that opens links cannot
+    use them up)."""
     try:
         user, next_url = signups.account_for(token)
     except signups.SignupLinkError as error:
         return render(request, "accounts/signup_confirm.html", {"problem": str(error)}, status=400)
-    if request.method == "POST":
-        signups.confirm(user)
+    form = ConfirmSignupForm(user, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        signups.confirm(user, form.cleaned_data["new_password1"])
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.name}! Join a ladder to start playing.")
         safe = next_url and url_has_allowed_host_and_scheme(
             next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
         )
         return redirect(next_url if safe else reverse("ladder:list"))
-    return render(request, "accounts/signup_confirm.html", {"account": user})
+    return render(request, "accounts/signup_confirm.html", {"account": user, "form": form})
 
 
 @login_required

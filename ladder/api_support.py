@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
-from rest_framework import exceptions, parsers
+from rest_framework import exceptions, parsers, serializers
 from rest_framework.exceptions import ErrorDetail
+from rest_framework.fields import empty
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,6 +29,24 @@ class JSONParser(parsers.JSONParser):
             raise exceptions.ParseError(
                 "JSON parse error - the body is nested too deeply."
             ) from None
+
+
+class TextField(serializers.CharField):
+    """A string, as the schema says (type: string): DRF's CharField turns a number into its
+    digits ("reason": 0 → "0"), input the schema calls invalid."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class QueryChoiceField(serializers.ChoiceField):
+    """A query parameter with a fixed set of values: left out, it takes its default; sent
+    blank (``status=``), it is refused as the schema's enum says, not read as left out."""
+
+    def get_value(self, dictionary: Any) -> Any:
+        return dictionary.get(self.field_name, empty)
 
 
 class Pagination(PageNumberPagination):

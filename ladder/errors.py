@@ -1,10 +1,14 @@
 """Bad requests and errors for the whole site: a clear 4xx in the surface's own format
 (JSON under /api/, a page elsewhere), never a 500 for something a client sent.
 
-- ``RefuseBadInput``: a NUL byte anywhere in the address, the query string or a form or
-  JSON body is refused with a 400 before any view sees it (PostgreSQL cannot store one,
-  and no name, reason or slug has one); an API body over DATA_UPLOAD_MAX_MEMORY_SIZE is
-  refused too (Django checks forms itself; DRF's parsers read the stream unchecked).
+- ``RefuseBadInput``: a NUL byte anywhere in the address, the query string or a form
+  (url-encoded or multipart), JSON or other body is refused with a 400 before any view sees
+  it (PostgreSQL cannot store one, and no name, reason or slug has one). Every body, of any
+  content type, is held to one limit, DATA_UPLOAD_MAX_MEMORY_SIZE: a larger one is refused
+  with a 413 from its Content-Length, before a byte of it is read or spooled (Django checks
+  only the non-file parts of a form; DRF's parsers read the stream unchecked), and a body
+  without a length (chunked) with a 411. The proxy in front should refuse the same size
+  (nginx: ``client_max_body_size 256k;``; docs/DEPLOY.md "The proxy").
 - ``page_not_found`` / ``server_error`` / ``bad_request``: the handlers of ladder/urls.py,
   JSON for /api/ addresses and Django's pages for the rest.
 """
@@ -15,12 +19,13 @@ from collections.abc import Callable
 from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.views import defaults
 
 NUL_MESSAGE = "The request contains a NUL character (\\0), which no field accepts."
+TOO_LARGE_MESSAGE = "The request body is larger than {limit} KB, the most this site accepts."
+LENGTH_REQUIRED_MESSAGE = "Send the request body with a Content-Length header."
 API_PREFIX = "/api/"
 
 
@@ -42,7 +47,8 @@ def _has_nul(raw: bytes) -> bool:
 
 
 class RefuseBadInput:
-    """Refuse NUL bytes (and oversized API bodies) with a 400 before any view runs."""
+    """Refuse NUL bytes (400), oversized bodies (413) and bodies of unknown length (411) before
+    any view runs."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -52,18 +58,36 @@ class RefuseBadInput:
         query = request.META.get("QUERY_STRING", "")
         if "\x00" in path or _has_nul(query.encode("latin-1", "replace")):
             return refusal(request, NUL_MESSAGE)
+        size = _body_size(request)
+        if size is None:
+            return refusal(request, LENGTH_REQUIRED_MESSAGE, 411)
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if size > limit:
+            return refusal(request, TOO_LARGE_MESSAGE.format(limit=limit // 1024), 413)
         content_type = request.content_type or ""
-        if request.method in ("POST", "PUT", "PATCH") and not content_type.startswith("multipart/"):
-            try:
-                body = request.body  # enforces DATA_UPLOAD_MAX_MEMORY_SIZE
-            except RequestDataTooBig:
-                limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-                return refusal(request, f"The request body is larger than {limit} bytes.", 413)
-            if _has_nul(body) or (
-                "json" in content_type and b"\\u0000" in body.replace(b"\\\\", b"")
-            ):
+        if size:
+            body = request.body  # within the limit: read into memory (a form is parsed from it)
+            if content_type.startswith("multipart/"):  # no file uploads here: all text
+                refused = b"\x00" in body
+            else:
+                refused = _has_nul(body) or (
+                    "json" in content_type and b"\\u0000" in body.replace(b"\\\\", b"")
+                )
+            if refused:
                 return refusal(request, NUL_MESSAGE)
         return self.get_response(request)
+
+
+def _body_size(request: HttpRequest) -> int | None:
+    """The declared size of the request's body (0: none); None for a body sent without a
+    Content-Length (chunked), which Django would read as empty."""
+    declared = request.META.get("CONTENT_LENGTH") or ""
+    if not declared:
+        return None if request.META.get("HTTP_TRANSFER_ENCODING") else 0
+    try:
+        return max(int(declared), 0)
+    except ValueError:
+        return None
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:

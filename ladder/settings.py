@@ -69,6 +69,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A sign-in's device cookie: that browser keeps its own login allowance (accounts.security).
+    "accounts.security.DeviceCookieMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -193,6 +195,16 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ladder.matches.tasks.expire_pending_matches",
         "schedule": 600.0,
     },
+    # Removes sign-ups never confirmed (their username and address become free again).
+    "purge-unconfirmed-signups": {
+        "task": "accounts.tasks.purge_unconfirmed",
+        "schedule": 3600.0,
+    },
+    # Deletes the login failure log's old rows (the login caps read its last hour).
+    "prune-login-failures": {
+        "task": "accounts.tasks.prune_login_failures",
+        "schedule": 86400.0,
+    },
     # Rates confirmed matches whose message was lost (broker down, worker killed).
     "sweep-unrated-matches": {
         "task": "ratings.sweep",
@@ -201,8 +213,11 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # The largest honest request (a report, a club night of 200 names) is a few kilobytes;
-# ladder.errors.RefuseBadInput applies this to API bodies too.
+# ladder.errors.RefuseBadInput holds every body, of any content type, to it (413).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+# No file uploads anywhere: a multipart body is held to the limit above as a whole
+# (ladder.errors.RefuseBadInput) and parsed in memory, never spooled to disk.
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 # Who is the client? Behind N reverse proxies that each append the address they saw to
 # X-Forwarded-For, the client is the N-th address from the right; every address left of
@@ -226,13 +241,23 @@ AXES_RESET_ON_SUCCESS = True
 # Attempts while locked out do not push the end of the lockout further away.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_CLIENT_IP_CALLABLE = "accounts.security.client_ip"
+# Over that lockout, two caps an hour (accounts.security.LoginGuard): failures on one account
+# from all addresses together (guessing from many addresses: OWASP ASVS 4.0.3 §2.2.1 allows
+# at most 100), and failures from one address across all accounts (spraying). A browser that
+# signed in to the account before (its device cookie) is not held by either.
+AXES_HANDLER = "accounts.security.LoginGuard"
+AXES_ENABLE_ACCESS_FAILURE_LOG = True  # the caps count its rows
+LOGIN_ACCOUNT_FAILURE_LIMIT = envint("LOGIN_ACCOUNT_FAILURE_LIMIT", 100)
+LOGIN_ADDRESS_FAILURE_LIMIT = envint("LOGIN_ADDRESS_FAILURE_LIMIT", 50)
 AXES_LOCKOUT_CALLABLE = "accounts.security.lockout_response"
 AXES_VERBOSE = False
 
 REST_FRAMEWORK = {
+    # Token first: a missing, revoked or malformed token answers 401 with
+    # "WWW-Authenticate: Token" (the first class names the challenge; session-first gives 403).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "accounts.tokens.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     # ladder/api_support.py: JSON only (what the API documents and accepts), pages checked,
@@ -254,6 +279,12 @@ REST_FRAMEWORK = {
         # The password-reset form (accounts.security.limit_password_reset): per client
         # address, and per e-mail address so nobody's mailbox can be flooded.
         "password_reset": envstr("PASSWORD_RESET_RATE") or "5/hour",
+        # The token endpoint (POST /api/v1/auth/token/), per client address, over the lockout.
+        "token": envstr("API_THROTTLE_TOKEN") or "60/hour",
+        # The sign-up form (accounts.security.limit_signup): per client address, and per
+        # e-mail address (each sign-up mails that address once).
+        "signup": envstr("SIGNUP_RATE") or "20/hour",
+        "signup_email": envstr("SIGNUP_EMAIL_RATE") or "3/hour",
     },
     # The client address the throttles count: see TRUSTED_PROXY_COUNT.
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,

@@ -209,7 +209,13 @@ class PredictView(APIView):
     @extend_schema(
         summary="Predicted win probability (query parameters)",
         parameters=[
-            OpenApiParameter("ladder", str, required=True, description="The ladder's slug."),
+            # A slug, as PredictInputSerializer's SlugField reads it: blank is refused.
+            OpenApiParameter(
+                "ladder",
+                {"type": "string", "minLength": 1, "maxLength": 80, "pattern": "^[-a-zA-Z0-9_]+$"},
+                required=True,
+                description="The ladder's slug.",
+            ),
             OpenApiParameter(
                 "side_a", str, many=True, description="Usernames, repeated or comma-separated."
             ),

@@ -11,7 +11,6 @@ import io
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -20,7 +19,7 @@ from django.utils.text import slugify
 from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import Game, Match, MatchPlayer
-from ladder.matches.validation import MAX_POINTS
+from ladder.matches.validation import EARLIEST_MATCH, MAX_POINTS
 from ratings.bulk import insert_rows, reserve_ids
 from ratings.engine import MatchResult
 from ratings.lab.importfmt import (
@@ -40,7 +39,6 @@ INSERT_BATCH = 2000
 
 DISPLAY_NAME_LENGTH = User._meta.get_field("display_name").max_length or 60
 USERNAME_LENGTH = User._meta.get_field("username").max_length or 150
-EARLIEST_MATCH = date(1900, 1, 1)  # before any club's records; a typo, not a history
 
 
 def limits() -> Limits:

@@ -369,7 +369,11 @@ def _snapshot(ladder: Ladder, last: Key | None, players: set[int]) -> ReplaySnap
     initial = {name: s for name, s in initial_states(ladder, named).items() if name not in states}
     recent: dict[str, list[tuple[date, tuple[str, ...]]]] = defaultdict(list)
     if last is not None:
-        since = last[0] - timedelta(days=ladder.lookback_days)
+        # date.min for a match dated before the window could start (written before the
+        # 1900 rule of ladder.matches.validation.EARLIEST_MATCH): the whole history, no 500.
+        since = max(last[0], date.min + timedelta(days=ladder.lookback_days)) - timedelta(
+            days=ladder.lookback_days
+        )
         window = Match.objects.filter(
             ladder=ladder,
             rated_at__isnull=False,

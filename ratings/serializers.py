@@ -7,6 +7,7 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
+from ladder.api_support import QueryChoiceField
 from ladder.clubs.formatting import format_change, format_rd
 from ladder.clubs.models import Ladder
 from ladder.matches.serializers import UsernamesField, resolve_members, visible_ladder
@@ -26,7 +27,7 @@ class LeaderboardQuerySerializer(serializers.Serializer):
     q = serializers.CharField(
         required=False, allow_blank=True, max_length=100, help_text="Part of a name or username."
     )
-    status = serializers.ChoiceField(
+    status = QueryChoiceField(
         choices=[value for value, _ in STATUS_FILTERS], required=False, default=ALL
     )
 

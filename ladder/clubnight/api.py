@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR
+from ladder.api_support import TextField
 from ladder.clubnight import services as clubnight
 from ladder.clubnight.matchmaking import ClubNightError
 from ladder.clubs.models import Ladder, Membership
@@ -28,20 +29,20 @@ MAX_PRESENT = 200  # a hall, not the whole club twice over
 
 
 class PairingSerializer(serializers.Serializer):
-    side_a = serializers.ListField(child=serializers.CharField(max_length=150), min_length=1)
-    side_b = serializers.ListField(child=serializers.CharField(max_length=150), min_length=1)
+    side_a = serializers.ListField(child=TextField(max_length=150), min_length=1)
+    side_b = serializers.ListField(child=TextField(max_length=150), min_length=1)
 
 
 class PreviousRoundSerializer(serializers.Serializer):
     matches = PairingSerializer(many=True)
     byes = serializers.ListField(
-        child=serializers.CharField(max_length=150), required=False, help_text="Ignored."
+        child=TextField(max_length=150), required=False, help_text="Ignored."
     )
 
 
 class ClubNightRequestSerializer(serializers.Serializer):
     present = serializers.ListField(
-        child=serializers.CharField(max_length=150),
+        child=TextField(max_length=150),
         max_length=MAX_PRESENT,
         help_text="Usernames of the ladder's members in the hall.",
     )

@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import User
+from ladder.api_support import TextField
 from ladder.clubs.models import Ladder
 from ladder.clubs.serializers import PageLinkMixin
 from ladder.matches.models import MATCH_STATES, AuditEntry, Dispute, Match
@@ -74,7 +75,7 @@ class UsernamesField(serializers.ListField):
     """Players by username (at most a team's worth); the serializer resolves them against
     the ladder's members, so no answer tells whether an account of that name exists."""
 
-    child = serializers.CharField(max_length=150)
+    child = TextField(max_length=150)
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", MAX_TEAM_SIZE)
@@ -284,7 +285,7 @@ def visible_ladder(request: Any, slug: str) -> Ladder:
 
 
 class DisputeInputSerializer(serializers.Serializer):
-    reason = serializers.CharField(
+    reason = TextField(
         allow_blank=True,
         trim_whitespace=False,
         help_text="What is wrong (required).",
@@ -300,7 +301,7 @@ class ResolveInputSerializer(serializers.Serializer):
         choices=["uphold", "correct", "void"],
         help_text="uphold: the report stands; correct: new games (and date); void.",
     )
-    reason = serializers.CharField(
+    reason = TextField(
         allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
     )
     games = GamesField(required=False, allow_null=True, help_text="For correct: the score.")
@@ -311,7 +312,7 @@ class ResolveInputSerializer(serializers.Serializer):
 
 class CorrectInputSerializer(serializers.Serializer):
     games = GamesField(help_text="The correct score.")
-    reason = serializers.CharField(
+    reason = TextField(
         allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
     )
     played_on = serializers.DateField(
@@ -320,7 +321,7 @@ class CorrectInputSerializer(serializers.Serializer):
 
 
 class VoidInputSerializer(serializers.Serializer):
-    reason = serializers.CharField(
+    reason = TextField(
         allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
     )
 

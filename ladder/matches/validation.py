@@ -54,6 +54,10 @@ def check_games(
     return [] if too_many else [(int(a), int(b)) for a, b in games]
 
 
+# No club's records go back further: an earlier date is a typo (imports refuse it too).
+EARLIEST_MATCH = date(1900, 1, 1)
+
+
 def check_date(
     played_on: Any, errors: FieldErrors, now: datetime, max_age_days: int | None
 ) -> date | None:
@@ -63,7 +67,9 @@ def check_date(
     today = timezone.localdate(now)
     if played_on > today:
         errors.add("played_on", "The date cannot be in the future.")
-    elif max_age_days is not None and played_on < today - timedelta(days=max_age_days):
+    elif played_on < EARLIEST_MATCH:
+        errors.add("played_on", f"Enter a date from {EARLIEST_MATCH.year} on.")
+    elif max_age_days is not None and (today - played_on).days > max_age_days:
         errors.add(
             "played_on",
             f"Matches can be reported up to {max_age_days} days after they were played; "

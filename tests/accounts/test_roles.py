@@ -57,3 +57,20 @@ def test_superusers_are_moderators_and_stay_staff(db):
     boss.groups.clear()
     boss.refresh_from_db()
     assert boss.is_staff and boss.is_moderator
+
+
+def test_moderators_see_the_access_attempts_the_readme_promises(client, mod, alice):
+    """View only: the README names "Access attempts"; unlocking stays with superusers."""
+    client.post("/accounts/login/", {"username": "alice", "password": "wrong"})
+    client.force_login(mod)
+    for page in ("accessattempt", "accessfailurelog", "accesslog"):
+        response = client.get(f"/admin/axes/{page}/")
+        assert response.status_code == 200, page
+    listing = client.get("/admin/axes/accessattempt/").content.decode()
+    assert "alice" in listing
+    codenames = set(
+        Group.objects.get(name=MODERATORS_GROUP)
+        .permissions.filter(content_type__app_label="axes")
+        .values_list("codename", flat=True)
+    )
+    assert codenames == {"view_accessattempt", "view_accessfailurelog", "view_accesslog"}
