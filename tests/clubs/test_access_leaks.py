@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 
 from ladder.matches import operations as matches
 from ratings.models import PlayerRating
-from tests.factories import MembershipFactory, UserFactory, hide, login, reported_match
+from tests.factories import hide, login, reported_match
 from tests.matches.support import API, api_client
 
 PREDICT = "/api/v1/predict/"
@@ -197,16 +197,16 @@ def test_reasons_and_audit_are_not_shown_to_visitors_or_other_members(client, di
         assert "She left early" not in page
         assert "History" not in page
         detail = (
-            api_client(viewer) if viewer.is_authenticated else APIClient()
-        ).get(f"{API}{disputed.pk}/").json()
+            (api_client(viewer) if viewer.is_authenticated else APIClient())
+            .get(f"{API}{disputed.pk}/")
+            .json()
+        )
         assert detail["disputes"] is None and detail["audit"] is None
         assert "She left early" not in str(detail)
 
 
 @pytest.mark.parametrize("who", ["alice", "bob", "mod"])
-def test_reasons_and_audit_are_shown_to_its_players_and_moderators(
-    request, who, client, disputed
-):
+def test_reasons_and_audit_are_shown_to_its_players_and_moderators(request, who, client, disputed):
     viewer = request.getfixturevalue(who)
     login(client, viewer)
     page = client.get(reverse("match_detail", args=[disputed.pk])).content.decode()
@@ -214,4 +214,3 @@ def test_reasons_and_audit_are_shown_to_its_players_and_moderators(
     detail = api_client(viewer).get(f"{API}{disputed.pk}/").json()
     assert detail["disputes"][0]["reason"].startswith("She left early")
     assert [e["action"] for e in detail["audit"]] == ["report", "dispute"]
-
