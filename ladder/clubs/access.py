@@ -30,15 +30,16 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404
 
-from accounts.models import User
+from accounts.models import User, name_contains
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership, MembershipQuerySet
 
 HIDDEN_PLAYER_NAME = "Hidden player"
+HIDDEN_IN_A_SENTENCE = "a hidden player"  # "third match against a hidden player in 90 days"
 
 # Who sees a rating row, copied onto the row (ratings.PlayerRating.listing) so that listing
 # a ladder joins nothing: everyone; only its player and the moderators (a hidden member);
@@ -119,7 +120,7 @@ def ladders(viewer: Viewer, queryset: LadderQuerySet | None = None) -> LadderQue
     queryset = queryset if queryset is not None else Ladder.objects.all()
     if viewer.sees_everyone:
         return queryset
-    if not viewer.signed_in:
+    if viewer.user_id is None:
         return queryset.filter(is_public=True)
     # Exists, not a join: joining memberships repeats each ladder once per member.
     member = Membership.objects.filter(ladder=OuterRef("pk"), user_id=viewer.user_id)
@@ -163,6 +164,21 @@ def members(viewer: Viewer, queryset: MembershipQuerySet | None = None) -> Membe
     return queryset.filter(listed_q(viewer, public=Q(is_public=True)))
 
 
+def found_q(viewer: Viewer, memberships: MembershipQuerySet, text: str) -> Q:
+    """The users a search for ``text`` finds among ``memberships`` (a condition on users):
+    the members listed to ``viewer`` whose name contains it, and, for a signed-in viewer, the
+    member whose username is exactly ``text`` (a member names a hidden opponent to report a
+    match they played face to face; a visitor never finds a hidden member). Never a
+    deactivated account."""
+    listed = members(viewer, memberships).values("user_id")
+    found = Q(pk__in=listed)
+    if text:
+        found &= name_contains(text)
+        if viewer.signed_in:
+            found |= Q(username__iexact=text, pk__in=memberships.values("user_id"))
+    return found & Q(**{_ACTIVE: True})
+
+
 def rows_listed_q(viewer: Viewer) -> Q:
     """The listing rule on rows that carry a copy of it (``listing``, from ``listing_of``):
     ratings.PlayerRating."""
@@ -202,17 +218,23 @@ def named(viewer: Viewer, ladder: Ladder, names: Sequence[str]) -> dict[str, Use
     return {m.user.username: m.user for m in found.select_related("user").order_by()}
 
 
+def _unseen_members(viewer: Viewer, queryset: MembershipQuerySet) -> MembershipQuerySet:
+    """The memberships of ``queryset`` whose member's name ``viewer`` may not see."""
+    if viewer.sees_everyone:
+        return queryset.none()
+    rows = queryset.filter(~Q(is_public=True, **{f"user__{_ACTIVE}": True}))
+    if viewer.user_id is not None:
+        rows = rows.exclude(user_id=viewer.user_id)
+    return rows
+
+
 def unseen(viewer: Viewer, ladder_ids: Iterable[int]) -> dict[int, set[int]]:
     """Per ladder, the members whose names ``viewer`` may not see (hidden from them, or
     deactivated): where a match shows them, they read as ``HIDDEN_PLAYER_NAME``."""
     found: dict[int, set[int]] = defaultdict(set)
     if viewer.sees_everyone:
         return found
-    rows = Membership.objects.filter(ladder_id__in=list(ladder_ids)).filter(
-        ~Q(is_public=True, **{f"user__{_ACTIVE}": True})
-    )
-    if viewer.signed_in:
-        rows = rows.exclude(user_id=viewer.user_id)
+    rows = _unseen_members(viewer, Membership.objects.filter(ladder_id__in=list(ladder_ids)))
     # No ordering: Membership's default one would join ladders and users to sort the rows.
     for ladder_id, user_id in rows.order_by().values_list("ladder_id", "user_id"):
         found[ladder_id].add(user_id)
@@ -248,6 +270,11 @@ class Person:
     username: str | None
 
 
+def in_a_sentence(name: str, username: str | None) -> str:
+    """A name for the middle of a sentence: the placeholder reads "a hidden player"."""
+    return HIDDEN_IN_A_SENTENCE if not username else name
+
+
 def person(user_id: int, username: str, display_name: str, unseen_ids: set[int]) -> Person:
     """A player by their columns (``User.name``'s rule), or the placeholder when their id is
     among ``unseen_ids`` (``unseen``'s set for the match's ladder)."""
@@ -278,6 +305,9 @@ def player_for(viewer: Viewer, username: str) -> tuple[User, list[Membership]]:
 
 
 # ---- matches (duck typed: ladder.matches sits above this room) -------------------------------
+
+
+_Matches = TypeVar("_Matches", bound=QuerySet[Any])
 
 
 def _player_ids(match: Any) -> set[int]:
@@ -337,15 +367,15 @@ def _without_names(snapshot: Any, names: set[str]) -> Any:
     }
 
 
-def visible_matches(viewer: Viewer, queryset: QuerySet[Any]) -> QuerySet[Any]:
+def visible_matches(viewer: Viewer, queryset: _Matches) -> _Matches:
     """The matches of ``queryset`` on ladders ``viewer`` may see."""
     return queryset.filter(ladder__in=ladders(viewer).values("pk"))
 
 
-def player_matches(viewer: Viewer, queryset: QuerySet[Any], username: str) -> QuerySet[Any]:
-    """The matches of ``queryset`` that ``username`` played, on the ladders where ``viewer``
-    may see them listed (a filter must not tell which matches a hidden member played)."""
-    listed = members(viewer, Membership.objects.filter(user__username=username))
-    return queryset.filter(
-        players__user__username=username, ladder_id__in=listed.values("ladder_id")
+def player_matches(viewer: Viewer, queryset: _Matches, username: str) -> _Matches:
+    """The matches of ``queryset`` that ``username`` played, but for those on ladders where
+    ``viewer`` may not see them (a filter must not tell which matches a hidden member played)."""
+    unseen_on = _unseen_members(viewer, Membership.objects.filter(user__username=username))
+    return queryset.filter(players__user__username=username).exclude(
+        ladder_id__in=unseen_on.values("ladder_id")
     )

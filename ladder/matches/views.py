@@ -36,6 +36,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from accounts.models import User
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import HtmxHttpRequest
 from ladder.matches import operations as domain
@@ -140,12 +142,16 @@ def _transition(
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     match = get_match_for_user(request.user, pk)
     actions = _actions(match, request.user)
-    mask_hidden_players([match], request.user)
+    viewer = viewer_for(request)
+    access.mask_matches(viewer, [match])
+    # The reasons and the audit trail are its players' and the moderators' (the access policy).
+    record = access.sees_record(viewer, match)
     context = {
         "match": match,
         "actions": actions,
-        "disputes": list(match.disputes.all()),
-        "audit": list(match.audit.all()),
+        "disputes": list(match.disputes.all()) if record else [],
+        "audit": list(match.audit.all()) if record else [],
+        "record": record,
     }
     return render(request, "matches/match_detail.html", context)
 
