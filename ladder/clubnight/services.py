@@ -22,10 +22,10 @@ from ladder.clubnight.matchmaking import (
     propose,
 )
 from ladder.clubnight.models import ClubNight
-from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs import access
 from ladder.clubs.access import Viewer
-from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.formatting import format_rating, format_rd
+from ladder.clubs.models import Ladder
 from ladder.matches.models import LIVE_STATES, MatchPlayer
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import PlayerState

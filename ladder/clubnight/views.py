@@ -28,7 +28,6 @@ from ladder.clubs import access
 from ladder.clubs.access import HIDDEN_PLAYER_NAME, Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
-from ladder.clubs.visibility import HIDDEN_PLAYER_NAME
 from ladder.matches.views import SignedInRequest
 
 

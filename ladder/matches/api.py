@@ -48,7 +48,7 @@ from ladder.matches.serializers import (
     ResolveInputSerializer,
     VoidInputSerializer,
 )
-from ladder.matches.visibility import get_match_for_user, mask_hidden_players
+from ladder.matches.visibility import get_match_for_user
 
 
 class Conflict(exceptions.APIException):
@@ -189,7 +189,7 @@ class MatchViewSet(
         return throttles
 
     def get_object(self) -> Match:
-        return get_match_for_user(self.request.user, self.kwargs["pk"])
+        return get_match_for_user(viewer_for(self.request), self.kwargs["pk"])
 
     def _detail(self, match: Match, status_code: int = 200) -> Response:
         match = get_match_for_user(viewer_for(self.request), match.pk)

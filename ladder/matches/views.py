@@ -52,7 +52,7 @@ from ladder.matches.inbox import inbox_for, moderation_queue
 from ladder.matches.models import Match, Notification
 from ladder.matches.permissions import allowed_actions
 from ladder.matches.templatetags.match_tags import names_and
-from ladder.matches.visibility import get_match_for_user, mask_hidden_players
+from ladder.matches.visibility import get_match_for_user
 
 # ---- helpers ------------------------------------------------------------------------------
 
@@ -140,7 +140,7 @@ def _transition(
 
 @require_GET
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     actions = _actions(match, request.user)
     viewer = viewer_for(request)
     access.mask_matches(viewer, [match])
@@ -159,7 +159,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def confirm(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     return _transition(
         request,
         match,
@@ -171,7 +171,7 @@ def confirm(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def cancel(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     return _transition(
         request,
         match,
@@ -184,7 +184,7 @@ def cancel(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
     """The dispute form (a page, or in place of the inbox row); dispute the match (POST)."""
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     if request.htmx and request.GET.get("cancel"):
         return _row_response(request, match)
     if request.method == "GET" and "dispute" not in _actions(match, request.user):
@@ -296,7 +296,7 @@ def moderation(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def resolve(request: SignedInRequest, pk: int) -> HttpResponse:
     """Resolve a dispute: uphold, correct (with the games) or void, with a reason."""
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     if request.method == "GET":
         if "resolve" not in _actions(match, request.user):
             return forbidden(request, "Only a moderator resolves a disputed match.")
@@ -350,7 +350,7 @@ def void(request: SignedInRequest, pk: int) -> HttpResponse:
 
 
 def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     if request.method == "GET" and decision not in _actions(match, request.user):
         return forbidden(
             request, "Only a moderator corrects or voids a match, once it is confirmed."
