@@ -36,6 +36,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404
 
 from accounts.models import User, name_contains
+from accounts.tokens import TokenAuthentication
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership, MembershipQuerySet
 
 HIDDEN_PLAYER_NAME = "Hidden player"
@@ -105,8 +106,8 @@ def viewer_for(request: Any) -> Viewer:
     kept = getattr(request, "_access_viewer", None)
     if kept is not None and kept[0] == user.pk:
         return kept[1]  # type: ignore[no-any-return]
-    token = getattr(request, "successful_authenticator", None)
-    viewer = Viewer.of(user, token=type(token).__name__ == "TokenAuthentication")
+    by = getattr(request, "successful_authenticator", None)  # DRF's, for an API request
+    viewer = Viewer.of(user, token=isinstance(by, TokenAuthentication))
     request._access_viewer = (user.pk, viewer)
     return viewer
 
