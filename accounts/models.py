@@ -6,10 +6,13 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from knox.models import AbstractAuthToken, AuthTokenManager
+
+from accounts.names import confusable_with
 
 MODERATORS_GROUP = "Moderators"
 
@@ -38,6 +41,23 @@ class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox is unt
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        """Besides Django's checks: the name shown for this member (the display name, else
+        the username) reads like no other member's (accounts.names), on every form that
+        saves a user (sign-up, the profile, the admin)."""
+        super().clean()
+        others = User.objects.exclude(pk=self.pk).values_list("username", "display_name")
+        if self.name and confusable_with(self.name, list(others)):
+            # The display name is on the profile and admin forms; a sign-up names the username.
+            field = "display_name" if self.display_name else NON_FIELD_ERRORS
+            raise ValidationError(
+                {
+                    field: f"Another member is already shown as “{self.name}”, or as a name "
+                    "that looks the same: choose another, so that no one mistakes one of "
+                    "you for the other."
+                }
+            )
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         # Django keeps the new raw password in ``_password`` until the save that stores it:

@@ -7,11 +7,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
 from ladder.clubs.caching import cacheable_for_visitors
 from ladder.clubs.models import Membership
 from ladder.clubs.views import ladders_for, public_ladders
 from ladder.matches.inbox import inbox_for
-from ladder.matches.visibility import mask_hidden_players
 from ratings import histories
 
 
@@ -26,12 +27,13 @@ def home(request: HttpRequest) -> HttpResponse:
             .order_by("ladder__name")
         )
         results = histories.latest_results([m.ladder_id for m in memberships])
-        mask_hidden_players(results, request.user)
+        viewer = viewer_for(request)
+        access.mask_matches(viewer, results)
         context.update(
             {
                 "inbox": inbox_for(request.user),
                 "memberships": memberships,
-                "standings": histories.standings(request.user, memberships),
+                "standings": histories.standings(viewer, request.user, memberships),
                 "results": results,
                 "week": histories.WEEK,
             }

@@ -1,8 +1,8 @@
 """The ratings API: a ladder's leaderboard and a player's rating history.
 
 The same data, filters and visibility as the pages (both read through ``ratings.leaderboards``,
-``ratings.histories``, ``ratings.predictions`` and ``ratings.visibility``):
-an invisible ladder or player is 404. Predictions are /api/v1/predict/ (PredictView, below).
+``ratings.histories`` and ``ratings.predictions``, and ask the access policy,
+``ladder.clubs.access``): an invisible ladder or player is 404. Predictions are /api/v1/predict/ (PredictView, below).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from datetime import date
 from typing import Any
 
 from django.http import Http404, HttpResponse, HttpResponseBase
-from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -27,9 +26,11 @@ from rest_framework.views import APIView
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import FIELD_ERRORS
 from ladder.api_support import Pagination
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
 from ladder.clubs.caching import cache_get, cache_set, epoch_and, keep_for_epoch
 from ladder.clubs.models import Ladder, Membership
-from ratings import histories, leaderboards, predictions, visibility
+from ratings import histories, leaderboards, predictions
 from ratings.models import RatingChange, today
 from ratings.serializers import (
     LeaderboardQuerySerializer,
@@ -40,11 +41,6 @@ from ratings.serializers import (
     StakesSerializer,
 )
 from ratings.stakes import stakes_for_lineup
-
-
-def visible_ladder(request: Request, slug: str) -> Ladder:
-    """The ladder ``slug`` if the caller may see it; 404 otherwise (even if it exists)."""
-    return get_object_or_404(Ladder.objects.visible_to(request.user), slug=slug)
 
 
 class LeaderboardPagination(Pagination):
@@ -75,12 +71,13 @@ class LeaderboardView(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
 
     def get_queryset(self) -> Any:
-        ladder = visible_ladder(self.request, self.kwargs["slug"])
+        viewer = viewer_for(self.request)
+        ladder = access.ladder_or_404(viewer, self.kwargs["slug"])
         query = LeaderboardQuerySerializer(data=self.request.query_params)
         query.is_valid(raise_exception=True)
         return leaderboards.Board(
             ladder,
-            self.request.user,
+            viewer,
             text=query.validated_data.get("q", ""),
             status=query.validated_data["status"],
         )
@@ -122,13 +119,15 @@ class LeaderboardView(generics.ListAPIView):
         return ladder, seen, query.validated_data.get("q", ""), query.validated_data["status"]
 
     def page(self, ladder: Ladder, text: str, status: str, on: date) -> Any:
-        board = leaderboards.Board(ladder, self.request.user, text=text, status=status, on=on)
+        board = leaderboards.Board(
+            ladder, viewer_for(self.request), text=text, status=status, on=on
+        )
         rows: Any = self.paginate_queryset(board)  # type: ignore[arg-type]
         return self.get_paginated_response(self.get_serializer(rows, many=True).data).data
 
     def ladder_and_viewer(self) -> tuple[Ladder, str]:
         """The ladder (404 if the caller may not see it) and which of its rows they may see
-        (``leaderboards.board_viewer``). With a shared cache, remembered for the caller under the
+        (``access.rows_seen``). With a shared cache, remembered for the caller under the
         pages' epoch (``ladder.clubs.caching``), which every change of a ladder, a membership,
         a member or who is a moderator replaces: no query while nothing changes."""
         user, slug = self.request.user, self.kwargs["slug"]
@@ -136,11 +135,14 @@ class LeaderboardView(generics.ListAPIView):
         epoch, kept = epoch_and(key)
         if kept is not None:
             return kept  # type: ignore[no-any-return]
-        ladder = visible_ladder(self.request, slug)
+        viewer = viewer_for(self.request)
+        ladder = access.ladder_or_404(viewer, slug)
         own = None
-        if user.is_authenticated and not user.is_moderator:  # type: ignore[union-attr]
-            own = Membership.objects.filter(ladder=ladder, user=user).order_by().first()
-        seen = leaderboards.board_viewer(user, own)
+        if viewer.user_id is not None and not viewer.sees_everyone:
+            own = (
+                Membership.objects.filter(ladder=ladder, user_id=viewer.user_id).order_by().first()
+            )
+        seen = access.rows_seen(viewer, own)
         keep_for_epoch(key, epoch, (ladder, seen))
         return ladder, seen
 
@@ -161,11 +163,7 @@ class HistoryView(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
 
     def get_queryset(self) -> Any:
-        player, memberships = visibility.player_memberships(
-            self.kwargs["username"], self.request.user
-        )
-        if player is None or not visibility.can_view_player(player, self.request.user, memberships):
-            raise Http404("No such player.")
+        player, memberships = access.player_for(viewer_for(self.request), self.kwargs["username"])
         ladders = {m.ladder_id: m.ladder for m in memberships}
         slug = self.request.query_params.get("ladder")
         if slug:
@@ -178,7 +176,7 @@ class HistoryView(generics.ListAPIView):
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         assert page is not None  # always paginated
-        hidden = visibility.hidden_members(request.user, self.ladders)
+        hidden = access.unseen(viewer_for(request), self.ladders)
         entries = histories.history_entries(page, self.ladders, hidden)
         return self.get_paginated_response(self.get_serializer(entries, many=True).data)
 

@@ -36,7 +36,6 @@ MARGIN_EPSILON = 0.05
 RD_EPSILON = 0.5
 # RD grows a little every week without a match; a break is worth a note from this long.
 BREAK_DAYS = 30
-HIDDEN_PLAYER = "a hidden player"
 
 _ORDINALS = (
     "first",

@@ -12,9 +12,11 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from accounts.models import User
+from ladder.clubs import access
+from ladder.clubs.access import Person, Viewer
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import RATED_STATES, Game, Match, MatchPlayer
-from ratings.explain import HIDDEN_PLAYER, context_for, explain
+from ratings.explain import context_for, explain
 from ratings.models import (
     RANKED,
     PlayerRating,
@@ -22,7 +24,6 @@ from ratings.models import (
     active_since,
     today,
 )
-from ratings.visibility import Person, named_person
 
 HISTORY_PAGE_SIZE = 20
 
@@ -30,7 +31,7 @@ HISTORY_PAGE_SIZE = 20
 
 
 def player_ratings(
-    player: User, memberships: Sequence[Membership], viewer: Any, on: date | None = None
+    player: User, memberships: Sequence[Membership], viewer: Viewer, on: date | None = None
 ) -> dict[int, PlayerRating]:
     """``player``'s rating on each of these ladders, with status, rank and trend, by ladder id."""
     on = on or today()
@@ -203,10 +204,10 @@ def history_entries(
         partners, opponents = [], []
         for side, user_id, username, display_name in players[change.match_id]:
             if side != change.side:
-                opponents.append(named_person(user_id, username, display_name, ladder_hidden))
+                opponents.append(access.person(user_id, username, display_name, ladder_hidden))
             elif user_id != change.user_id:
-                partners.append(named_person(user_id, username, display_name, ladder_hidden))
-        names = [person.name for person in opponents]
+                partners.append(access.person(user_id, username, display_name, ladder_hidden))
+        names = [access.in_a_sentence(person.name, person.username) for person in opponents]
         context = context_for(change, change.ladder, games[change.match_id], names)
         entries.append(
             Entry(
@@ -236,17 +237,21 @@ def match_changes(match: Match) -> list[MatchChange]:
     """Each player's change from ``match`` (none before it is rated), explained.
 
     ``match`` comes as its page shows it, with its players' names already withheld from a
-    viewer who may not see them (``mask_hidden_players``): the names here are those."""
-    players = {p.user_id: (p.side, p.user.name) for p in match.players.all()}
+    viewer who may not see them (``access.mask_matches``): the names here are those."""
+    players = {p.user_id: (p.side, p.user.name, p.user.username) for p in match.players.all()}
     changes = list(RatingChange.objects.of_match(match.pk))
     if not changes:
         return []
     games = match.game_scores
     rows = []
     for change in changes:
-        opponents = [name for side, name in players.values() if side != change.side]
+        opponents = [
+            access.in_a_sentence(name, username)
+            for side, name, username in players.values()
+            if side != change.side
+        ]
         context = context_for(change, match.ladder, games, opponents)
-        name = players.get(change.user_id, ("", HIDDEN_PLAYER))[1]
+        name = players.get(change.user_id, ("", access.HIDDEN_PLAYER_NAME, None))[1]
         rows.append(MatchChange(name, change, explain(change, context)))
     return rows
 
@@ -268,11 +273,12 @@ class Standing:
 
 
 def standings(
-    user: User, memberships: Sequence[Membership], on: date | None = None
+    viewer: Viewer, user: User, memberships: Sequence[Membership], on: date | None = None
 ) -> list[Standing]:
-    """``user``'s standing on each of ``memberships`` (the home page), in their order."""
+    """``user``'s standing on each of ``memberships`` (the home page, where ``viewer`` is
+    ``user``), in their order."""
     on = on or today()
-    ratings = player_ratings(user, memberships, user, on)
+    ratings = player_ratings(user, memberships, viewer, on)
     weeks = {
         row["ladder"]: row["total"]
         for row in RatingChange.objects.filter(user=user).trends(on, days=WEEK)
@@ -282,7 +288,7 @@ def standings(
 
 def latest_results(ladder_ids: Sequence[int], limit: int = LATEST_RESULTS) -> list[Match]:
     """The newest rated matches of these ladders, with their players and games (the caller
-    withholds hidden members' names from its viewer: ``mask_hidden_players``)."""
+    withholds hidden members' names from its viewer: ``access.mask_matches``)."""
     return list(
         Match.objects.filter(ladder_id__in=ladder_ids, state__in=RATED_STATES)
         .with_details()

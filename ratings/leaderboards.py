@@ -12,17 +12,17 @@ from functools import cached_property
 from typing import Any, overload
 
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
 from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef
 
 from accounts.models import User, name_contains
+from ladder.clubs import access
+from ladder.clubs.access import PUBLIC, VISITOR, Viewer
 from ladder.clubs.caching import cache_get, cache_set
 from ladder.clubs.models import Ladder, Membership, MembershipQuerySet
 from ratings.models import (
     INACTIVE,
     PROVISIONAL,
-    PUBLIC,
     RANKED,
     PlayerRating,
     RatingChange,
@@ -59,7 +59,7 @@ class Board:
     def __init__(
         self,
         ladder: Ladder,
-        viewer: Any,
+        viewer: Viewer,
         *,
         text: str = "",
         status: str = ALL,
@@ -140,20 +140,9 @@ class Board:
         return rows
 
 
-def board_viewer(viewer: Any, own: Membership | None) -> str:
-    """Which rows of a ladder ``viewer`` may see, as a cache-key part, given their own
-    membership of it (or None): every row for moderators, their own hidden row as well for
-    a hidden member, else the public rows."""
-    if not viewer.is_authenticated:
-        return PUBLIC
-    if viewer.is_moderator:
-        return "all"
-    return f"self{viewer.pk}" if own is not None and not own.is_public else PUBLIC
-
-
 def board_page(
     ladder: Ladder,
-    viewer: Any,
+    viewer: Viewer,
     own: Membership | None,
     *,
     text: str = "",
@@ -170,7 +159,7 @@ def board_page(
     change), the day and what the viewer may see, so a hit is never stale.
     """
     on = on or today()
-    key = board_key(ladder, board_viewer(viewer, own), text, status, page, on)
+    key = board_key(ladder, access.rows_seen(viewer, own), text, status, page, on)
     board = cache_get(key)
     if board is None:
         board = _read_board(ladder, viewer, text, status, page, on)
@@ -187,12 +176,12 @@ def warm_board(ladder: Ladder) -> None:
     if not settings.LEADERBOARD_CACHE_SECONDS:
         return
     on = today()
-    board = _read_board(ladder, AnonymousUser(), "", ALL, "", on)
+    board = _read_board(ladder, VISITOR, "", ALL, "", on)
     cache_set(board_key(ladder, PUBLIC, "", ALL, "", on), board)
 
 
 def _read_board(
-    ladder: Ladder, viewer: Any, text: str, status: str, page: str, on: date
+    ladder: Ladder, viewer: Viewer, text: str, status: str, page: str, on: date
 ) -> dict[str, Any]:
     rows = Board(ladder, viewer, text=text, status=status, on=on)
     shown = Paginator(rows, LEADERBOARD_PAGE_SIZE).get_page(page)
@@ -215,12 +204,11 @@ def board_key(ladder: Ladder, seen: str, text: str, status: str, page: str, on: 
     return "board:" + hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def unrated_members(ladder: Ladder, viewer: Any, text: str = "") -> MembershipQuerySet:
-    """Members ``viewer`` may see who have no rated match on the ladder yet."""
+def unrated_members(ladder: Ladder, viewer: Viewer, text: str = "") -> MembershipQuerySet:
+    """Members listed to ``viewer`` who have no rated match on the ladder yet."""
     rated = PlayerRating.objects.filter(ladder=OuterRef("ladder"), user=OuterRef("user"))
     members = (
-        Membership.objects.filter(ladder=ladder)
-        .listed_for(viewer)
+        access.members(viewer, Membership.objects.filter(ladder=ladder))
         .exclude(Exists(rated))
         .select_related("user")
         .filter(name_contains(text, "user__"))

@@ -31,8 +31,9 @@ from django.db.models.functions import Coalesce, Lag
 from django.utils import timezone
 
 from accounts.models import name_contains
+from ladder.clubs import access
+from ladder.clubs.access import LISTINGS, PUBLIC, Viewer, listing_of
 from ladder.clubs.models import Ladder, Membership
-from ladder.clubs.visibility import listed_q
 from ratings.engine.predict import inflated_rd
 from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
 from ratings.engine.types import Params, PlayerState
@@ -137,30 +138,14 @@ def _statuses(cutoffs: Mapping[int, date], on: date) -> dict[str, Q]:
     }
 
 
-# Who sees a rating row: everyone, only its player and the moderators (a hidden member), or
-# no one (a player who left the ladder keeps their row, which replays need). A copy of the
-# membership (``listing_of``), kept on the row so that listing a ladder joins nothing.
-PUBLIC = "public"
-HIDDEN = "hidden"
-LEFT = "left"
-LISTINGS = (
-    (PUBLIC, "Everyone"),
-    (HIDDEN, "The player and moderators"),
-    (LEFT, "No one: not a member"),
-)
-
-
-def listing_of(membership: Membership | None) -> str:
-    """The listing of a player's rating row, given their membership of its ladder (or None)."""
-    if membership is None:
-        return LEFT
-    return PUBLIC if membership.is_public else HIDDEN
+# Who sees a rating row is the access policy's (ladder.clubs.access: PUBLIC, HIDDEN, LEFT and
+# ``listing_of``), copied onto the row so that listing a ladder joins nothing.
 
 
 class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
-    def listed_for(self, viewer: Any) -> PlayerRatingQuerySet:
-        """Ratings of members ``viewer`` may see on their ladder (as Membership.listed_for)."""
-        return self.filter(listed_q(viewer, public=Q(listing=PUBLIC), among=~Q(listing=LEFT)))
+    def listed_for(self, viewer: Viewer) -> PlayerRatingQuerySet:
+        """Ratings of members listed to ``viewer`` on their ladder (the access policy)."""
+        return self.filter(access.rows_listed_q(viewer))
 
     def relist(self, membership: Membership | None) -> int:
         """Give these rows (one player's on one ladder) the listing ``membership`` implies."""
@@ -201,7 +186,9 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         counts = ranked.order_by().aggregate(**above)
         return {int(name.removeprefix("above_")): n + 1 for name, n in counts.items()}
 
-    def with_rank(self, viewer: Any, cutoffs: Mapping[int, date], on: date) -> PlayerRatingQuerySet:
+    def with_rank(
+        self, viewer: Viewer, cutoffs: Mapping[int, date], on: date
+    ) -> PlayerRatingQuerySet:
         """Annotate ``rank``: the place the row takes among the ranked rows of its ladder that
         ``viewer`` may see, by rating, ties to the older row. Meaningful for ranked rows only:
         telling them apart is the caller's (no status CASE to compile here). One count per
@@ -311,7 +298,8 @@ class PlayerRating(models.Model):
         max_length=6,
         choices=LISTINGS,
         default=PUBLIC,
-        help_text="Who sees this row: follows the player's membership of the ladder.",
+        help_text="Who sees this row (ladder.clubs.access.listing_of): follows the player's "
+        "membership of the ladder and whether their account is active.",
     )
 
     objects = PlayerRatingQuerySet.as_manager()

@@ -33,6 +33,7 @@ from django.db import transaction
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.utils import timezone
 
+from ladder.clubs.access import listing_of
 from ladder.clubs.caching import pages_changed
 from ladder.clubs.formatting import format_rating
 from ladder.clubs.models import Ladder, Membership
@@ -46,7 +47,6 @@ from ratings.models import (
     RatingChange,
     established_until,
     ladder_standing,
-    listing_of,
 )
 
 log = logging.getLogger(__name__)
@@ -618,7 +618,11 @@ def _store_states(
     if add:
         stored_rows = stored_rows.filter(user_id__in=[int(p) for p in players])
     existing = {str(row[1]): row for row in stored_rows.values_list("pk", "user_id", *STATE_FIELDS)}
-    members = Membership.objects.filter(ladder=ladder).only("user_id", "is_public")
+    members = (
+        Membership.objects.filter(ladder=ladder)
+        .select_related("user")
+        .only("user_id", "is_public", "user__is_active")
+    )
     if len(players) <= SNAPSHOT_NAMED:
         members = members.filter(user_id__in=[int(p) for p in players])
     membership = {str(m.user_id): m for m in members}

@@ -16,13 +16,14 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Q
 
 from accounts.models import User
+from ladder.clubs import access
+from ladder.clubs.access import Person, Viewer
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import RATED_STATES, Match, MatchPlayer
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import EngineError, PlayerState
 from ratings.explain import score_from
 from ratings.models import PlayerRating, today
-from ratings.visibility import Person, hidden_members, person
 
 # ---- head-to-head and predictions --------------------------------------------------------
 
@@ -48,7 +49,7 @@ def split_names(values: Iterable[str]) -> list[str]:
 
 def resolve_sides(
     ladder: Ladder,
-    viewer: Any,
+    viewer: Viewer,
     names_a: Sequence[str],
     names_b: Sequence[str],
     *,
@@ -73,8 +74,7 @@ def resolve_sides(
     wanted = [*names_a, *names_b]
     found: dict[str, User] = {}
     members = (
-        Membership.objects.filter(ladder=ladder)
-        .listed_for(viewer)
+        access.members(viewer, Membership.objects.filter(ladder=ladder))
         .filter(Q(user__username__in=wanted) | Q(user__display_name__in=wanted))
         .select_related("user")
     )
@@ -201,11 +201,11 @@ def head_to_head(
     ladder: Ladder,
     side_a: Sequence[User],
     side_b: Sequence[User],
-    viewer: Any,
+    viewer: Viewer,
     on: date | None = None,
 ) -> HeadToHead:
     """The record of side A against side B, and a prediction when both sides are complete."""
-    hidden = hidden_members(viewer, [ladder.pk]).get(ladder.pk, set())
+    hidden = access.unseen(viewer, [ladder.pk]).get(ladder.pk, set())
     meetings = []
     for match in head_to_head_matches(ladder, side_a, side_b):
         side = match.side_of(side_a[0]) or "a"
@@ -215,13 +215,17 @@ def head_to_head(
                 match,
                 won=match.winner_side == side,
                 score=score_from(side, match.game_scores),
-                players_a=[person(u, hidden) for u in match._side(side)],
-                players_b=[person(u, hidden) for u in match._side(other)],
+                players_a=[_person(u, hidden) for u in match._side(side)],
+                players_b=[_person(u, hidden) for u in match._side(other)],
             )
         )
     full = len(side_a) == len(side_b) == ladder.team_size
     prediction = predict(ladder, side_a, side_b, on) if full else None
     return HeadToHead(list(side_a), list(side_b), meetings, prediction)
+
+
+def _person(user: User, hidden: set[int]) -> Person:
+    return access.person(user.pk, user.username, user.display_name, hidden)
 
 
 # ---- predictions for a lineup ------------------------------------------------------------------------

@@ -8,9 +8,11 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from ladder.api_support import QueryChoiceField
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
 from ladder.clubs.formatting import format_change, format_rd
 from ladder.clubs.models import Ladder
-from ladder.matches.serializers import UsernamesField, resolve_members, visible_ladder
+from ladder.matches.serializers import UsernamesField, visible_ladder
 from ratings.engine.scales import display
 from ratings.leaderboards import ALL, STATUS_FILTERS
 from ratings.models import STATUSES
@@ -85,7 +87,8 @@ class LeaderboardRowSerializer(serializers.Serializer):
 class PersonSerializer(serializers.Serializer):
     name = serializers.CharField()
     username = serializers.CharField(
-        allow_null=True, help_text="Null for a member whose listing is hidden from you."
+        allow_null=True,
+        help_text='Null for a member hidden from you (their name then reads "Hidden player").',
     )
 
 
@@ -147,8 +150,9 @@ class RatingChangeSerializer(serializers.Serializer):
 
 
 class PredictInputSerializer(serializers.Serializer):
-    """A lineup to predict; a name that is no member of the ladder (whether or not such an
-    account exists) makes no prediction, like an incomplete side."""
+    """A lineup to predict; a name that is no member of the ladder listed to the caller
+    (whether or not such an account exists, hidden or deactivated: the access policy) makes
+    no prediction, like an incomplete side."""
 
     ladder = serializers.SlugField(max_length=80)
     side_a = UsernamesField(allow_empty=True)
@@ -161,8 +165,9 @@ class PredictInputSerializer(serializers.Serializer):
         return visible_ladder(self.context["request"], slug)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        members, strangers = resolve_members(attrs["ladder"], [*attrs["side_a"], *attrs["side_b"]])
-        attrs["complete"] = not strangers
+        names = [*attrs["side_a"], *attrs["side_b"]]
+        members = access.named(viewer_for(self.context["request"]), attrs["ladder"], names)
+        attrs["complete"] = all(name in members for name in names)
         attrs["side_a"] = [members[n] for n in attrs["side_a"] if n in members]
         attrs["side_b"] = [members[n] for n in attrs["side_b"] if n in members]
         return attrs

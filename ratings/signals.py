@@ -49,8 +49,8 @@ def replay_on_new_settings(
         restand(instance)
 
 
-# Fields of a user that a leaderboard shows.
-SHOWN_USER_FIELDS = frozenset({"username", "display_name"})
+# Fields of a user that a leaderboard shows, or that decide whether it lists them at all.
+SHOWN_USER_FIELDS = frozenset({"username", "display_name", "is_active"})
 
 
 @receiver(pre_save, sender=Membership)
@@ -85,13 +85,20 @@ def membership_changed(
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)
-def user_renamed(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
+def user_changed(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
     fields = kwargs.get("update_fields")
     if created or (fields is not None and not SHOWN_USER_FIELDS & set(fields)):
         return  # e.g. a login touching last_login
 
-    ladders = Membership.objects.filter(user=instance).values_list("ladder_id", flat=True)
-    bump_board(*ladders)
+    memberships = list(Membership.objects.filter(user=instance).order_by())
+    with transaction.atomic():
+        bump_board(*(m.ladder_id for m in memberships))
+        # A deactivated account leaves every leaderboard (the access policy's listing_of).
+        for membership in memberships:
+            membership.user = instance
+            PlayerRating.objects.filter(ladder_id=membership.ladder_id, user=instance).relist(
+                membership
+            )
 
 
 def replay_after_migrate(plan: Any = None, **kwargs: Any) -> None:

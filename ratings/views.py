@@ -21,12 +21,14 @@ from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET
 
 from accounts.models import User, name_contains
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
 from ladder.clubs.caching import cacheable_for_visitors, public_ladder_rows, version_rows
 from ladder.clubs.forms import JoinForm
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.services import can_join
 from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user, public_ladder
-from ratings import histories, leaderboards, predictions, visibility
+from ratings import histories, leaderboards, predictions
 from ratings.chart import DEFAULT_RANGE, RANGES, rating_chart, since_of
 from ratings.forms import LeaderboardFilterForm
 from ratings.models import TREND_DAYS, RatingChange, today
@@ -69,7 +71,7 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
     text, status = LeaderboardFilterForm(request.GET or None).values()
     board = leaderboards.board_page(
         ladder,
-        request.user,
+        viewer_for(request),
         context["membership"],
         text=text,
         status=status,
@@ -139,11 +141,10 @@ def public_player(request: HtmxHttpRequest, username: str) -> object:
 @cacheable_for_visitors(public_player)
 def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
     """A player's ratings per ladder; on one ladder, the chart, matches, head-to-head, partners."""
-    person, memberships = visibility.player_memberships(username, request.user)
-    if person is None or not visibility.can_view_player(person, request.user, memberships):
-        raise Http404("No such player.")
+    viewer = viewer_for(request)
+    person, memberships = access.player_for(viewer, username)
     on = today()
-    ratings = histories.player_ratings(person, memberships, request.user, on)
+    ratings = histories.player_ratings(person, memberships, viewer, on)
     ladder = _selected_ladder(request, memberships, ratings)
     context: dict[str, Any] = {
         "player": person,
@@ -153,7 +154,7 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
         "is_me": request.user.is_authenticated and request.user.pk == person.pk,
     }
     if ladder is not None:
-        hidden = visibility.hidden_members(request.user, [ladder.pk])
+        hidden = access.unseen(viewer, [ladder.pk])
         changes = RatingChange.objects.history(person, ladder)
         # The whole page reads every match on the ladder (the chart, the head-to-head table)
         # with their players, so it counts them for the pages and names the page's players
@@ -222,9 +223,9 @@ def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     with those players on opposite sides, whoever their partners were.
     """
     ladder = get_ladder_for_user(request, slug)
+    viewer = viewer_for(request)
     members = (
-        Membership.objects.filter(ladder=ladder)
-        .listed_for(request.user)
+        access.members(viewer, Membership.objects.filter(ladder=ladder))
         .select_related("user")
         .order_by("user__display_name", "user__username")
     )
@@ -240,13 +241,11 @@ def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     error = ""
     if names_a or names_b:
         try:
-            side_a, side_b = predictions.resolve_sides(
-                ladder, request.user, names_a, names_b, full=False
-            )
+            side_a, side_b = predictions.resolve_sides(ladder, viewer, names_a, names_b, full=False)
         except predictions.SideError as exc:
             error = exc.message
         else:
-            result = predictions.head_to_head(ladder, side_a, side_b, request.user)
+            result = predictions.head_to_head(ladder, side_a, side_b, viewer)
             if result.prediction is not None:
                 stakes = points_at_stake(ladder, side_a, side_b, result.prediction.on)
     size = ladder.team_size

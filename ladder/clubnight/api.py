@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import exceptions, permissions, serializers
@@ -23,7 +22,9 @@ from ladder.api_schema import ERROR
 from ladder.api_support import TextField
 from ladder.clubnight import services as clubnight
 from ladder.clubnight.matchmaking import ClubNightError
-from ladder.clubs.models import Ladder, Membership
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
+from ladder.clubs.models import Membership
 
 MAX_PRESENT = 200  # a hall, not the whole club twice over
 
@@ -134,7 +135,8 @@ class ClubNightView(APIView):
         ],
     )
     def post(self, request: Request, slug: str) -> Response:
-        ladder = get_object_or_404(Ladder.objects.visible_to(request.user), slug=slug)
+        viewer = viewer_for(request)
+        ladder = access.ladder_or_404(viewer, slug)
         user: Any = request.user
         is_member = Membership.objects.filter(ladder=ladder, user=user).exists()
         if not (is_member or user.is_moderator):
@@ -146,7 +148,7 @@ class ClubNightView(APIView):
         previous = clubnight.pairings_from_json(data.validated_data.get("previous_rounds", []))
         today = timezone.localdate()
         try:
-            users = clubnight.members_named(ladder, data.validated_data["present"])
+            users = clubnight.members_named(ladder, data.validated_data["present"], viewer)
             rnd = clubnight.propose_round(ladder, users, previous, today)
         except ClubNightError as exc:
             raise exceptions.ValidationError({"present": [str(exc)]}) from None

@@ -22,8 +22,10 @@ from ladder.clubnight.matchmaking import (
     propose,
 )
 from ladder.clubnight.models import ClubNight
+from ladder.clubs import access
+from ladder.clubs.access import Viewer
 from ladder.clubs.formatting import format_rating, format_rd
-from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.models import Ladder
 from ladder.matches.models import LIVE_STATES, MatchPlayer
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import PlayerState
@@ -71,12 +73,12 @@ def propose_round(
     )
 
 
-def members_named(ladder: Ladder, usernames: Sequence[str]) -> list[Any]:
+def members_named(ladder: Ladder, usernames: Sequence[str], viewer: Viewer) -> list[Any]:
     """The ladder's members with these usernames, in that order; ClubNightError naming any
-    name listed twice or not a member's."""
+    name listed twice, or not of a member listed to ``viewer`` (the access policy: a hidden
+    member or a deactivated account is answered as an unknown name)."""
     _listed_once(usernames)
-    memberships = Membership.objects.filter(ladder=ladder, user__username__in=usernames)
-    users = {m.user.username: m.user for m in memberships.select_related("user")}
+    users = access.named(viewer, ladder, usernames)
     unknown = [name for name in usernames if name not in users]
     if unknown:
         raise ClubNightError(f"No member of {ladder.name} is called {', '.join(unknown)}.")

@@ -20,12 +20,14 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
+from accounts.models import User
 from ladder.clubnight import services as clubnight
 from ladder.clubnight.matchmaking import QUALITY_FLOOR, ClubNightError, ClubNightPermissionError
 from ladder.clubnight.models import ClubNight
+from ladder.clubs import access
+from ladder.clubs.access import HIDDEN_PLAYER_NAME, Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
-from ladder.clubs.visibility import HIDDEN_PLAYER_NAME
 from ladder.matches.views import SignedInRequest
 
 
@@ -76,22 +78,27 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
             status=403,
         )
     today = timezone.localdate()
-    people = _people(ladder, today, request.user)
+    viewer = viewer_for(request)
+    people = _people(ladder, today, viewer)
     night = clubnight.tonight(ladder, today)
     last = clubnight.last_club_night(ladder, today)
     error = ""
     status = 200
 
     # Members present tonight whom this viewer may not see (hidden members): not on the
-    # viewer's list, so nobody else can untick them; a round another member proposes keeps them.
-    unseen = [u for u in (night.present if night else []) if u not in people]
+    # viewer's list, so nobody else can untick them; a round another member proposes keeps
+    # them (while they are still members with an active account).
+    present = night.present if night else []
+    kept = access.named(access.OPERATOR, ladder, present)
+    unseen = [u for u in present if u in kept and u not in people]
     if request.method == "POST":
-        ticked = request.POST.getlist("present") + unseen
+        ticked = request.POST.getlist("present")
         try:
             if request.POST.get("action") == "start_over":
                 clubnight.start_over(ladder, request.user, today)
             else:
-                users = clubnight.members_named(ladder, list(dict.fromkeys(ticked)))
+                users = clubnight.members_named(ladder, list(dict.fromkeys(ticked)), viewer)
+                users += [kept[u] for u in unseen]
                 night, _ = clubnight.add_round(ladder, request.user, users, today)
         except ClubNightPermissionError as exc:
             error, status = str(exc), 403
@@ -113,7 +120,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
         "ticked": set(ticked) - set(unseen),
         "unseen": len(unseen),
         "night": night,
-        "rounds": _shown_rounds(ladder, night, people, request.user),
+        "rounds": _shown_rounds(ladder, night, people, viewer),
         "error": error,
         "today": today,
         "floor": QUALITY_FLOOR,
@@ -130,11 +137,11 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     return render(request, "clubnight/club_night.html", context, status=status)
 
 
-def _people(ladder: Ladder, on: date, viewer: Any) -> dict[str, Attendee]:
-    """The ladder's members ``viewer`` may see (the visibility rule of ladder.clubs.visibility), by
-    username, in the order the page lists them (by name)."""
+def _people(ladder: Ladder, on: date, viewer: Viewer) -> dict[str, Attendee]:
+    """The ladder's members listed to ``viewer`` (the access policy), by username, in the
+    order the page lists them (by name)."""
     memberships = list(
-        Membership.objects.filter(ladder=ladder).listed_for(viewer).select_related("user")
+        access.members(viewer, Membership.objects.filter(ladder=ladder)).select_related("user")
     )
     states = clubnight.hall_states(ladder, [m.user for m in memberships])
     people = []
@@ -149,21 +156,19 @@ def _people(ladder: Ladder, on: date, viewer: Any) -> dict[str, Attendee]:
 
 
 def _shown_rounds(
-    ladder: Ladder, night: ClubNight | None, people: dict[str, Attendee], viewer: Any
+    ladder: Ladder, night: ClubNight | None, people: dict[str, Attendee], viewer: Viewer
 ) -> list[ShownRound]:
     """Tonight's rounds, the latest first, with names and (for their players) report links."""
     if night is None:
         return []
 
-    hidden = {
-        m.user.username: m.user.name
-        for m in Membership.objects.filter(ladder=ladder).hidden_from(viewer).select_related("user")
-    }
-    viewer_name = getattr(viewer, "username", None)
+    unseen = access.unseen(viewer, [ladder.pk]).get(ladder.pk, set())
+    hidden = {u.username: u.name for u in User.objects.filter(pk__in=unseen)} if unseen else {}
+    viewer_name = viewer.username or None
 
     def person(username: str, among: list[str] = []) -> Attendee:  # noqa: B006 - never changed
         if username in hidden:
-            # The players of one match see each other (the rule of ladder.clubs.visibility).
+            # The players of one match see each other (the access policy).
             if viewer_name in among:
                 return Attendee(username, hidden[username], None, None, 0)
             return Attendee("", HIDDEN_PLAYER_NAME, None, None, 0)
@@ -188,7 +193,7 @@ def _shown_rounds(
 
 
 def _report_url(
-    ladder: Ladder, side_a: list[str], side_b: list[str], viewer: Any, played_on: date
+    ladder: Ladder, side_a: list[str], side_b: list[str], viewer: Viewer, played_on: date
 ) -> str | None:
     """The report form with the players filled in, the viewer's side first (the reporter is
     always on side A there) and the night's date; None for a match the viewer is not in."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
@@ -14,9 +14,11 @@ from rest_framework import permissions, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.models import User, name_contains
+from accounts.models import User
 from accounts.tokens import API_AUTHENTICATION
-from ladder.clubs.models import Ladder, LadderQuerySet, Membership, MembershipQuerySet
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
+from ladder.clubs.models import LadderQuerySet, Membership, MembershipQuerySet
 from ladder.clubs.serializers import LadderSerializer, PlayerSerializer
 
 MAX_PLAYER_RESULTS = 10
@@ -32,7 +34,7 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> LadderQuerySet:
         user = self.request.user
         return (
-            Ladder.objects.visible_to(user)
+            access.ladders(viewer_for(self.request))
             .with_member_count()
             .with_is_member(user)
             .order_by("name")
@@ -63,10 +65,9 @@ class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "username"
     lookup_value_regex = r"[\w.@+-]+"
 
-    def _memberships(self) -> QuerySet[Membership]:
-        user = self.request.user
+    def _memberships(self) -> MembershipQuerySet:
         memberships = Membership.objects.filter(
-            ladder__in=Ladder.objects.visible_to(user).values("pk")
+            ladder__in=access.ladders(viewer_for(self.request)).values("pk")
         )
         slug = self.request.query_params.get("ladder")
         if slug:
@@ -74,22 +75,11 @@ class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
         return memberships
 
     def get_queryset(self) -> QuerySet[User]:
-        memberships = self._memberships()
-        listed = cast(MembershipQuerySet, memberships).listed_for(self.request.user)
-        search = (self.request.query_params.get("search") or "").strip()
-        users = User.objects.filter(is_active=True)
-        if self.action != "list":
-            return users.filter(pk__in=listed.values("user_id"))
-        if search:
-            found = Q(pk__in=listed.values("user_id")) & name_contains(search)
-            if self.request.user.is_authenticated:
-                # A member reporting a match against a hidden member names them exactly;
-                # a visitor never finds a hidden member (issue 15: no public answer).
-                found |= Q(username__iexact=search, pk__in=memberships.values("user_id"))
-            users = users.filter(found)
-        else:
-            users = users.filter(pk__in=listed.values("user_id"))
-        return users.order_by("username")
+        search = ""
+        if self.action == "list":  # one player: by username, listed to the caller
+            search = (self.request.query_params.get("search") or "").strip()
+        found = access.found_q(viewer_for(self.request), self._memberships(), search)
+        return User.objects.filter(found).order_by("username")
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         players = self.get_queryset()[:MAX_PLAYER_RESULTS]

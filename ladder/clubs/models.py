@@ -30,7 +30,6 @@ from ladder.clubs.params import (
     SITE_OPTIONS,
     method_option_errors,
 )
-from ladder.clubs.visibility import listed_q, sees_hidden_members
 from ratings.engine.formats import (
     FORMAT_CHOICES,
     GENERIC,
@@ -96,17 +95,6 @@ RANKED_RD = 120.0
 
 
 class LadderQuerySet(models.QuerySet["Ladder"]):
-    def visible_to(self, user: Any) -> LadderQuerySet:
-        """Public ladders for everyone; private ones for their members and for moderators."""
-        if user is not None and user.is_authenticated:
-            if user.is_moderator:
-                return self.all()
-            # Exists, not a join: joining memberships repeats each ladder once per member
-            # (and everything annotated on it), then DISTINCT sorts them all away again.
-            member = Membership.objects.filter(ladder=OuterRef("pk"), user=user)
-            return self.filter(Q(is_public=True) | Exists(member))
-        return self.filter(is_public=True)
-
     def with_member_count(self) -> LadderQuerySet:
         """Annotate ``member_count`` with a subquery (a join and GROUP BY would sort every
         membership row of every ladder)."""
@@ -508,18 +496,7 @@ CERTAINTY_SHORT = {"rated": "league-rated", "regular": "plays regularly", "unsur
 
 
 class MembershipQuerySet(models.QuerySet["Membership"]):
-    def listed_for(self, user: Any) -> MembershipQuerySet:
-        """Memberships ``user`` may see on a ladder page: public ones, their own, all for moderators."""
-        return self.filter(listed_q(user, public=Q(is_public=True)))
-
-    def hidden_from(self, viewer: Any) -> MembershipQuerySet:
-        """The memberships ``viewer`` may not see: the rule's complement (hidden, not theirs)."""
-        if sees_hidden_members(viewer):
-            return self.none()
-        hidden = self.filter(is_public=False)
-        if viewer is not None and viewer.is_authenticated:
-            hidden = hidden.exclude(user=viewer)
-        return hidden
+    """Who sees which memberships is the access policy's (ladder.clubs.access.members)."""
 
 
 class Membership(models.Model):

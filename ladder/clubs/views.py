@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.middleware import HtmxDetails
 
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
 from ladder.clubs.caching import cacheable_for_visitors, public_ladder_rows
 from ladder.clubs.forms import JoinForm, ProfileForm
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership
@@ -26,7 +28,7 @@ class HtmxHttpRequest(HttpRequest):
 def ladders_for(request: HttpRequest) -> LadderQuerySet:
     """The ladders this visitor may see, with member counts and whether they belong."""
     return (
-        Ladder.objects.visible_to(request.user)
+        access.ladders(viewer_for(request))
         .with_member_count()
         .with_is_member(request.user)
         .order_by("name")
@@ -35,11 +37,10 @@ def ladders_for(request: HttpRequest) -> LadderQuerySet:
 
 def get_ladder_for_user(request: HttpRequest, slug: str) -> Ladder:
     """The ladder called ``slug`` if this visitor may see it; 404 otherwise (even if private)."""
-    try:
-        # No member count: the ladder pages do not show it, and counting is a scan of them.
-        return Ladder.objects.visible_to(request.user).with_is_member(request.user).get(slug=slug)
-    except Ladder.DoesNotExist:
-        raise Http404("No such ladder.") from None
+    # No member count: the ladder pages do not show it, and counting is a scan of them.
+    return access.ladder_or_404(
+        viewer_for(request), slug, Ladder.objects.with_is_member(request.user)
+    )
 
 
 def public_ladders(request: HttpRequest) -> object:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
@@ -26,6 +25,7 @@ from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR, FIELD_ERRORS
+from ladder.clubs import access
 from ladder.clubs.models import Ladder
 from ladder.integrity import bans, flags
 from ladder.integrity.errors import (
@@ -44,11 +44,8 @@ class Conflict(exceptions.APIException):
 
 
 def visible_ladder(user: Any, slug: str) -> Ladder:
-    """The ladder ``slug`` if ``user`` may see it, else 404."""
-    ladder = Ladder.objects.visible_to(user).filter(slug=slug).first()
-    if ladder is None:
-        raise Http404("No such ladder.")
-    return ladder
+    """The ladder ``slug`` if ``user`` may see it (the access policy), else 404."""
+    return access.ladder_or_404(access.Viewer.of(user), slug)
 
 
 class ModerationAPIView(APIView):

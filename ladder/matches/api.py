@@ -8,7 +8,7 @@ the user may not see is 404.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import (
@@ -27,7 +27,8 @@ from rest_framework.views import APIView
 from accounts.security import ScopedRateThrottle
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR, FIELD_ERRORS
-from ladder.clubs.models import Ladder, Membership, MembershipQuerySet
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
 from ladder.matches import operations as matches
 from ladder.matches.errors import (
     MatchError,
@@ -47,7 +48,7 @@ from ladder.matches.serializers import (
     ResolveInputSerializer,
     VoidInputSerializer,
 )
-from ladder.matches.visibility import get_match_for_user, mask_hidden_players
+from ladder.matches.visibility import get_match_for_user
 
 
 class Conflict(exceptions.APIException):
@@ -146,7 +147,7 @@ class MatchViewSet(
     error_fields = {"dispute": {"games": "proposed_games"}}
 
     def get_queryset(self) -> QuerySet[Match]:
-        visible = Match.objects.visible_to(self.request.user)
+        visible = access.visible_matches(viewer_for(self.request), Match.objects.all())
         params = self.request.query_params
         if self.action != "list":
             return visible.with_details()
@@ -154,7 +155,7 @@ class MatchViewSet(
         if params.get("ladder"):
             # The ladder's id, not its slug through a join: with the id, PostgreSQL walks
             # the (ladder, played_on) index for a page instead of sorting every match.
-            ladders = Ladder.objects.visible_to(self.request.user).filter(slug=params["ladder"])
+            ladders = access.ladders(viewer_for(self.request)).filter(slug=params["ladder"])
             ladder_id = ladders.values_list("pk", flat=True).first()
             queryset = Match.objects.filter(ladder_id=ladder_id) if ladder_id else visible.none()
         state = params.get("state")
@@ -164,18 +165,13 @@ class MatchViewSet(
                 raise exceptions.ValidationError({"state": [f"Choose one of {allowed}."]})
             queryset = queryset.filter(state=state)
         if params.get("player"):
-            # Not the matches of a member hidden from you (ladder.clubs.visibility's rule).
-            memberships = Membership.objects.filter(user__username=params["player"])
-            hidden_on = cast(MembershipQuerySet, memberships).hidden_from(self.request.user)
-            queryset = queryset.filter(players__user__username=params["player"]).exclude(
-                ladder_id__in=hidden_on.values("ladder_id")
-            )
+            queryset = access.player_matches(viewer_for(self.request), queryset, params["player"])
         return queryset.with_details().order_by("-played_on", "-pk")
 
     def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
         if args and args[0] is not None:
             shown = args[0] if kwargs.get("many") else [args[0]]
-            mask_hidden_players(shown, self.request.user)
+            access.mask_matches(viewer_for(self.request), shown)
         return super().get_serializer(*args, **kwargs)
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer]:
@@ -193,11 +189,11 @@ class MatchViewSet(
         return throttles
 
     def get_object(self) -> Match:
-        return get_match_for_user(self.request.user, self.kwargs["pk"])
+        return get_match_for_user(viewer_for(self.request), self.kwargs["pk"])
 
     def _detail(self, match: Match, status_code: int = 200) -> Response:
-        match = get_match_for_user(self.request.user, match.pk)
-        mask_hidden_players([match], self.request.user)
+        match = get_match_for_user(viewer_for(self.request), match.pk)
+        access.mask_matches(viewer_for(self.request), [match])
         data = MatchDetailSerializer(match, context=self.get_serializer_context()).data
         # str(): the field gives a Hyperlink (a str subclass) that WSGI servers refuse.
         headers = {"Location": str(data["url"])} if status_code == 201 else None

@@ -46,10 +46,6 @@ SIDES = (("a", "Side A"), ("b", "Side B"))
 
 
 class MatchQuerySet(models.QuerySet["Match"]):
-    def visible_to(self, user: Any) -> MatchQuerySet:
-        """Matches on the ladders ``user`` may see (Ladder.objects.visible_to)."""
-        return self.filter(ladder__in=Ladder.objects.visible_to(user).values("pk"))
-
     def with_details(self) -> MatchQuerySet:
         """Everything a match page or the API shows, in a fixed number of queries."""
         return self.select_related("ladder", "reporter").prefetch_related(

@@ -18,6 +18,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from accounts.models import User, name_contains
+from ladder.clubs import access
+from ladder.clubs.access import Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.signals import barred_from
 from ladder.clubs.views import get_ladder_for_user
@@ -76,9 +78,11 @@ class PredictionPanel:
 
 
 def _prediction(
-    ladder: Ladder, form: ReportForm, arguments: dict[str, Any] | None
+    ladder: Ladder, viewer: Viewer, form: ReportForm, arguments: dict[str, Any] | None
 ) -> PredictionPanel:
-    """The engine's win probability for your side, once every player is known."""
+    """The engine's win probability for your side, once every player is known, unless it
+    would tell ``viewer`` the rating of a player hidden from them (the access policy: they
+    may name an opponent they played, not read their rating)."""
     # An unbound form's arguments come from a complete lineup in the address (_prefilled).
     complete = form.lineup_complete if form.is_bound else arguments is not None
     if arguments is None or not complete or form.errors_for("players"):
@@ -86,6 +90,10 @@ def _prediction(
     side_a, side_b = arguments["side_a"], arguments["side_b"]
     if len(side_b) != ladder.team_size or len(side_a) != ladder.team_size:
         return PredictionPanel(None, "Choose every player to see who is expected to win.")
+    if not access.sees_all_of(viewer, ladder, [*side_a, *side_b]):
+        return PredictionPanel(
+            None, "No prediction: a player here is not listed publicly, so their rating is private."
+        )
     prediction = predict_lineup(ladder, side_a, side_b, arguments["played_on"])
     probability = None if prediction is None else prediction.probability
     if probability is None:
@@ -104,9 +112,9 @@ def _report_context(
     form: ReportForm,
     arguments: dict[str, Any] | None,
 ) -> dict[str, Any]:
+    viewer = viewer_for(request)
     members = (
-        Membership.objects.filter(ladder=ladder)
-        .listed_for(request.user)
+        access.members(viewer, Membership.objects.filter(ladder=ladder))
         .exclude(user=request.user)
         .select_related("user")
         .order_by("user__display_name", "user__username")
@@ -114,7 +122,7 @@ def _report_context(
     return {
         "ladder": ladder,
         "form": form,
-        "prediction": _prediction(ladder, form, arguments),
+        "prediction": _prediction(ladder, viewer, form, arguments),
         "noscript_members": members[:NOSCRIPT_MEMBERS],
         "rows_url": reverse("ladder:report", args=[ladder.slug]),
     }
@@ -266,7 +274,7 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
     if not slot.replace("_", "").isalnum():
         slot = "player"
     label = request.GET.get("label") or "Player"
-    members = Membership.objects.filter(ladder=ladder).listed_for(request.user)
+    members = access.members(viewer_for(request), Membership.objects.filter(ladder=ladder))
     members = members.select_related("user").exclude(user=request.user)
     picked = request.GET.get("pick")
     if picked is not None:

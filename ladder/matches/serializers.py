@@ -10,6 +10,8 @@ from rest_framework import serializers
 
 from accounts.models import User
 from ladder.api_support import TextField
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
 from ladder.clubs.serializers import PageLinkMixin
 from ladder.matches.models import MATCH_STATES, AuditEntry, Dispute, Match
@@ -93,8 +95,8 @@ def resolve_members(ladder: Ladder, names: list[str]) -> tuple[dict[str, User], 
 
 
 class UsernameField(serializers.CharField):
-    """A player's username; null for a member hidden from you (the rule of
-    ladder.clubs.visibility: their name then reads "Hidden player")."""
+    """A player's username; null for a member hidden from you (the access policy,
+    ladder.clubs.access: their name then reads "Hidden player")."""
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("read_only", True)
@@ -231,14 +233,32 @@ class MatchSerializer(PageLinkMixin, serializers.ModelSerializer):
 
 
 class MatchDetailSerializer(MatchSerializer):
-    """A match with its disputes and audit trail."""
+    """A match with its disputes and audit trail, for its players and moderators (the access
+    policy: ``access.sees_record``); null for everyone else, who see its result."""
 
-    disputes = DisputeSerializer(many=True, read_only=True)
-    audit = AuditEntrySerializer(many=True, read_only=True)
+    disputes = DisputeSerializer(
+        many=True,
+        read_only=True,
+        allow_null=True,
+        help_text="Null unless you played the match or moderate: the reasons are theirs.",
+    )
+    audit = AuditEntrySerializer(
+        many=True,
+        read_only=True,
+        allow_null=True,
+        help_text="Null unless you played the match or moderate.",
+    )
 
     class Meta(MatchSerializer.Meta):
         fields = [*MatchSerializer.Meta.fields, "disputes", "audit"]
         read_only_fields = fields
+
+    def to_representation(self, match: Match) -> dict[str, Any]:
+        data: dict[str, Any] = super().to_representation(match)
+        request = self.context.get("request")
+        if request is None or not access.sees_record(viewer_for(request), match):
+            data["disputes"] = data["audit"] = None
+        return data
 
 
 class ReportSerializer(serializers.Serializer):
@@ -278,7 +298,8 @@ class ReportSerializer(serializers.Serializer):
 
 
 def visible_ladder(request: Any, slug: str) -> Ladder:
-    ladder = Ladder.objects.visible_to(request.user).filter(slug=slug).first()
+    """The ladder ``slug`` if the caller may see it (the access policy); a field error if not."""
+    ladder = access.ladders(viewer_for(request)).filter(slug=slug).first()
     if ladder is None:
         raise serializers.ValidationError(f"No ladder called {slug!r}.")
     return ladder

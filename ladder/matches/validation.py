@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 from accounts.models import User
+from ladder.clubs import access
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.signals import barred_from
 from ladder.matches.errors import FieldErrors, MatchPermissionError
@@ -197,6 +198,8 @@ def checked_report(
         if user.pk not in members or barred_from(ladder, user):
             # A banned member reads as no member: others see the ban nowhere.
             errors.add("players", no_member_called(ladder, user.username))
+        elif (refusal := access.playing_refusal(user)) is not None:
+            errors.add("players", refusal)
     _check_limits(ladder, reporter, now, errors)
     if not errors:
         duplicate = _find_duplicate(ladder, played_on, side_a, side_b, game_scores)

@@ -36,6 +36,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from accounts.models import User
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import HtmxHttpRequest
 from ladder.matches import operations as domain
@@ -50,7 +52,7 @@ from ladder.matches.inbox import inbox_for, moderation_queue
 from ladder.matches.models import Match, Notification
 from ladder.matches.permissions import allowed_actions
 from ladder.matches.templatetags.match_tags import names_and
-from ladder.matches.visibility import get_match_for_user, mask_hidden_players
+from ladder.matches.visibility import get_match_for_user
 
 # ---- helpers ------------------------------------------------------------------------------
 
@@ -138,14 +140,18 @@ def _transition(
 
 @require_GET
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     actions = _actions(match, request.user)
-    mask_hidden_players([match], request.user)
+    viewer = viewer_for(request)
+    access.mask_matches(viewer, [match])
+    # The reasons and the audit trail are its players' and the moderators' (the access policy).
+    record = access.sees_record(viewer, match)
     context = {
         "match": match,
         "actions": actions,
-        "disputes": list(match.disputes.all()),
-        "audit": list(match.audit.all()),
+        "disputes": list(match.disputes.all()) if record else [],
+        "audit": list(match.audit.all()) if record else [],
+        "record": record,
     }
     return render(request, "matches/match_detail.html", context)
 
@@ -153,7 +159,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def confirm(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     return _transition(
         request,
         match,
@@ -165,7 +171,7 @@ def confirm(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def cancel(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     return _transition(
         request,
         match,
@@ -178,7 +184,7 @@ def cancel(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
     """The dispute form (a page, or in place of the inbox row); dispute the match (POST)."""
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     if request.htmx and request.GET.get("cancel"):
         return _row_response(request, match)
     if request.method == "GET" and "dispute" not in _actions(match, request.user):
@@ -290,7 +296,7 @@ def moderation(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def resolve(request: SignedInRequest, pk: int) -> HttpResponse:
     """Resolve a dispute: uphold, correct (with the games) or void, with a reason."""
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     if request.method == "GET":
         if "resolve" not in _actions(match, request.user):
             return forbidden(request, "Only a moderator resolves a disputed match.")
@@ -344,7 +350,7 @@ def void(request: SignedInRequest, pk: int) -> HttpResponse:
 
 
 def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
-    match = get_match_for_user(request.user, pk)
+    match = get_match_for_user(viewer_for(request), pk)
     if request.method == "GET" and decision not in _actions(match, request.user):
         return forbidden(
             request, "Only a moderator corrects or voids a match, once it is confirmed."

@@ -13,10 +13,10 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from ladder.clubs.access import Person
 from ladder.clubs.formatting import format_change, format_rd
 from ratings.chart import MONTHS
 from ratings.histories import match_changes
-from ratings.visibility import Person
 
 register = template.Library()
 

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder.clubs.visibility import HIDDEN_PLAYER_NAME
+from ladder.clubs.access import HIDDEN_PLAYER_NAME
 from ladder.matches import operations as matches
 from tests.factories import hide, login, reported_match
 from tests.matches.support import API, api_client

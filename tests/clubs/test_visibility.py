@@ -1,4 +1,4 @@
-"""Which ladders a viewer sees (Ladder.objects.visible_to), and that asking costs one row
+"""Which ladders a viewer sees (the access policy: access.ladders), and that asking costs one row
 per ladder however many members the ladders have."""
 
 from __future__ import annotations
@@ -7,12 +7,13 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from ladder.clubs.models import Ladder
+from ladder.clubs import access
+from ladder.clubs.access import Viewer
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
 
 
 def visible(user) -> list[str]:  # type: ignore[no-untyped-def]
-    return list(Ladder.objects.visible_to(user).order_by("slug").values_list("slug", flat=True))
+    return list(access.ladders(Viewer.of(user)).order_by("slug").values_list("slug", flat=True))
 
 
 def test_public_ladders_for_all_private_ones_for_their_members_and_moderators(  # type: ignore[no-untyped-def]
@@ -32,7 +33,7 @@ def test_a_members_ladders_are_read_without_a_row_per_membership(  # type: ignor
 ) -> None:
     for i in range(30):
         MembershipFactory(ladder=private_ladder, user=UserFactory(username=f"m{i}"))
-    ladders = Ladder.objects.visible_to(alice).with_member_count().order_by("slug")
+    ladders = access.ladders(Viewer.of(alice)).with_member_count().order_by("slug")
     assert [(lad.slug, lad.member_count) for lad in ladders] == [("singles", 1), ("squad", 31)]
     # No join with the memberships (and DISTINCT to undo it): that repeated each ladder once
     # per member, with its member count counted for every copy. A member's ladder list took

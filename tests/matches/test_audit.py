@@ -11,6 +11,7 @@ from django.db.models import ProtectedError
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.clubs.access import Viewer
 from ladder.matches import operations as matches
 from ladder.matches.models import AuditEntry, AuditEntryImmutable, Match
 from ladder.matches.visibility import get_match_for_user
@@ -151,7 +152,7 @@ def test_a_trail_reads_in_order(doubles, alice, bob, charlie, dave, mod):
     match = doubles_match(doubles, alice, bob, charlie, dave)
     matches.dispute_match(match, charlie, "Wrong")
     matches.resolve_dispute(match, mod, "uphold", "It was right")
-    match = get_match_for_user(alice, match.pk)
+    match = get_match_for_user(Viewer.of(alice), match.pk)
     assert [(e.action, e.actor_name) for e in match.audit.all()] == [
         ("report", "Alice Archer"),
         ("dispute", "Charlie Chen"),

@@ -207,10 +207,11 @@ def test_match_page_shows_sides_games_state_and_history(client, fresh, alice, ch
     assert "Alice Archer and Bob Baker" in page and "Charlie Chen and Dave Dunn" in page
     assert "Waiting for Charlie Chen or Dave Dunn to confirm until" in page
     assert "Log in</a> to confirm or dispute" in page
-    assert "Reported" in page and "21-15 21-18" in page  # the audit trail
+    assert "<h2>History</h2>" not in page  # the audit trail is its players' and moderators'
 
     client.force_login(charlie)
     page = client.get(match.get_absolute_url()).content.decode()
+    assert "Reported" in page and "21-15 21-18" in page  # the audit trail
     assert f'action="{url("match_confirm", match)}"' in page
     assert f'href="{url("match_dispute", match)}"' in page
     assert "Cancel my report" not in page
@@ -229,6 +230,10 @@ def test_match_page_shows_dispute_and_audit_of_every_transition(client, fresh, c
     matches.resolve_dispute(
         match, mod, "correct", "Both pairs agree", games=[(21, 15), (19, 21), (21, 10)]
     )
+    page = client.get(match.get_absolute_url()).content.decode()
+    assert "It was 19-21 in the second" not in page  # a visitor sees the result only
+    assert "Both pairs agree" not in page and "<h2>History</h2>" not in page
+    client.force_login(charlie)  # a player of the match
     page = client.get(match.get_absolute_url()).content.decode()
     assert "It was 19-21 in the second" in page
     assert "21-15 19-21 21-10" in page  # proposed

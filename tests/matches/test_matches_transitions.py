@@ -366,18 +366,20 @@ def test_query_counts_do_not_grow_with_matches(
 
 
 def test_get_match_for_user(private_ladder, ladder, alice, bob, outsider, mod):
+    from ladder.clubs.access import VISITOR, Viewer
+
     public = reported_match(ladder, alice, [alice], [bob])
-    assert get_match_for_user(outsider, public.pk) == public
-    assert get_match_for_user(None, public.pk) == public
+    assert get_match_for_user(Viewer.of(outsider), public.pk) == public
+    assert get_match_for_user(VISITOR, public.pk) == public
     from tests.factories import MembershipFactory
 
     MembershipFactory(ladder=private_ladder, user=bob)
     private = reported_match(private_ladder, alice, [alice], [bob])
-    assert get_match_for_user(alice, private.pk) == private
-    assert get_match_for_user(mod, private.pk) == private
+    assert get_match_for_user(Viewer.of(alice), private.pk) == private
+    assert get_match_for_user(Viewer.of(mod), private.pk) == private
     for who, pk in ((outsider, private.pk), (None, private.pk), (alice, 99999), (alice, "x")):
         with pytest.raises(Http404):
-            get_match_for_user(who, pk)
+            get_match_for_user(Viewer.of(who), pk)
 
 
 # ---- predictions --------------------------------------------------------------------------

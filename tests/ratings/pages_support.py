@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 
 from accounts.models import User
+from ladder.clubs.access import listing_of
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import Game, Match, MatchPlayer
 from ratings.engine.types import PlayerState
-from ratings.models import PlayerRating, established_until, ladder_standing, listing_of
+from ratings.models import PlayerRating, established_until, ladder_standing
 from ratings.pipeline import rate_ladder
 from tests.factories import MembershipFactory, UserFactory
 

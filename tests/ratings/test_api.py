@@ -192,7 +192,7 @@ def test_history_visibility(api, club, private_ladder, alice, mod):
     hide(user=ben)
     assert api.get("/api/v1/players/ben/history/").status_code == 404
     newest = api.get("/api/v1/players/ann/history/").json()["results"][0]
-    assert newest["opponents"] == [{"name": "a hidden player", "username": None}]
+    assert newest["opponents"] == [{"name": "Hidden player", "username": None}]
     assert "against a hidden player" in newest["explanation"]
     api.force_authenticate(ben)
     assert api.get("/api/v1/players/ben/history/").json()["count"] == 4

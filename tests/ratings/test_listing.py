@@ -12,11 +12,12 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection, connections
 from django.db.migrations.executor import MigrationExecutor
 
+from ladder.clubs.access import HIDDEN, LEFT, PUBLIC, Viewer, listing_of
 from ladder.clubs.forms import ProfileForm
 from ladder.clubs.models import Membership
 from ratings import pipeline
 from ratings.imports import import_matches
-from ratings.models import HIDDEN, LEFT, PUBLIC, PlayerRating, listing_of
+from ratings.models import PlayerRating
 from ratings.pipeline import rate_ladder, recompute_ladder
 from tests.factories import MembershipFactory, hide
 from tests.ratings.test_reliability import require_postgres
@@ -30,7 +31,7 @@ def listings(ladder) -> dict[str, str]:  # type: ignore[no-untyped-def]
 
 
 def seen_by(ladder, viewer) -> set[str]:  # type: ignore[no-untyped-def]
-    rows = PlayerRating.objects.filter(ladder=ladder).listed_for(viewer)
+    rows = PlayerRating.objects.filter(ladder=ladder).listed_for(Viewer.of(viewer))
     return set(rows.values_list("user__username", flat=True))
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import AnonymousUser
 from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
+from ladder.clubs.access import VISITOR
 from ratings import leaderboards
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import PlayerState
@@ -309,7 +309,7 @@ def test_every_page_filter_and_search_equals_a_plain_sort(client, db):
             filters
         )
     # As a sequence: one place, every place, and past the end.
-    everyone = leaderboards.Board(ladder, AnonymousUser())
+    everyone = leaderboards.Board(ladder, VISITOR)
     assert everyone[3].user.username == board[3][0]
     assert [r.user.username for r in everyone] == [r[0] for r in board]
     with pytest.raises(IndexError):

@@ -8,8 +8,8 @@ from datetime import date
 from django.template.defaultfilters import date as date_filter
 from django.urls import reverse, set_script_prefix
 
+from ladder.clubs.access import Person
 from ratings.templatetags.rating_tags import day, match_url, people, player_url
-from ratings.visibility import Person
 
 
 def test_day_reads_like_the_date_filter() -> None:

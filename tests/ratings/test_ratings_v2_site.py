@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from ladder.clubs.access import VISITOR
 from ladder.clubs.models import Ladder
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import PlayerState
@@ -166,7 +167,7 @@ def test_new_ranked_settings_change_who_is_ranked_at_once(
     changes = list(RatingChange.objects.filter(ladder=ladder).values_list("pk", "rating_after"))
 
     def counts() -> dict[str, int]:
-        return Board(Ladder.objects.get(pk=ladder.pk), None).counts
+        return Board(Ladder.objects.get(pk=ladder.pk), VISITOR).counts
 
     before = counts()
     assert before[RANKED] > 0
