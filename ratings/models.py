@@ -31,6 +31,7 @@ from django.db.models.functions import Coalesce, Lag
 from django.utils import timezone
 
 from accounts.models import name_contains
+from ladder.clubs.formatting import format_rating
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.visibility import listed_q
 from ratings.engine.predict import inflated_rd
@@ -323,7 +324,7 @@ class PlayerRating(models.Model):
         indexes = [models.Index(fields=["ladder", "-rating"], name="rating_ladder_rank")]
 
     def __str__(self) -> str:
-        return f"{self.user} on {self.ladder}: {self.rating / 1000:.2f}"
+        return f"{self.user} on {self.ladder}: {format_rating(self.rating)}"
 
     @property
     def is_listed(self) -> bool:
