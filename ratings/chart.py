@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ladder.clubs.formatting import format_change, format_rd
-from ratings.engine.scales import DISPLAY_DIVISOR, display
+from ladder.clubs.formatting import format_change, format_rating, format_rd
 
 WIDTH = 720
 HEIGHT = 280
@@ -63,7 +62,7 @@ class Point:
 
     @property
     def label(self) -> str:
-        rating = f"{display(self.rating)} ± {format_rd(self.rd)}"
+        rating = f"{format_rating(self.rating)} ± {format_rd(self.rd)}"
         if self.matches == 0:
             return f"{self.day.day} {self.day:%b %Y}: {rating} (start)"
         return f"{self.day.day} {self.day:%b %Y}: {rating}, {self.change_text} ({self.played})"
@@ -190,7 +189,7 @@ def rating_chart(
     lower = [f"{p.x:.1f},{y_of(p.rating - p.rd):.1f}" for p in reversed(points)]
     band = "M" + " L".join(upper + lower) + " Z"
     y_ticks = tuple(
-        Tick(f"{y_of(value):.1f}", f"{value / DISPLAY_DIVISOR:.2f}")
+        Tick(f"{y_of(value):.1f}", format_rating(value))
         for value in _range(low, high, y_step)
     )
     x_ticks = tuple(
@@ -204,7 +203,7 @@ def rating_chart(
         else ()
     )
     summary = (
-        f"Rating from {display(days[0][1])} on {days[0][0]:%d %b %Y} to {display(days[-1][1])}"
+        f"Rating from {format_rating(days[0][1])} on {days[0][0]:%d %b %Y} to {format_rating(days[-1][1])}"
         f" on {days[-1][0]:%d %b %Y}, with the ± RD band."
     )
     return Chart(

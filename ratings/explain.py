@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ladder.clubs.formatting import format_change, format_rd
+from ladder.clubs.formatting import format_change, format_rating, format_rd
 
 # Below this a difference is rounding, not something to explain.
 WEIGHT_EPSILON = 0.005
@@ -102,7 +102,7 @@ def _notes(change: Any, context: Context) -> list[str]:
     window = f"{context.lookback_days} days"
     if context.has_previous and context.previous_played_on is None:
         notes.append(
-            f"first rated match, starting from {change.rating_before / 1000:.2f}"
+            f"first rated match, starting from {format_rating(change.rating_before)}"
             f" ± {format_rd(change.rd_before)}"
         )
     elif (

@@ -33,6 +33,7 @@ from django.utils import timezone
 from accounts.models import name_contains
 from ladder.clubs import access
 from ladder.clubs.access import LISTINGS, PUBLIC, Viewer, listing_of
+from ladder.clubs.formatting import format_rating
 from ladder.clubs.models import Ladder, Membership
 from ratings.engine.predict import inflated_rd
 from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
@@ -311,7 +312,7 @@ class PlayerRating(models.Model):
         indexes = [models.Index(fields=["ladder", "-rating"], name="rating_ladder_rank")]
 
     def __str__(self) -> str:
-        return f"{self.user} on {self.ladder}: {self.rating / 1000:.2f}"
+        return f"{self.user} on {self.ladder}: {format_rating(self.rating)}"
 
     @property
     def is_listed(self) -> bool:

@@ -1,6 +1,7 @@
 """Numbers as a person reads them: ratings, RDs, changes and probabilities (RATINGS.md §1
-and §8). Pages, explanations, the chart, e-mails and the API's ``*_display`` fields call
-these; nothing else turns a rating into text."""
+and §8). Pages, explanations, the chart, e-mails, notices and the API's ``*_display`` fields
+call these; nothing else turns a rating into text. Every amount of rating points reads
+through the engine's ``scales.display`` (decimal, half up), so 4505 is "4.51" everywhere."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ def format_rating(value: float | None) -> str:
 def format_rd(value: float | None) -> str:
     """An RD (or any spread or change) in display units, two decimals: 189 → "0.19"
     (RATINGS.md §8: never raw points beside a 2.0–9.0 rating)."""
-    return "–" if value is None else f"{value / 1000:.2f}"
+    return "–" if value is None else display(value)
 
 
 def format_percent(probability: float | None) -> str:
@@ -36,7 +37,7 @@ def format_change(value: float | None) -> str:
     minus sign); a change too small to show reads "0.00", without a sign."""
     if value is None:
         return "–"
-    size = f"{abs(value) / 1000:.2f}"
+    size = display(abs(value))
     if size == "0.00":
         return size
     return f"+{size}" if value > 0 else f"\u2212{size}"

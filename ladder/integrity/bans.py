@@ -23,6 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from ladder.clubs.formatting import format_change
 from ladder.clubs.models import Ladder, Membership
 from ladder.integrity.errors import (
     ModerationNotFound,
@@ -251,8 +252,8 @@ def _replayed(ladder: Ladder, before: dict[int, float]) -> dict[int, float]:
 def change_text(points: float) -> str:
     """+0.04 (display units, RATINGS.md §8); a change under 0.005 reads "less than ±0.01"."""
     if abs(points) < 5:
-        return "less than +0.01" if points > 0 else "less than -0.01"
-    return f"{points / 1000:+.2f}"
+        return "less than +0.01" if points > 0 else "less than \u22120.01"
+    return format_change(points)
 
 
 def _tell(

@@ -20,6 +20,7 @@ from itertools import combinations
 from statistics import fmean
 from typing import Any
 
+from ratings.engine.scales import display
 from ratings.engine.types import Params
 
 POINTS_PER_LEVEL = 1000.0  # 4500 points read 4.50
@@ -132,7 +133,7 @@ class Finding:
 
 def level(points: float) -> str:
     """4512.3 → "4.51"."""
-    return f"{points / POINTS_PER_LEVEL:.2f}"
+    return display(points)
 
 
 def margin_of(games: Sequence[tuple[int, int]]) -> tuple[str, float]:

@@ -117,7 +117,7 @@ def test_ban_and_lift_through_the_api(club, mod) -> None:
     assert body["matches"] == sorted(
         Match.objects.filter(players__user=club.cheat).values_list("pk", flat=True)
     )
-    assert body["changed"] and all(v[0] in "+-l" for v in body["changed"].values())
+    assert body["changed"] and all(v[0] in "+\u2212l" for v in body["changed"].values())
     assert Ban.objects.active().filter(user=club.cheat).exists()
 
     again = client.post(

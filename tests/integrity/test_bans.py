@@ -243,6 +243,6 @@ def test_only_moderators_ban_and_a_ban_is_not_doubled(club, mod) -> None:
 
 def test_change_text_reads_as_the_site_shows_changes() -> None:
     assert bans.change_text(40.0) == "+0.04"
-    assert bans.change_text(-123.0) == "-0.12"
+    assert bans.change_text(-123.0) == "\u22120.12"
     assert bans.change_text(2.0) == "less than +0.01"
-    assert bans.change_text(-2.0) == "less than -0.01"
+    assert bans.change_text(-2.0) == "less than \u22120.01"
