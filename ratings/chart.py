@@ -189,8 +189,7 @@ def rating_chart(
     lower = [f"{p.x:.1f},{y_of(p.rating - p.rd):.1f}" for p in reversed(points)]
     band = "M" + " L".join(upper + lower) + " Z"
     y_ticks = tuple(
-        Tick(f"{y_of(value):.1f}", format_rating(value))
-        for value in _range(low, high, y_step)
+        Tick(f"{y_of(value):.1f}", format_rating(value)) for value in _range(low, high, y_step)
     )
     x_ticks = tuple(
         Tick(f"{x_of(day, 0):.1f}", label)
