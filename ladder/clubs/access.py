@@ -12,7 +12,7 @@ states a rule of its own. The rules:
   listed to themselves and the moderators only. A deactivated account is listed to no
   one, moderators included: it is off every leaderboard, has no player page (404),
   gets no prediction, is at no club night, and no match can be reported against it.
-  (Issue 26's banned members join here: ``_ACTIVE`` and ``listing_of`` are the hooks.)
+  (Banned members: ``barred``, asked of the integrity app through a signal.)
 - **Names on a match.** Where a match must show a member the viewer may not see, they
   read as ``HIDDEN_PLAYER_NAME``, with no username (no link). The players of one match see
   each other's names on it (they played face to face, and must know whose report they
@@ -38,6 +38,7 @@ from django.http import Http404
 from accounts.models import User, name_contains
 from accounts.tokens import TokenAuthentication
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership, MembershipQuerySet
+from ladder.clubs.signals import barred_from
 
 HIDDEN_PLAYER_NAME = "Hidden player"
 HIDDEN_IN_A_SENTENCE = "a hidden player"  # "third match against a hidden player in 90 days"
@@ -138,7 +139,7 @@ def ladder_or_404(viewer: Viewer, slug: str, queryset: LadderQuerySet | None = N
 
 # ---- members ----------------------------------------------------------------------------------
 
-# An account that may appear anywhere: active (and, with issue 26, not banned).
+# An account that may appear anywhere: active.
 _ACTIVE = "is_active"
 
 
@@ -252,9 +253,17 @@ def sees_all_of(viewer: Viewer, ladder: Ladder, users: Iterable[Any]) -> bool:
     ).count() == len(ids)
 
 
+def barred(ladder: Any, user: Any) -> str | None:
+    """Why ``user`` may not take part on ``ladder`` (join, report, confirm, dispute), or
+    None: a ban from it. The integrity app, above this room, answers through
+    ``ladder.clubs.signals.participation_barred``. To everyone else a banned member of a
+    match's lineup reads as no member of the ladder: the ban shows nowhere."""
+    return barred_from(ladder, user)
+
+
 def playing_refusal(user: Any) -> str | None:
     """Why no match can be reported with ``user`` in it, or None: a deactivated account
-    (issue 26 adds a ban)."""
+    (a ban is ``barred``'s)."""
     if not getattr(user, _ACTIVE):
         return f"{user.name}'s account is deactivated: no match can be reported against it."
     return None

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from ladder.clubs import access
 from ladder.clubs.models import Ladder, Membership
-from ladder.clubs.signals import barred_from
 from ratings.engine.types import EngineError
 
 
@@ -37,7 +37,7 @@ def join_ladder(
     """
     if not can_join(user, ladder):
         raise LadderError(f"{ladder.name} is private: a moderator adds its members.")
-    barred = barred_from(ladder, user)
+    barred = access.barred(ladder, user)
     if barred:
         raise LadderError(barred)
     if Membership.objects.filter(ladder=ladder, user=user).exists():

@@ -13,7 +13,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from ladder.clubs.signals import barred_from
+from ladder.clubs import access
 from ladder.matches.errors import MatchError, MatchPermissionError, MatchStateError
 from ladder.matches.models import (
     CANCELLED,
@@ -97,7 +97,7 @@ def check_not_barred(match: Match, user: Any) -> None:
     """A member banned from the match's ladder may not confirm or dispute it. The operations
     ask it after their own check; ``allowed_actions`` does not (a query per match on every
     list, and a ban cancels the banned member's waiting matches anyway)."""
-    barred = barred_from(match.ladder, user)
+    barred = access.barred(match.ladder, user)
     if barred:
         raise MatchPermissionError(barred)
 

@@ -21,7 +21,6 @@ from accounts.models import User, name_contains
 from ladder.clubs import access
 from ladder.clubs.access import Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
-from ladder.clubs.signals import barred_from
 from ladder.clubs.views import get_ladder_for_user
 from ladder.matches import operations as domain
 from ladder.matches.errors import (
@@ -51,7 +50,7 @@ def _member_ladder(request: HttpRequest, slug: str) -> Ladder | HttpResponse:
         return forbidden(
             request, f"Only members of {ladder.name} report its matches: join the ladder first."
         )
-    barred = barred_from(ladder, request.user)  # banned from the ladder: the reason why
+    barred = access.barred(ladder, request.user)  # banned from the ladder: the reason why
     if barred:
         return forbidden(request, barred)
     return ladder

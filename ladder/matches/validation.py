@@ -17,7 +17,6 @@ from django.utils.formats import date_format
 from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.models import Ladder, Membership
-from ladder.clubs.signals import barred_from
 from ladder.matches.errors import FieldErrors, MatchPermissionError
 from ladder.matches.models import (
     LIVE_STATES,
@@ -191,11 +190,11 @@ def checked_report(
         raise MatchPermissionError(
             f"You are not a member of {ladder.name}; join it to report matches."
         )
-    barred = barred_from(ladder, reporter)
+    barred = access.barred(ladder, reporter)
     if barred:
         raise MatchPermissionError(barred)
     for user in dict.fromkeys(players):
-        if user.pk not in members or barred_from(ladder, user):
+        if user.pk not in members or access.barred(ladder, user):
             # A banned member reads as no member: others see the ban nowhere.
             errors.add("players", no_member_called(ladder, user.username))
         elif (refusal := access.playing_refusal(user)) is not None:
