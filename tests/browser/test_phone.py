@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from accounts.models import User
 from ladder.demo import DEMO_PASSWORD
 from ladder.matches.models import Match
-from ladder.matches.operations import allowed_actions
+from ladder.matches.permissions import allowed_actions
 
 pytestmark = pytest.mark.browser
 
