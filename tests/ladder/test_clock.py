@@ -19,6 +19,8 @@ from django.utils import timezone
 
 from ladder.demo import REPORTS_FROM, SCHEDULES, _at, seed_club, seed_matches
 from ladder.matches import operations as matches
+from ladder.matches import permissions
+from ladder.matches.errors import MatchValidationError
 from ladder.matches.models import Match
 from ratings.models import PlayerRating, active_since, today
 from ratings.pipeline import rate_ladder
@@ -79,7 +81,7 @@ def test_the_demo_creates_no_match_before_its_played_day(clock: datetime) -> Non
     # Every ladder's last night waits for confirmation in the opponents' inboxes.
     for match in Match.objects.filter(state="pending").with_details():
         opponent = match.opponents[0]
-        assert matches.allowed_actions(match, opponent, clock) == {"confirm", "dispute"}
+        assert permissions.allowed_actions(match, opponent, clock) == {"confirm", "dispute"}
 
 
 @pytest.mark.django_db
@@ -117,7 +119,7 @@ def test_the_api_takes_the_clubs_today_and_refuses_its_tomorrow(clock, ladder, a
 def test_the_oldest_date_a_report_may_have_counts_in_club_days(clock, ladder, alice, bob):  # type: ignore[no-untyped-def]
     oldest = local_today(clock) - timedelta(days=ladder.max_report_age_days)
     report = {"ladder": ladder, "reporter": alice, "side_a": [alice], "side_b": [bob]}
-    with unchanged(), pytest.raises(matches.MatchValidationError) as refused:
+    with unchanged(), pytest.raises(MatchValidationError) as refused:
         matches.report_match(
             **report, played_on=oldest - timedelta(days=1), games=[(21, 10), (21, 12)]
         )
@@ -139,10 +141,10 @@ def test_confirming_and_disputing_last_until_the_window_ends(clock, client, ladd
     client.force_login(bob)
     window = timedelta(hours=ladder.confirm_within_hours)
     with time_machine.travel(clock + window, tick=False):  # the last moment, a week on
-        assert matches.allowed_actions(match, bob) == {"confirm", "dispute"}
+        assert permissions.allowed_actions(match, bob) == {"confirm", "dispute"}
         assert client.get(f"/matches/{match.pk}/dispute/").status_code == 200
     with time_machine.travel(clock + window + timedelta(seconds=1), tick=False):
-        assert matches.allowed_actions(match, bob) == set()
+        assert permissions.allowed_actions(match, bob) == set()
         assert client.get(f"/matches/{match.pk}/dispute/").status_code == 403
         with unchanged(match), pytest.raises(matches.MatchStateError):
             matches.dispute_match(match, bob, "Wrong score")
