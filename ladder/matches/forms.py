@@ -74,6 +74,7 @@ class MatchForm(forms.Form):
         self.max_rows = ladder.scoring().best_of
         self.section_errors: dict[str, list[str]] = {}
         self.game_rows = self._rows(data, games or [], min_rows)
+        self._parsed: tuple[list[tuple[int, int]] | None] | None = None
 
     # ---- game rows ----------------------------------------------------------------------
 
@@ -112,7 +113,15 @@ class MatchForm(forms.Form):
         return any(not row.blank for row in self.game_rows)
 
     def parse_games(self) -> list[tuple[int, int]] | None:
-        """The typed games as ``(a, b)`` pairs, skipping blank rows; None after an input error."""
+        """The typed games as ``(a, b)`` pairs, skipping blank rows; None after an input error.
+
+        Parsed once per form: asking again (a report that failed, then the prediction from
+        the players entered) must not add its errors twice."""
+        if self._parsed is None:
+            self._parsed = (self._parse_games(),)
+        return self._parsed[0]
+
+    def _parse_games(self) -> list[tuple[int, int]] | None:
         games: list[tuple[int, int]] = []
         problems = []
         for row in self.game_rows:
@@ -258,11 +267,24 @@ class ReportForm(MatchForm):
                 user is None
                 or not Membership.objects.filter(ladder=self.ladder, user=user).exists()
             ):
+                # A name typed in full without picking it from the list ("Tom Okafor").
+                user = self._member_named(username)
+            if user is None:
                 # The same words for no account and for no membership (ladder.matches).
                 self.add_error(slot, no_member_called(self.ladder, username))
             else:
                 self.users[slot] = user
         return cleaned
+
+    def _member_named(self, name: str) -> User | None:
+        """The one member of the ladder the reporter can see whose display name is ``name``
+        (any case); None when no one or several are called that."""
+        members = list(
+            Membership.objects.filter(ladder=self.ladder, user__display_name__iexact=name)
+            .listed_for(self.reporter)
+            .select_related("user")[:2]
+        )
+        return members[0].user if len(members) == 1 else None
 
     def side_a(self) -> list[User]:
         return [self.reporter, *(self.users[s] for s in self.partner_slots if s in self.users)]

@@ -230,7 +230,12 @@ def report_validate(request: SignedInRequest, slug: str) -> HttpResponse:
     ladder = _member_ladder(request, slug)
     if isinstance(ladder, HttpResponse):
         return ladder
-    form = ReportForm(request.POST, ladder=ladder, reporter=request.user)
+    # htmx sends the last submit button focused with the form: a Remove or Add button the
+    # member tabbed past is not a row edit here, only a check of what is typed.
+    typed = request.POST.copy()
+    for button in ("add_game", "remove_game"):
+        typed.pop(button, None)
+    form = ReportForm(typed, ladder=ladder, reporter=request.user)
     arguments = form.report_arguments(partial=True)
     if arguments is not None:
         form.add_domain_errors(_report_errors(ladder, request.user, **arguments))
@@ -242,7 +247,9 @@ def report_validate(request: SignedInRequest, slug: str) -> HttpResponse:
 
 def _live_errors(form: ReportForm) -> list[tuple[str, list[str]]]:
     """(element id, messages) for every error slot of the report form, as typed so far."""
-    lineup = form.lineup_complete
+    # A side's "needs exactly 2 players" only once every player input names a member: a
+    # name not found already says what is wrong.
+    lineup = form.lineup_complete and not any(form.errors_for(s) for s in form.player_slots)
     slots: list[tuple[str, list[str]]] = [("errors-played_on", form.errors_for("played_on"))]
     for slot in form.player_slots:
         filled = form.slot_filled(slot)
