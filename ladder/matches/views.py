@@ -382,7 +382,10 @@ def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
 @login_required
 @require_GET
 def inbox_badge(request: HttpRequest) -> HttpResponse:
-    """The navigation badge alone: HTMX reloads it after an action in the inbox."""
+    """The navigation badge alone (or, ``?where=heading``, the inbox heading's count): HTMX
+    reloads both after an action in the inbox."""
+    if request.GET.get("where") == "heading":
+        return render(request, "matches/_inbox_count.html")
     return render(request, "matches/_inbox_badge.html")
 
 

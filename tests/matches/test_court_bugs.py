@@ -4,6 +4,7 @@ and 4 in Chromium): each test reproduced its bug on main before the fix."""
 from __future__ import annotations
 
 import html
+import re
 from datetime import timedelta
 
 import pytest
@@ -11,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder.matches.models import Match
-from tests.factories import MembershipFactory, UserFactory
+from tests.factories import MembershipFactory, UserFactory, reported_match
 from tests.matches.support import unchanged
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -139,3 +140,21 @@ def test_a_negative_score_names_the_number(client, ladder, alice, charlie):
     assert response.status_code == 400
     assert "Game 1: -5 is not a score: points cannot be negative." in page
     assert "21--5" not in page
+
+
+# ---- 7. the inbox's "To confirm" count after a confirm ------------------------------------------
+
+
+def test_the_to_confirm_count_reloads_after_a_confirm(client, doubles, alice, bob, charlie, dave):
+    first = reported_match(doubles, alice, [alice, bob], [charlie, dave])
+    reported_match(doubles, alice, [alice, bob], [charlie, dave], games=[(21, 10), (21, 12)])
+    client.force_login(charlie)
+    page = client.get(reverse("inbox")).content.decode()
+    heading = re.search(r'<span id="to-confirm-count"[^>]*hx-trigger="([^"]+)"', page)
+    assert heading is not None and heading.group(1) == "inbox-changed from:body"
+    assert 'title="2 matches to confirm">2<' in page
+    response = client.post(reverse("match_confirm", args=[first.pk]), **HX)
+    assert "inbox-changed" in response["HX-Trigger"]
+    count = client.get(reverse("inbox_badge"), {"where": "heading"}).content.decode()
+    assert count.strip().startswith('<span id="to-confirm-count"')
+    assert 'title="1 match to confirm">1<' in count

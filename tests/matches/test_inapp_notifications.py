@@ -4,14 +4,17 @@ told twice or told of what did not happen."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from django.core.management import call_command
 
+from ladder.clubs.models import format_change
 from ladder.matches import operations as matches
 from ladder.matches.errors import MatchPermissionError
 from ladder.matches.models import Notification
 from ratings.models import RatingChange
-from ratings.pipeline import rate_ladder
+from ratings.pipeline import rate_ladder, rating_news
 from tests.factories import UserFactory, login
 from tests.matches.support import doubles_match
 
@@ -44,9 +47,10 @@ def test_confirming_tells_the_reporter_and_the_rating_run_tells_every_player(
     for user, word in ((alice, "win"), (bob, "win"), (charlie, "loss"), (dave, "loss")):
         change = RatingChange.objects.get(match=match, user=user)
         rating = [text for kind, text in told(user) if kind == "rating"]
+        shown = format_change(change.rating_after - change.rating_before)
         assert rating == [
             f"Club Doubles: your rating went from {change.rating_before / 1000:.2f} to "
-            f"{change.rating_after / 1000:.2f} after your {word} of "
+            f"{change.rating_after / 1000:.2f} ({shown}) after your {word} of "
             f"{match.played_on.day} {match.played_on:%b}."
         ]
     # Rating again (nothing new) tells no one again.
@@ -152,3 +156,18 @@ def test_the_unread_come_first_then_the_newest(client, doubles, alice, bob, char
     login(client, charlie)
     page = client.get("/notifications/").content.decode()
     assert page.index(f"/matches/{first.pk}/") < page.index(f"/matches/{second.pk}/")
+
+
+def test_a_change_too_small_to_show_says_the_rating_stayed() -> None:
+    """Issue 23, bug 7: "your rating went from 4.97 to 4.97 after your win"."""
+    day = date(2026, 11, 3)
+    assert rating_news(4971.0, 4973.0, True, day) == (
+        "your rating stayed at 4.97 after your win of 3 Nov: the ratings expected that "
+        "result, so it moved by less than 0.01."
+    )
+    assert rating_news(4971.0, 5022.0, True, day) == (
+        "your rating went from 4.97 to 5.02 (+0.05) after your win of 3 Nov."
+    )
+    assert rating_news(5022.0, 4971.0, False, day) == (
+        "your rating went from 5.02 to 4.97 (\u22120.05) after your loss of 3 Nov."
+    )
