@@ -238,6 +238,11 @@ REST_FRAMEWORK = {
     # ladder/api_support.py: JSON only (what the API documents and accepts), pages checked,
     # every error a client can meet in the schema, bad requests a 400 rather than a 500.
     "DEFAULT_PARSER_CLASSES": ["ladder.api_support.JSONParser"],
+    # JSON, and in a browser the browsable API under the site's CSP (ladder/api_support.py).
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "ladder.api_support.BrowsableAPIRenderer",
+    ],
     "DEFAULT_SCHEMA_CLASS": "ladder.api_schema.Schema",
     "DEFAULT_PAGINATION_CLASS": "ladder.api_support.Pagination",
     "EXCEPTION_HANDLER": "ladder.api_support.exception_handler",
