@@ -8,6 +8,53 @@ from django import forms
 from django.contrib.auth import forms as auth_forms
 
 from accounts.models import User
+from accounts.signup import awaits_confirmation
+
+
+class LoginForm(auth_forms.AuthenticationForm):
+    """Django's login form, saying why an account that is not confirmed yet cannot log in.
+
+    Django refuses an inactive account with the same words as a wrong password. An account
+    signed up and never confirmed hears that instead, when the password is right (or the
+    account has none yet): only its owner learns that it waits for the e-mail's link."""
+
+    error_messages = {
+        **auth_forms.AuthenticationForm.error_messages,
+        "invalid_login": "That username and password do not match an account. Both are "
+        "case-sensitive.",
+        "unconfirmed": "Your account is not confirmed yet: follow the link we e-mailed to "
+        "%(email)s when you signed up. No e-mail? Sign up again with the same address for a "
+        "new link.",
+    }
+
+    def clean(self) -> dict[str, Any]:
+        try:
+            return super().clean()
+        except forms.ValidationError as error:
+            waiting = self._awaiting_confirmation()
+            if error.code != "invalid_login" or waiting is None:
+                raise
+            raise forms.ValidationError(
+                self.error_messages["unconfirmed"],
+                code="unconfirmed",
+                params={"email": _masked(waiting.email)},
+            ) from None
+
+    def _awaiting_confirmation(self) -> User | None:
+        username = self.cleaned_data.get("username") or ""
+        password = self.cleaned_data.get("password") or ""
+        user = User.objects.filter(username=username).first()
+        if user is None or not awaits_confirmation(user):
+            return None  # no such account, or one that works (or was switched off)
+        if user.has_usable_password() and not user.check_password(password):
+            return None
+        return user
+
+
+def _masked(email: str) -> str:
+    """An address as a hint to its owner: "a•••@example.org"."""
+    local, _, domain = email.partition("@")
+    return f"{local[:1]}•••@{domain}" if domain else "your address"
 
 
 class UniqueEmailMixin:

@@ -87,6 +87,10 @@ def _awaits_confirmation(user: User) -> bool:
     return not user.is_active and user.last_login is None
 
 
+# The login form says why such an account cannot log in yet.
+awaits_confirmation = _awaits_confirmation
+
+
 def _url(path: str) -> str:
     return settings.SITE_URL.rstrip("/") + path
 

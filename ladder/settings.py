@@ -153,7 +153,9 @@ if EMAIL_HOST:
 else:
     EMAIL_BACKEND = envstr("EMAIL_BACKEND") or "django.core.mail.backends.console.EmailBackend"
 DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL") or "ladder@localhost"
-# The site's address for links in emails (sent after commit, with no request at hand).
+# The site's address for links in emails (sent after commit, with no request at hand): the
+# one source of every link mailed. `make run` sets it to the port it serves; `manage.py check
+# --deploy` warns (ladder.W003) when it is not an address of ALLOWED_HOSTS.
 SITE_URL = envstr("SITE_URL") or "http://127.0.0.1:8000"
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 

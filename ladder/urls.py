@@ -7,9 +7,7 @@ the host check and the HTTPS redirect, so they are not listed here.
 from csp.constants import SELF, UNSAFE_INLINE
 from csp.decorators import csp_update
 from django.contrib import admin
-from django.templatetags.static import static
 from django.urls import include, path
-from django.views.generic import RedirectView
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
@@ -45,11 +43,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico whatever the pages link (feed readers, bookmarks, tabs
     # opened on a JSON answer): the icon the pages use.
-    path(
-        "favicon.ico",
-        RedirectView.as_view(url=static("icons/favicon.ico"), permanent=True),
-        name="favicon",
-    ),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("api/v1/", include("ladder.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(

@@ -3,6 +3,7 @@ the error is clear; a taken e-mail address gets the same answer as a new one (is
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -71,6 +72,33 @@ def test_an_unconfirmed_account_cannot_log_in(client):
     response = client.post(reverse("login"), {"username": "dana", "password": GOOD["password1"]})
     assert response.status_code == 200
     assert "_auth_user_id" not in client.session
+    # Issue 23, bug 5: it said "That username and password do not match an account".
+    page = html.unescape(response.content.decode())
+    assert (
+        "Your account is not confirmed yet: follow the link we e-mailed to d\u2022\u2022\u2022@example.org"
+        in page
+    )
+    assert "do not match an account" not in page
+    # A wrong password learns nothing about the account.
+    response = client.post(reverse("login"), {"username": "dana", "password": "not-it-at-all"})
+    page = html.unescape(response.content.decode())
+    assert "do not match an account" in page and "not confirmed" not in page
+    # Confirmed, the same login works.
+    client.post(_link())
+    client.logout()
+    client.post(reverse("login"), {"username": "dana", "password": GOOD["password1"]})
+    assert client.session["_auth_user_id"] == str(User.objects.get(username="dana").pk)
+
+
+@pytest.mark.django_db
+def test_e_mail_links_use_the_sites_address(client, settings):
+    """Issue 23, bug 5: links pointed to port 8000 whatever the site ran on: SITE_URL is
+    the one source of every mailed link."""
+    settings.SITE_URL = "https://ladder.example.org:8443"
+    client.post(URL, GOOD)
+    (message,) = mail.outbox
+    assert "https://ladder.example.org:8443/accounts/signup/confirm/" in message.body
+    assert "127.0.0.1" not in message.body
 
 
 @pytest.mark.django_db
