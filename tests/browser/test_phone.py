@@ -19,13 +19,13 @@ from accounts.models import User
 from ladder.demo import DEMO_PASSWORD
 from ladder.matches.models import Match
 from ladder.matches.operations import allowed_actions
+from tests.browser.checks import check_widths, make_axe, sideways
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 NARROWEST = 360
-BLOCKING = {"serious", "critical"}
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # The demo's member and moderator (ladder/demo.py).
 MEMBER, MODERATOR = "daniel", "mod"
@@ -63,22 +63,10 @@ def demo(transactional_db):  # type: ignore[no-untyped-def]
     }
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def axe() -> Callable[[object], list[str]]:
     """Run axe-core (shipped in axe-playwright-python, injected: no network) on a page."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    runner = Axe()
-
-    def run(page) -> list[str]:  # type: ignore[no-untyped-def]
-        violations = runner.run(page).response["violations"]
-        return [
-            f"{v['impact']} {v['id']}: {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-            for v in violations
-            if v["impact"] in BLOCKING
-        ]
-
-    return run
+    return make_axe()
 
 
 def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
@@ -87,20 +75,6 @@ def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
     page.get_by_label("Password").fill(DEMO_PASSWORD)
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
-
-
-def sideways(page) -> str | None:  # type: ignore[no-untyped-def]
-    """Why the page scrolls sideways (the widest elements past the edge), or None."""
-    return page.evaluate(
-        """() => {
-          const root = document.documentElement;
-          if (root.scrollWidth <= root.clientWidth) return null;
-          const past = [...document.body.querySelectorAll('*')]
-            .filter(e => e.getBoundingClientRect().right > root.clientWidth + 1)
-            .slice(-4).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''));
-          return `${root.scrollWidth} > ${root.clientWidth} px: ${past.join(', ')}`;
-        }"""
-    )
 
 
 def save_screenshot(page, name: str) -> None:  # type: ignore[no-untyped-def]
@@ -112,27 +86,24 @@ def save_screenshot(page, name: str) -> None:  # type: ignore[no-untyped-def]
     image.convert("RGB").quantize(colors=256).save(DOCS / f"{name}.png", optimize=True)
 
 
-def survey(page, axe, pages: dict[str, str], size: dict[str, int], role: str) -> list[str]:  # type: ignore[no-untyped-def]
-    """Visit each page at this size: a list of what is wrong (empty when all is well)."""
+def survey(page, axe, pages: dict[str, str], role: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """Visit each page once and check it at 360, 390 and 1280 px (resized, not reloaded):
+    a list of what is wrong (empty when all is well)."""
     problems = []
     shots = os.environ.get("UPDATE_SCREENSHOTS")
     for name, url in pages.items():
+        page.set_viewport_size(PHONE)
         response = page.goto(url)
-        where = f"{role} {name} {url} at {size['width']}px"
+        where = f"{role} {name} {url}"
         # 304: a visitor's page the browser kept (public for 30 s) and revalidated.
         if response is None or response.status not in (200, 304):
             problems.append(f"{where}: HTTP {response.status if response else '?'}")
             continue
-        if why := sideways(page):
-            problems.append(f"{where} scrolls sideways: {why}")
-        problems += [f"{where}: {v}" for v in axe(page)]
-        if size == PHONE:
-            page.set_viewport_size({"width": NARROWEST, "height": size["height"]})
-            if why := sideways(page):
-                problems.append(f"{role} {name} {url} at {NARROWEST}px scrolls sideways: {why}")
-            page.set_viewport_size(size)
+        problems += check_widths(page, axe, where)
         if shots and name in SHOWCASE.get(role, ()):
-            save_screenshot(page, f"{name}-{'phone' if size == PHONE else 'desktop'}")
+            for size, label in ((PHONE, "phone"), (DESKTOP, "desktop")):
+                page.set_viewport_size(size)
+                save_screenshot(page, f"{name}-{label}")
     return problems
 
 
@@ -199,10 +170,7 @@ def test_every_page_fits_a_phone_and_passes_axe(role, new_page, demo, axe) -> No
     page = new_page()
     if role != "visitor":
         log_in(page, MEMBER if role == "member" else MODERATOR)
-    problems = []
-    for size in (PHONE, DESKTOP):
-        page.set_viewport_size(size)
-        problems += survey(page, axe, pages, size, role)
+    problems = survey(page, axe, pages, role)
     assert not problems, "\n".join(problems)
 
 
