@@ -16,6 +16,7 @@ from drf_spectacular.views import (
 
 from ladder import views
 from ladder.clubs import views as club_views
+from ladder.matches import report_views
 from ladder.matches import views as match_views
 
 # The API docs pages run third-party bundles (drf-spectacular-sidecar): Swagger UI's set-up
@@ -36,6 +37,7 @@ urlpatterns = [
     path("matches/<int:pk>/resolve/", match_views.resolve, name="match_resolve"),
     path("matches/<int:pk>/correct/", match_views.correct, name="match_correct"),
     path("matches/<int:pk>/void/", match_views.void, name="match_void"),
+    path("report/", report_views.report_start, name="report_start"),
     path("inbox/", match_views.inbox, name="inbox"),
     path("notifications/", match_views.notifications, name="notifications"),
     path("inbox/badge/", match_views.inbox_badge, name="inbox_badge"),

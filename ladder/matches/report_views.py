@@ -28,6 +28,7 @@ from ladder.matches.errors import (
     MatchValidationError,
 )
 from ladder.matches.forms import ReportForm
+from ladder.matches.rematch import recent_lineups
 from ladder.matches.signals import predict_lineup, stakes_of_lineup
 from ladder.matches.templatetags.match_tags import names_and, names_or
 from ladder.matches.validation import check_report
@@ -298,3 +299,15 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
         )
     context = {"ladder": ladder, "slot": slot, "label": label, "members": found, "text": text}
     return render(request, "matches/_player_options.html", context)
+
+
+@login_required
+@require_GET
+def report_start(request: SignedInRequest) -> HttpResponse:
+    """"Report" in the header: the member's one ladder's report form, or a choice of their
+    ladders and a rematch of a recent lineup (one tap to a form with the players filled in)."""
+    ladders = list(Ladder.objects.filter(memberships__user=request.user).order_by("name"))
+    lineups = recent_lineups(request.user)
+    if len(ladders) == 1 and not lineups:
+        return redirect("ladder:report", ladders[0].slug)
+    return render(request, "matches/report_start.html", {"ladders": ladders, "lineups": lineups})
