@@ -118,3 +118,37 @@ def test_members_of_other_ladders_are_not_offered(client, db):
     reported_match(tennis, ann, [ann], [ben])
     tennis.memberships.filter(user=ben).delete()
     assert recent_lineups(ann) == []
+
+
+# ---- who won, on every result ------------------------------------------------------------------
+
+
+def test_the_inbox_says_who_won_from_the_winners_side(client, doubles, alice, bob, charlie, dave):
+    reported_match(
+        doubles, alice, [alice, bob], [charlie, dave], games=[(15, 21), (21, 19), (18, 21)]
+    )
+    client.force_login(charlie)
+    page = text_of(client.get(reverse("inbox")))
+    assert "You and Dave Dunn beat Alice Archer and Bob Baker 21-15 19-21 21-18" in page
+    client.force_login(alice)
+    page = text_of(client.get(reverse("inbox")))  # alice's own pending report
+    assert "Charlie Chen and Dave Dunn beat you and Bob Baker 21-15 19-21 21-18" in page
+
+
+def test_latest_results_say_who_beat_whom(client, ladder, alice, bob, charlie):
+    match = reported_match(ladder, alice, [alice], [bob], games=[(12, 21), (14, 21)])
+    operations.confirm_match(match, bob)
+    client.force_login(charlie)
+    page = text_of(client.get("/"))
+    assert "Bob Baker beat Alice Archer 21-12 21-14" in page
+
+
+def test_head_to_head_says_whose_win(client, ladder, alice, bob):
+    won = reported_match(ladder, alice, [alice], [bob])
+    lost = reported_match(ladder, bob, [bob], [alice], games=[(21, 3), (21, 4)])
+    for match, by in ((won, bob), (lost, alice)):
+        operations.confirm_match(match, by)
+    url = reverse("ratings:head_to_head", args=["singles"])
+    page = text_of(client.get(url, {"a": "alice", "b": "bob"}))
+    assert "Alice Archer won" in page and "Bob Baker won" in page
+    assert " Lost " not in page and " Won " not in page
