@@ -78,7 +78,7 @@ class UniqueEmailMixin:
 
 
 class SignUpForm(auth_forms.UserCreationForm):
-    """Username, email and a password that passes Django's validators.
+    """Your name, a username, email and a password that passes Django's validators.
 
     A taken email address is not an error here (that would tell anyone whose address has
     an account): accounts.signup.start_signup handles it by e-mail."""
@@ -90,11 +90,17 @@ class SignUpForm(auth_forms.UserCreationForm):
 
     class Meta:
         model = User
-        fields = ("username", "email")
+        fields = ("display_name", "username", "email")
         field_classes = {"username": auth_forms.UsernameField}
+        labels = {"display_name": "Your name"}
+        help_texts = {
+            "display_name": "As the ladder shows you, like Priya Patel; you can change it later."
+        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # Issue 23: members were "newbie" until they found the profile page.
+        self.fields["display_name"].required = True
         self.fields["email"].required = True
         self.fields[
             "email"

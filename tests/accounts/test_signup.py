@@ -16,6 +16,7 @@ from accounts.models import User
 
 URL = reverse("accounts:signup")
 GOOD = {
+    "display_name": "Dana Scully",
     "username": "dana",
     "email": "dana@example.org",
     "password1": "a-long-and-unusual-pass-42",
@@ -226,7 +227,7 @@ def test_mismatched_passwords_are_refused(client):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("missing", ["username", "email", "password1", "password2"])
+@pytest.mark.parametrize("missing", ["display_name", "username", "email", "password1", "password2"])
 def test_every_field_is_required(client, missing):
     _assert_refused(client, {**GOOD, missing: ""}, missing, "This field is required.")
 
@@ -241,3 +242,20 @@ def test_signed_in_members_are_sent_to_the_ladders(client, outsider):
 @pytest.mark.parametrize("method", ["put", "patch", "delete"])
 def test_wrong_methods_are_refused(client, method):
     assert getattr(client, method)(URL).status_code == 405
+
+
+@pytest.mark.django_db
+def test_the_name_given_at_sign_up_is_the_members_name(client):
+    """Issue 23: members were "newbie" until they found the profile page."""
+    client.post(URL, GOOD)
+    dana = User.objects.get(username="dana")
+    assert (dana.display_name, dana.name) == ("Dana Scully", "Dana Scully")
+    client.post(_link())
+    assert "Welcome, Dana Scully!" in client.get(reverse("ladder:list")).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_name_is_required_at_sign_up(client):
+    _assert_refused(
+        client, {**GOOD, "display_name": "  "}, "display_name", "This field is required."
+    )
