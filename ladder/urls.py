@@ -40,6 +40,11 @@ urlpatterns = [
     path("report/", report_views.report_start, name="report_start"),
     path("inbox/", match_views.inbox, name="inbox"),
     path("notifications/", match_views.notifications, name="notifications"),
+    path(
+        "notifications/read-all/",
+        match_views.notifications_read_all,
+        name="notifications_read_all",
+    ),
     path("inbox/badge/", match_views.inbox_badge, name="inbox_badge"),
     path("moderation/", match_views.moderation, name="moderation"),
     path("admin/", admin.site.urls),

@@ -412,8 +412,26 @@ def notifications(request: SignedInRequest) -> HttpResponse:
     )
     page = Paginator(mine, NOTIFICATIONS_PAGE).get_page(request.GET.get("page"))
     shown = list(page.object_list)
-    response = render(request, "matches/notifications.html", {"page": page, "shown": shown})
     unread = [n.pk for n in shown if n.read_at is None]
+    context = {
+        "page": page,
+        "shown": shown,
+        # Reading this page marks what it shows; the rest waits for "Mark all as read".
+        "unread_elsewhere": Notification.objects.filter(user=request.user)
+        .unread()
+        .exclude(pk__in=unread)
+        .count(),
+    }
+    response = render(request, "matches/notifications.html", context)
     if unread:
         Notification.objects.filter(pk__in=unread).update(read_at=timezone.now())
     return response
+
+
+@login_required
+@require_POST
+def notifications_read_all(request: SignedInRequest) -> HttpResponse:
+    """Mark every notification of the member read, and back to the list."""
+    count = Notification.objects.filter(user=request.user).unread().update(read_at=timezone.now())
+    messages.success(request, f"Marked {count} notification{'s' if count != 1 else ''} as read.")
+    return redirect("notifications")

@@ -171,3 +171,27 @@ def test_a_change_too_small_to_show_says_the_rating_stayed() -> None:
     assert rating_news(5022.0, 4971.0, False, day) == (
         "your rating went from 5.02 to 4.97 (\u22120.05) after your loss of 3 Nov."
     )
+
+
+def test_mark_all_read_reaches_the_other_pages(client, doubles, alice, bob, charlie, dave):
+    """Issue 23: the list marks what it shows; the rest of a long list waits for this."""
+    from ladder.matches.views import NOTIFICATIONS_PAGE
+
+    match = doubles_match(doubles, alice, bob, charlie, dave)
+    Notification.objects.bulk_create(
+        Notification(user=charlie, kind="to_confirm", match=match, text=f"Note {n}")
+        for n in range(NOTIFICATIONS_PAGE + 4)
+    )
+    login(client, charlie)
+    page = client.get("/notifications/").content.decode()
+    assert "5 more unread on other pages." in page
+    assert Notification.objects.filter(user=charlie).unread().count() == 5
+    assert client.get("/notifications/read-all/").status_code == 405  # a change: POST only
+    response = client.post("/notifications/read-all/")
+    assert response.status_code == 302 and response["Location"] == "/notifications/"
+    assert not Notification.objects.filter(user=charlie).unread().exists()
+    assert Notification.objects.filter(user=alice).unread().count() == 0
+    assert "Marked 5 notifications as read." in client.get("/notifications/").content.decode()
+    client.logout()
+    refused = client.post("/notifications/read-all/")
+    assert refused.status_code == 302 and "/accounts/login/" in refused["Location"]
