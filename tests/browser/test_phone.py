@@ -9,6 +9,7 @@ import io
 import os
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,11 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from accounts.models import User
+from accounts.tokens import issue_token
+from ladder.clubs.models import Membership
 from ladder.demo import DEMO_PASSWORD
 from ladder.matches.models import Match
-from ladder.matches.operations import allowed_actions
+from ladder.matches.operations import allowed_actions, correct_match
 from tests.browser.checks import check_widths, make_axe, sideways
 
 pytestmark = pytest.mark.browser
@@ -60,6 +63,57 @@ def demo(transactional_db):  # type: ignore[no-untyped-def]
             m for m in pending if {"confirm", "dispute"} <= allowed_actions(m, member)
         ),
         "disputed": Match.objects.filter(state="disputed").first(),
+        **widening_states(member),
+    }
+
+
+# Names as long as members have them: two surnames, a hyphen, a long first name.
+LONG_NAMES = {
+    MEMBER: "Daniel Oluwaseun Kim-Featherstonehaugh",
+    "priya": "Priya Venkataraman-Subramanian",
+    "emma": "Emma Clarke-Wolfeschlegelsteinhausen",
+}
+
+
+def widening_states(member) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """The states that made pages wider than a phone (issue 23): long names, a corrected
+    match (its history says before → after, the date and the proposal), an API token, and
+    lineups chosen (doubles and five a side: points at stake for 4 and 10 players)."""
+    for username, name in LONG_NAMES.items():
+        User.objects.filter(username=username).update(display_name=name)
+    member.refresh_from_db()
+    issue_token(member, "results script on the club's old laptop in the hall")
+    moderator = User.objects.get(username=MODERATOR)
+    confirmed = (
+        Match.objects.filter(state="confirmed", players__user=member, ladder__slug="singles")
+        .with_details()
+        .order_by("-played_on")
+        .first()
+    )
+    corrected = correct_match(
+        confirmed,
+        moderator,
+        [(21, 19), (15, 21), (21, 17)],
+        "Both players agree on three games; it was played the day before.",
+        played_on=confirmed.played_on - timedelta(days=1),
+    )
+    fives = list(
+        Membership.objects.filter(ladder__slug="team-5v5")
+        .exclude(user=member)
+        .order_by("user__username")
+        .values_list("user__username", flat=True)[:9]
+    )
+    doubles = ["priya", "mei", "emma"]
+    return {
+        "corrected": corrected,
+        "doubles_h2h": f"/ladders/doubles/head-to-head/?a={MEMBER}&a={doubles[0]}"
+        f"&b={doubles[1]}&b={doubles[2]}",
+        "doubles_report": f"/ladders/doubles/report/?side_a={MEMBER},{doubles[0]}"
+        f"&side_b={doubles[1]},{doubles[2]}",
+        "fives_h2h": "/ladders/team-5v5/head-to-head/?"
+        + "&".join([f"a={MEMBER}", *(f"a={u}" for u in fives[:4]), *(f"b={u}" for u in fives[4:])]),
+        "fives_report": f"/ladders/team-5v5/report/?side_a={','.join([MEMBER, *fives[:4]])}"
+        f"&side_b={','.join(fives[4:])}",
     }
 
 
@@ -143,6 +197,13 @@ def member_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "profile": "/accounts/profile/",
         "tokens": "/accounts/tokens/",
         "password-change": "/accounts/password/change/",
+        "report-start": "/report/",
+        # The states that widen pages (widening_states).
+        "match-corrected": f"/matches/{demo['corrected'].pk}/",
+        "head-to-head-doubles-chosen": demo["doubles_h2h"],
+        "head-to-head-5v5-chosen": demo["fives_h2h"],
+        "report-form-doubles-chosen": demo["doubles_report"],
+        "report-form-5v5-chosen": demo["fives_report"],
     }
 
 
