@@ -304,7 +304,7 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def report_start(request: SignedInRequest) -> HttpResponse:
-    """"Report" in the header: the member's one ladder's report form, or a choice of their
+    """ "Report" in the header: the member's one ladder's report form, or a choice of their
     ladders and a rematch of a recent lineup (one tap to a form with the players filled in)."""
     ladders = list(Ladder.objects.filter(memberships__user=request.user).order_by("name"))
     lineups = recent_lineups(request.user)

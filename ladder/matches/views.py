@@ -36,7 +36,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import trigger_client_event
 
 from accounts.models import User
-from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.models import Ladder
 from ladder.clubs.views import HtmxHttpRequest
 from ladder.matches import operations as domain
 from ladder.matches.errors import (
@@ -142,17 +142,15 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     match = get_match_for_user(request.user, pk)
     actions = _actions(match, request.user)
     mask_hidden_players([match], request.user)
-    is_member = (
-        request.user.is_authenticated
-        and Membership.objects.filter(ladder=match.ladder, user=request.user).exists()
-    )
+    viewer = request.user
+    member = isinstance(viewer, User) and match.ladder.memberships.filter(user=viewer).exists()
     context = {
         "match": match,
         "actions": actions,
         "disputes": list(match.disputes.all()),
         "audit": list(match.audit.all()),
         # A player still on the ladder: one tap to report the next match of the same lineup.
-        "rematch": lineup_of(match, request.user) if is_member else None,
+        "rematch": lineup_of(match, viewer) if member and isinstance(viewer, User) else None,
     }
     return render(request, "matches/match_detail.html", context)
 
