@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 from django.core.management import call_command
 
-from ladder.clubs.models import format_change
+from ladder.clubs.formatting import format_change
 from ladder.matches import operations as matches
 from ladder.matches.errors import MatchPermissionError
 from ladder.matches.models import Notification
