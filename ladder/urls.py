@@ -34,12 +34,18 @@ urlpatterns = [
     path("matches/<int:pk>/confirm/", match_views.confirm, name="match_confirm"),
     path("matches/<int:pk>/dispute/", match_views.dispute, name="match_dispute"),
     path("matches/<int:pk>/cancel/", match_views.cancel, name="match_cancel"),
+    path("matches/<int:pk>/edit/", match_views.edit, name="match_edit"),
     path("matches/<int:pk>/resolve/", match_views.resolve, name="match_resolve"),
     path("matches/<int:pk>/correct/", match_views.correct, name="match_correct"),
     path("matches/<int:pk>/void/", match_views.void, name="match_void"),
     path("report/", report_views.report_start, name="report_start"),
     path("inbox/", match_views.inbox, name="inbox"),
     path("notifications/", match_views.notifications, name="notifications"),
+    path(
+        "notifications/settings/",
+        match_views.notification_settings,
+        name="notification_settings",
+    ),
     path(
         "notifications/read-all/",
         match_views.notifications_read_all,

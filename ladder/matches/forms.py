@@ -25,6 +25,7 @@ from django.utils.safestring import SafeString
 
 from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
+from ladder.matches.models import MAIL_EVENTS, MailSettings
 from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
 
 # A guard against absurd posts, well above any format's best-of (7).
@@ -421,6 +422,30 @@ class DisputeForm(MatchForm):
         return {"reason": self.cleaned_data["reason"], "proposed_games": proposed}
 
 
+class EditForm(MatchForm):
+    """The reporter's change to their pending report: the games and the date."""
+
+    played_on = forms.DateField(label="Date played", widget=DateInput())
+
+    def __init__(self, data: Mapping[str, Any] | None = None, *, match: Any, **kw: Any) -> None:
+        super().__init__(
+            data,
+            ladder=match.ladder,
+            games=match.game_scores,
+            min_rows=match.ladder.scoring().games_to_win,
+            **kw,
+        )
+        self.match = match
+        self.fields["played_on"].initial = match.played_on
+
+    def edit_arguments(self) -> dict[str, Any] | None:
+        """``games`` and ``played_on`` for ``edit_match``, or None after an input error."""
+        games = self.parse_games()
+        if not self.is_valid() or games is None:
+            return None
+        return {"games": games, "played_on": self.cleaned_data["played_on"]}
+
+
 DECISIONS = {
     "uphold": "Uphold the reported score",
     "correct": "Correct to the games above",
@@ -489,3 +514,29 @@ class ModerationForm(MatchForm):
             if played_on and played_on != self.match.played_on:
                 arguments["played_on"] = played_on
         return arguments
+
+
+class MailSettingsForm(forms.Form):
+    """Which events e-mail the member (the site's notifications are always written)."""
+
+    mailed = forms.MultipleChoiceField(
+        choices=MAIL_EVENTS,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="E-mail me when",
+        help_text="Unticked: you still see it under Notifications and in your inbox.",
+    )
+
+    def __init__(self, data: Mapping[str, Any] | None = None, *, user: User) -> None:
+        super().__init__(data)
+        self.user = user
+        stored = MailSettings.objects.filter(user=user).first()
+        muted = set(stored.muted) if stored else set()
+        self.fields["mailed"].initial = [key for key, _ in MAIL_EVENTS if key not in muted]
+
+    def save(self) -> list[str]:
+        """Store the choice; the keys now muted."""
+        chosen = set(self.cleaned_data["mailed"])
+        muted = [key for key, _ in MAIL_EVENTS if key not in chosen]
+        MailSettings.objects.update_or_create(user=self.user, defaults={"muted": muted})
+        return muted

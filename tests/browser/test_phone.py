@@ -21,7 +21,8 @@ from accounts.tokens import issue_token
 from ladder.clubs.models import Membership
 from ladder.demo import DEMO_PASSWORD
 from ladder.matches.models import Match
-from ladder.matches.operations import allowed_actions, correct_match
+from ladder.matches.operations import correct_match
+from ladder.matches.permissions import allowed_actions
 from tests.browser.checks import check_widths, make_axe, sideways
 
 pytestmark = pytest.mark.browser

@@ -32,7 +32,16 @@ def test_a_report_tells_the_opponents_to_confirm(doubles, alice, bob, charlie, d
     )
     assert told(charlie) == [("to_confirm", text)]
     assert told(dave) == [("to_confirm", text)]
-    assert told(alice) == [] and told(bob) == []
+    assert told(alice) == []
+    # Issue 23: the partner hears of a report that names them.
+    assert told(bob) == [
+        (
+            "partner",
+            f"Alice Archer reported Alice Archer and Bob Baker v Charlie Chen and Dave Dunn on "
+            f"{day} (Club Doubles), 21\u201315 21\u201318, with you on their side; Charlie Chen "
+            "or Dave Dunn can confirm it.",
+        )
+    ]
     assert Notification.objects.get(user=charlie).match == match
 
 
@@ -67,7 +76,8 @@ def test_a_dispute_tells_the_reporter_and_every_moderator(doubles, alice, bob, c
     assert told(alice)[0][1].endswith(": The second game was 21-19")
     for moderator in (mod, no_mail_mod):
         assert [kind for kind, _ in told(moderator)] == ["to_settle"]
-    assert told(bob) == []  # the reporter's partner is not the one to answer
+    # The reporter's partner heard of the report, not of the dispute: not the one to answer.
+    assert [kind for kind, _ in told(bob)] == ["partner"]
 
 
 @pytest.mark.parametrize(
@@ -137,7 +147,7 @@ def test_the_list_page_marks_what_it_showed_read(client, doubles, alice, bob, ch
 
 def test_nobody_reads_anothers_notifications(client, doubles, alice, bob, charlie, dave):
     doubles_match(doubles, alice, bob, charlie, dave)
-    login(client, bob)
+    login(client, UserFactory(username="eve"))
     page = client.get("/notifications/").content.decode()
     assert "reported" not in page and "Nothing yet" in page
     assert Notification.objects.get(user=charlie).read_at is None
