@@ -108,7 +108,7 @@ def test_cancel_asks_with_keep_it(client, ladder, alice, bob):
         page = client.get(url).content.decode()
         assert "Yes, cancel it</button>" in page, url
         assert '<button type="button" class="secondary" data-keep>Keep it</button>' in page
-    assert allowed_actions(match, alice) == {"cancel"}
+    assert allowed_actions(match, alice) == {"cancel", "edit"}
 
 
 def test_members_of_other_ladders_are_not_offered(client, db):
