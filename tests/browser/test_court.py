@@ -3,18 +3,20 @@
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from accounts.roles import make_moderator
 from accounts.tokens import issue_token
 from ladder.matches import operations
 from ladder.matches.models import Match
-from tests.browser.test_phone import sideways
+from tests.browser.test_phone import save_screenshot, sideways
 from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory, reported_match
 
 pytestmark = pytest.mark.browser
@@ -160,3 +162,116 @@ def test_a_token_a_corrected_match_and_doubles_stakes_fit_360_px(new_page, court
     page.goto(h2h)
     expect(page.locator(".stakes-table tbody tr")).to_have_count(4)
     assert not wide, "\n".join(wide)
+
+
+# ---- the basics, by touch on a phone -------------------------------------------------------------
+
+
+@pytest.fixture
+def touch_page(browser, live_server, csp_violations):  # type: ignore[no-untyped-def]
+    """A phone page with touch (taps, not clicks), in its own context."""
+    context = browser.new_context(
+        base_url=live_server.url, viewport=PHONE, has_touch=True, is_mobile=True
+    )
+    context.set_default_timeout(10_000)
+    context.on(
+        "console",
+        lambda m: csp_violations.append(m.text) if "Content Security Policy" in m.text else None,
+    )
+    yield context.new_page()
+    context.close()
+
+
+def test_report_from_the_header_with_stakes_above_the_button(touch_page, court) -> None:  # type: ignore[no-untyped-def]
+    page = touch_page
+    reported_match(
+        court["doubles"],
+        court["alice"],
+        [court["alice"], court["bob"]],
+        [court["tom"], court["chloe"]],
+    )
+    log_in(page, "alice")
+    page.goto("/inbox/")
+    report = page.get_by_role("banner").get_by_role("link", name="Report", exact=True)
+    expect(report).to_be_in_viewport()  # in the header on a phone, no scrolling
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        save_screenshot(page, "report-button-phone")
+    report.tap()
+    expect(page.get_by_role("heading", name="Report a match")).to_be_visible()
+    page.get_by_role(
+        "link", name=re.compile("You and Bob Baker v Tom Okafor and Chloé Dubois")
+    ).tap()
+    expect(page.locator("#prediction .stakes-table tbody tr")).to_have_count(4)
+    stakes = page.locator("#prediction .stakes").bounding_box()
+    button = page.get_by_role("button", name="Report match").last.bounding_box()
+    assert stakes["y"] + stakes["height"] <= button["y"], "the points at stake come first"
+    assert sideways(page) is None
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        page.locator("#prediction").scroll_into_view_if_needed()
+        page.evaluate("window.scrollBy(0, 260)")
+        save_screenshot(page, "stakes-above-submit-phone")
+
+
+def test_the_chart_reads_a_day_out_on_a_tap(touch_page, court) -> None:  # type: ignore[no-untyped-def]
+    from ratings.pipeline import rate_ladder
+
+    singles, alice, tom = court["singles"], court["alice"], court["tom"]
+    for day, games in (
+        (3, [(21, 15), (21, 18)]),
+        (2, [(15, 21), (18, 21)]),
+        (1, [(21, 5), (21, 9)]),
+    ):
+        match = reported_match(
+            singles,
+            alice,
+            [alice],
+            [tom],
+            games=games,
+            played_on=timezone.localdate() - timedelta(days=day),
+        )
+        operations.confirm_match(match, tom)
+    rate_ladder(singles.pk)
+    page = touch_page
+    page.goto("/players/alice/?ladder=singles")
+    chart = page.locator("svg.chart-narrow")
+    expect(chart).to_be_visible()
+    expect(page.locator("svg.chart-wide")).to_be_hidden()
+    # The axis labels read at 10 px or more on a 390 px phone.
+    sizes = chart.locator("text").evaluate_all(
+        "ts => ts.map(t => t.getBoundingClientRect().height)"
+    )
+    assert sizes and min(sizes) >= 10, sizes
+    readout = page.locator(".chart-readout")
+    first = chart.locator("circle.dot").first
+    box = first.bounding_box()
+    page.touchscreen.tap(box["x"] + box["width"] / 2 + 6, box["y"] + 40)  # near it, not on it
+    expect(first).to_have_class(re.compile("active"))
+    expect(readout).to_have_text(first.get_attribute("data-reading"))
+    chart.focus()
+    page.keyboard.press("ArrowRight")
+    second = chart.locator("circle.dot").nth(1)
+    expect(readout).to_have_text(second.get_attribute("data-reading"))
+
+
+def test_a_new_token_copies_and_revoke_all_asks_first(new_page, court) -> None:  # type: ignore[no-untyped-def]
+    page = new_page()
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    log_in(page, "alice")
+    page.goto("/accounts/tokens/")
+    page.get_by_label("Name").fill("phone")
+    page.get_by_role("button", name="Make a token").click()
+    secret = page.locator("#new-token").inner_text()
+    page.get_by_role("button", name="Copy the token").click()
+    expect(page.locator("#copy-status")).to_have_text("Copied.")
+    assert page.evaluate("navigator.clipboard.readText()") == secret
+    page.goto("/accounts/tokens/")
+    yes = page.get_by_role("button", name="Yes, revoke all")
+    expect(yes).to_be_hidden()
+    page.get_by_text("Revoke all", exact=True).click()
+    page.get_by_role("button", name="Keep them").click()
+    expect(yes).to_be_hidden()
+    assert court["alice"].auth_token_set.count() == 1
+    page.get_by_text("Revoke all", exact=True).click()
+    yes.click()
+    expect(page.get_by_text("Revoked all your API tokens (1).")).to_be_visible()
+    assert court["alice"].auth_token_set.count() == 0
