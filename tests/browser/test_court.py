@@ -275,3 +275,23 @@ def test_a_new_token_copies_and_revoke_all_asks_first(new_page, court) -> None: 
     yes.click()
     expect(page.get_by_text("Revoked all your API tokens (1).")).to_be_visible()
     assert court["alice"].auth_token_set.count() == 0
+
+
+def test_club_night_on_the_halls_courts(phone_page, court) -> None:  # type: ignore[no-untyped-def]
+    page = phone_page
+    log_in(page, "alice")
+    page.goto("/ladders/doubles/club-night/")
+    boxes = page.locator("input[name=present]")
+    for i in range(boxes.count()):
+        boxes.nth(i).check()
+    page.get_by_label("Courts").fill("1")
+    page.get_by_role("button", name="Propose a round").click()
+    rounds = page.locator("#rounds")
+    expect(rounds.get_by_role("heading", name="Round 1")).to_be_visible()
+    expect(rounds.locator(".proposed-match")).to_have_count(1)  # 5 in the hall, 1 court
+    expect(rounds.locator(".byes")).to_contain_text("Sitting out:")
+    expect(rounds.locator(".proposed-match .who").first).not_to_have_text(re.compile("…"))
+    assert sideways(page) is None
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        rounds.scroll_into_view_if_needed()
+        save_screenshot(page, "club-night-courts-phone")

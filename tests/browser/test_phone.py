@@ -257,7 +257,7 @@ def test_the_name_type_ahead_works_from_the_keyboard(page, demo) -> None:  # typ
     expect(box).to_have_attribute("aria-expanded", "false")
     box.press_sequentially("pri", delay=40)
     listbox = page.get_by_role("listbox", name="Matching members").first
-    expect(listbox.get_by_role("option", name=re.compile("Priya Patel"))).to_be_visible()
+    expect(listbox.get_by_role("option", name=re.compile("Priya"))).to_be_visible()
     expect(box).to_have_attribute("aria-expanded", "true")
 
     box.press("ArrowDown")
@@ -265,7 +265,7 @@ def test_the_name_type_ahead_works_from_the_keyboard(page, demo) -> None:  # typ
     assert active, "ArrowDown highlights the first name"
     expect(page.locator(f"#{active}")).to_have_attribute("aria-selected", "true")
     box.press("Enter")  # picks; does not report the match
-    expect(page.locator("#picked-opponent_1")).to_have_text("✓ Priya Patel")
+    expect(page.locator("#picked-opponent_1")).to_have_text(re.compile("^✓ Priya "))
     expect(page).to_have_url(re.compile(r"/ladders/doubles/report/$"))
     box = page.get_by_role("combobox", name="Opponent 1")
     expect(box).to_be_focused()
