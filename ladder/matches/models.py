@@ -457,6 +457,7 @@ class Notification(models.Model):
         """Where the notification leads: its match's page, or its link."""
         return Match(pk=self.match_id).get_absolute_url() if self.match_id else self.link
 
+
 class MailSettings(models.Model):
     """Which e-mails a member wants (``MAIL_EVENTS``); without a row, all of them."""
 

@@ -63,8 +63,8 @@ from ladder.matches.permissions import (
     check_confirm,
     check_correct,
     check_dispute,
-    check_not_barred,
     check_edit,
+    check_not_barred,
     check_resolve,
     check_void,
 )

@@ -113,6 +113,8 @@ def test_the_club_time_zone_is_read_from_the_environment() -> None:
     bad = run_manage("check", DEBUG="1", TIME_ZONE="Mars/Olympus_Mons")
     assert bad.returncode != 0
     assert "Incorrect timezone setting: Mars/Olympus_Mons" in bad.stderr
+
+
 @pytest.mark.parametrize("site_url", [None, "http://127.0.0.1:8000", "https://other.example.org"])
 def test_check_deploy_warns_when_e_mail_links_lead_elsewhere(site_url) -> None:  # type: ignore[no-untyped-def]
     """Issue 23, bug 5: e-mail links pointed to port 8000 whatever the site ran on."""
