@@ -147,7 +147,13 @@ def test_signup_follows_a_safe_next_only(client):
     mail.outbox.clear()
     client.post(
         URL,
-        {**GOOD, "username": "eve", "email": "eve@example.org", "next": "https://evil.example/"},
+        {
+            **GOOD,
+            "display_name": "Eve Example",
+            "username": "eve",
+            "email": "eve@example.org",
+            "next": "https://evil.example/",
+        },
     )
     assert client.post(_link(), CHOSEN)["Location"] == reverse("ladder:list")
 
@@ -189,7 +195,8 @@ def test_a_taken_address_gets_the_same_answer_and_its_owner_a_note(client, alice
     client.session.flush()
     mail.outbox.clear()
     before = User.objects.count()
-    taken = client.post(URL, {**GOOD, "username": "dana2", "email": "ALICE@Example.ORG"})
+    other = {"display_name": "Dana Two", "username": "dana2", "email": "ALICE@Example.ORG"}
+    taken = client.post(URL, other)
     assert taken.status_code == new.status_code == 302
     assert taken["Location"] == new["Location"]
     assert User.objects.count() == before
