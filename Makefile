@@ -17,11 +17,14 @@ $(STAMP): pyproject.toml ratings/engine/_native.c
 
 # DEBUG is off unless set; the development commands set it (the tests: pyproject's `env`).
 run typecheck: export DEBUG ?= 1
+# `make run PORT=8001`: the e-mails printed in the terminal link to the port it serves.
+PORT ?= 8000
+run: export SITE_URL ?= http://127.0.0.1:$(PORT)
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py seed_demo --if-empty
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

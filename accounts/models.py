@@ -15,16 +15,22 @@ from knox.models import AbstractAuthToken, AuthTokenManager
 from accounts.names import confusable_with
 
 MODERATORS_GROUP = "Moderators"
+# A search by name is a few words; more would only make a slower query.
+MAX_SEARCH_WORDS = 4
 
 
 def name_contains(text: str, path: str = "") -> Q:
     """Users (at ``path``: "user__" from a membership) whose username or display name
-    contains ``text``, ignoring case and a leading "@"; no condition for blank text.
-    The trigram indexes of migration 0002 serve it."""
-    text = text.strip().lstrip("@")
-    if not text:
-        return Q()
-    return Q(**{f"{path}username__icontains": text}) | Q(**{f"{path}display_name__icontains": text})
+    contains each word of ``text``, ignoring case and a leading "@"; no condition for blank
+    text. Word by word, so "chloe d" finds @chloe, Chloé Dubois: "chloe" in her username,
+    "d" in her name. The trigram indexes of migration 0002 serve it."""
+    words = text.strip().lstrip("@").split()
+    condition = Q()
+    for word in words[:MAX_SEARCH_WORDS]:
+        condition &= Q(**{f"{path}username__icontains": word}) | Q(
+            **{f"{path}display_name__icontains": word}
+        )
+    return condition
 
 
 class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox is untyped

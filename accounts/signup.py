@@ -45,7 +45,7 @@ class SignupLinkError(Exception):
     """A confirmation link that is broken, expired or already used; the message is for people."""
 
 
-def start_signup(username: str, email: str, next_url: str = "") -> None:
+def start_signup(username: str, email: str, next_url: str = "", display_name: str = "") -> None:
     """Make (or renew) the account awaiting confirmation of ``email`` and mail its link, or
     mail the owner of the address a note. Either way the caller answers the same."""
     existing = User.objects.filter(email__iexact=email).first()
@@ -53,7 +53,9 @@ def start_signup(username: str, email: str, next_url: str = "") -> None:
     try:
         with transaction.atomic():
             if existing is None:
-                existing = User(username=username, email=email, is_active=False)
+                existing = User(
+                    username=username, email=email, display_name=display_name, is_active=False
+                )
                 existing.awaiting_confirmation = True
                 existing.set_unusable_password()
                 existing.save()
@@ -62,7 +64,7 @@ def start_signup(username: str, email: str, next_url: str = "") -> None:
                 # ratings for them to refresh (and the path costs what the others do).
                 # The link's days start again.
                 User.objects.filter(pk=existing.pk).update(
-                    username=username, date_joined=timezone.now()
+                    username=username, display_name=display_name, date_joined=timezone.now()
                 )
             else:
                 kind = TAKEN

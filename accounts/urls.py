@@ -11,6 +11,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from accounts import views
+from accounts.forms import LoginForm
 from accounts.security import limit_password_reset
 
 account_patterns = [
@@ -21,7 +22,13 @@ account_patterns = [
 ]
 
 urlpatterns = [
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(
+            redirect_authenticated_user=True, authentication_form=LoginForm
+        ),
+        name="login",
+    ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),  # POST only
     path(
         "password/change/",

@@ -39,7 +39,12 @@ def signup(request: HttpRequest) -> HttpResponse:
         signups.purge_unconfirmed()  # an expired sign-up frees its username at once
         if form.is_valid():
             email = form.cleaned_data["email"]
-            signups.start_signup(form.cleaned_data["username"], email, _next_url(request, ""))
+            signups.start_signup(
+                form.cleaned_data["username"],
+                email,
+                _next_url(request, ""),
+                display_name=form.cleaned_data["display_name"],
+            )
             request.session["signup_email"] = email
             return redirect("accounts:signup_sent")
     return render(request, "accounts/signup.html", {"form": form, "next": _next_url(request, "")})

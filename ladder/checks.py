@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.checks import CheckMessage, Tags, Warning, register
+from django.http.request import split_domain_port, validate_host
 
 PER_PROCESS_CACHES = (
     "django.core.cache.backends.locmem.LocMemCache",
@@ -44,3 +46,22 @@ def check_time_zone(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage
             )
         ]
     return []
+
+
+@register(Tags.security, deploy=True)
+def check_site_url(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """Links in e-mails (sign-up, matches to confirm, disputes) are SITE_URL + a path: they are
+    sent after commit, often by the worker, with no request to take an address from. A
+    SITE_URL the site does not answer to (unset: http://127.0.0.1:8000) mails dead links."""
+    parts = urlsplit(settings.SITE_URL)
+    host, _ = split_domain_port(parts.netloc)
+    if parts.scheme in ("http", "https") and host and validate_host(host, settings.ALLOWED_HOSTS):
+        return []
+    return [
+        Warning(
+            f"SITE_URL is {settings.SITE_URL!r}, not an address this site answers to "
+            "(ALLOWED_HOSTS): links in its e-mails would lead nowhere.",
+            hint="Set SITE_URL to the site's public address, e.g. https://ladder.example.org.",
+            id="ladder.W003",
+        )
+    ]

@@ -155,7 +155,9 @@ if EMAIL_HOST:
 else:
     EMAIL_BACKEND = envstr("EMAIL_BACKEND") or "django.core.mail.backends.console.EmailBackend"
 DEFAULT_FROM_EMAIL = envstr("DEFAULT_FROM_EMAIL") or "ladder@localhost"
-# The site's address for links in emails (sent after commit, with no request at hand).
+# The site's address for links in emails (sent after commit, with no request at hand): the
+# one source of every link mailed. `make run` sets it to the port it serves; `manage.py check
+# --deploy` warns (ladder.W003) when it is not an address of ALLOWED_HOSTS.
 SITE_URL = envstr("SITE_URL") or "http://127.0.0.1:8000"
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
@@ -263,6 +265,11 @@ REST_FRAMEWORK = {
     # ladder/api_support.py: JSON only (what the API documents and accepts), pages checked,
     # every error a client can meet in the schema, bad requests a 400 rather than a 500.
     "DEFAULT_PARSER_CLASSES": ["ladder.api_support.JSONParser"],
+    # JSON, and in a browser the browsable API under the site's CSP (ladder/api_support.py).
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "ladder.api_support.BrowsableAPIRenderer",
+    ],
     "DEFAULT_SCHEMA_CLASS": "ladder.api_schema.Schema",
     "DEFAULT_PAGINATION_CLASS": "ladder.api_support.Pagination",
     "EXCEPTION_HANDLER": "ladder.api_support.exception_handler",

@@ -16,6 +16,7 @@ from drf_spectacular.views import (
 
 from ladder import views
 from ladder.clubs import views as club_views
+from ladder.matches import report_views
 from ladder.matches import views as match_views
 
 # The API docs pages run third-party bundles (drf-spectacular-sidecar): Swagger UI's set-up
@@ -33,14 +34,29 @@ urlpatterns = [
     path("matches/<int:pk>/confirm/", match_views.confirm, name="match_confirm"),
     path("matches/<int:pk>/dispute/", match_views.dispute, name="match_dispute"),
     path("matches/<int:pk>/cancel/", match_views.cancel, name="match_cancel"),
+    path("matches/<int:pk>/edit/", match_views.edit, name="match_edit"),
     path("matches/<int:pk>/resolve/", match_views.resolve, name="match_resolve"),
     path("matches/<int:pk>/correct/", match_views.correct, name="match_correct"),
     path("matches/<int:pk>/void/", match_views.void, name="match_void"),
+    path("report/", report_views.report_start, name="report_start"),
     path("inbox/", match_views.inbox, name="inbox"),
     path("notifications/", match_views.notifications, name="notifications"),
+    path(
+        "notifications/settings/",
+        match_views.notification_settings,
+        name="notification_settings",
+    ),
+    path(
+        "notifications/read-all/",
+        match_views.notifications_read_all,
+        name="notifications_read_all",
+    ),
     path("inbox/badge/", match_views.inbox_badge, name="inbox_badge"),
     path("moderation/", match_views.moderation, name="moderation"),
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico whatever the pages link (feed readers, bookmarks, tabs
+    # opened on a JSON answer): the icon the pages use.
+    path("favicon.ico", views.favicon, name="favicon"),
     path("api/v1/", include("ladder.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path(

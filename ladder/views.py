@@ -4,8 +4,9 @@ for them, the latest results of their ladders)."""
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
+from django.views.decorators.http import require_GET, require_safe
 
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
@@ -39,3 +40,10 @@ def home(request: HttpRequest) -> HttpResponse:
             }
         )
     return render(request, "ladder/home.html", context)
+
+
+@require_safe
+def favicon(request: HttpRequest) -> HttpResponse:
+    """/favicon.ico, which browsers ask for whatever a page links: the site's icon (its
+    hashed static address, resolved per request: the manifest exists after collectstatic)."""
+    return redirect(static("icons/favicon.ico"), permanent=True)

@@ -18,6 +18,10 @@ from ladder.clubs.formatting import format_change, format_rating, format_rd
 
 WIDTH = 720
 HEIGHT = 280
+# The chart a phone shows (site.css picks one by the screen's width): drawn at about the size
+# it is seen, so its labels read at 11 px instead of 5.
+NARROW_WIDTH = 360
+NARROW_HEIGHT = 240
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28  # room for the axis labels
 # More days than this and every k-th day is drawn (the last always is).
 MAX_POINTS = 400

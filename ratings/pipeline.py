@@ -35,7 +35,7 @@ from django.utils import timezone
 
 from ladder.clubs.access import listing_of
 from ladder.clubs.caching import pages_changed
-from ladder.clubs.formatting import format_rating
+from ladder.clubs.formatting import format_change, format_rating
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import IdBatch, id_batches, insert_rows, upsert_rows
@@ -171,12 +171,25 @@ def _tell_new_ratings(ladder: Ladder, match_ids: IdBatch) -> None:
             user_id=c.user_id,
             kind="rating",
             match_id=c.match_id,
-            text=f"{ladder.name}: your rating went from {format_rating(c.rating_before)} to "
-            f"{format_rating(c.rating_after)} after your {'win' if c.won else 'loss'} of "
-            f"{c.played_on.day} {c.played_on:%b}.",
+            text=f"{ladder.name}: {rating_news(c.rating_before, c.rating_after, c.won, c.played_on)}",
         )
         for c in changes
     )
+
+
+def rating_news(before: float, after: float, won: bool, played_on: date) -> str:
+    """What a match did to a player's rating, in words: "your rating went from 4.97 to 5.02
+    (+0.05) after your win of 3 Nov", or, when the change is too small to show, that it
+    stayed and why (never "went from 4.97 to 4.97")."""
+    result = f"your {'win' if won else 'loss'} of {played_on.day} {played_on:%b}"
+    shown_before, shown_after = format_rating(before), format_rating(after)
+    if shown_before == shown_after:
+        return (
+            f"your rating stayed at {shown_after} after {result}: the ratings expected that "
+            "result, so it moved by less than 0.01."
+        )
+    change = format_change(after - before)
+    return f"your rating went from {shown_before} to {shown_after} ({change}) after {result}."
 
 
 def recompute_ladder(ladder_id: int) -> int:

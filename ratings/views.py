@@ -29,7 +29,14 @@ from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.services import can_join
 from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user, public_ladder
 from ratings import histories, leaderboards, predictions
-from ratings.chart import DEFAULT_RANGE, RANGES, rating_chart, since_of
+from ratings.chart import (
+    DEFAULT_RANGE,
+    NARROW_HEIGHT,
+    NARROW_WIDTH,
+    RANGES,
+    rating_chart,
+    since_of,
+)
 from ratings.forms import LeaderboardFilterForm
 from ratings.models import TREND_DAYS, RatingChange, today
 from ratings.stakes import points_at_stake
@@ -177,6 +184,10 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
             chosen = request.GET.get("range", "")
             period = chosen if chosen in {key for key, _, _ in RANGES} else DEFAULT_RANGE
             context["chart"] = rating_chart(played, since=since_of(period, on))
+            # A phone's own drawing: labels stay readable when the chart is 320 px wide.
+            context["chart_narrow"] = rating_chart(
+                played, since=since_of(period, on), width=NARROW_WIDTH, height=NARROW_HEIGHT
+            )
             context["ranges"] = RANGES
             context["period"] = period
             opponents, partners = histories.records(

@@ -21,7 +21,7 @@ from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR
 from ladder.api_support import TextField
 from ladder.clubnight import services as clubnight
-from ladder.clubnight.matchmaking import ClubNightError
+from ladder.clubnight.matchmaking import MAX_COURTS, ClubNightError
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Membership
@@ -52,6 +52,13 @@ class ClubNightRequestSerializer(serializers.Serializer):
         required=False,
         help_text="Tonight's earlier rounds, as this endpoint answered them: their pairings "
         "are avoided, and whoever sat out plays first.",
+    )
+    courts = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=MAX_COURTS,
+        help_text="Courts in the hall: at most this many matches (everyone else sits out).",
     )
 
 
@@ -149,7 +156,9 @@ class ClubNightView(APIView):
         today = timezone.localdate()
         try:
             users = clubnight.members_named(ladder, data.validated_data["present"], viewer)
-            rnd = clubnight.propose_round(ladder, users, previous, today)
+            rnd = clubnight.propose_round(
+                ladder, users, previous, today, data.validated_data.get("courts")
+            )
         except ClubNightError as exc:
             raise exceptions.ValidationError({"present": [str(exc)]}) from None
         states = clubnight.hall_states(ladder, users)

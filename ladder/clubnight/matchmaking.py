@@ -144,6 +144,8 @@ STALL = 100
 TIME_BUDGET = 0.6
 #: Random generator seed: the same hall always gets the same proposal.
 SEED = 20240601
+# A hall with more courts than this is not a club night this page is for.
+MAX_COURTS = 30
 #: Team sizes whose side splits are all enumerated in the heuristic (10 splits at 3 a side,
 #: 35 at 4, 126 at 5); larger teams split by a swap search from a snake draft.
 FULL_SPLIT_MAX_TEAM = 3
@@ -254,8 +256,12 @@ def propose(
     search: str = "auto",
     seed: int = SEED,
     floor: float = QUALITY_FLOOR,
+    courts: int | None = None,
 ) -> Round:
     """The best round for the players present (see the module docstring for the objective).
+
+    ``courts``: at most that many matches at once; everyone else sits out, those who
+    played most tonight (then in all) first, as with any player left over.
 
     ``history`` counts pairings within the ladder's lookback window; ``previous_rounds``
     are tonight's earlier rounds, each a sequence of ``(side_a, side_b)`` ids. ``search``
@@ -269,6 +275,8 @@ def propose(
         raise ClubNightError("The match quality floor must be between 0 and 1.")
     if search not in ("auto", "exact", "heuristic"):
         raise ClubNightError(f"Unknown search {search!r}.")
+    if courts is not None and not 1 <= courts <= MAX_COURTS:
+        raise ClubNightError(f"The number of courts is a whole number from 1 to {MAX_COURTS}.")
     ids = [p.id for p in present]
     if len(set(ids)) != len(ids):
         raise ClubNightError("A player is listed twice.")
@@ -281,7 +289,9 @@ def propose(
     if search == "exact" and len(present) > EXACT_MAX_PLAYERS:
         raise ClubNightError(f"Exact search is for halls of up to {EXACT_MAX_PLAYERS} players.")
 
-    hall = _Hall(present, team_size, params, on, history or History(), previous_rounds, floor)
+    hall = _Hall(
+        present, team_size, params, on, history or History(), previous_rounds, floor, courts
+    )
     playing, tie, benched_from_tie, byes = hall.who_plays()
     exact = search == "exact" or (search == "auto" and len(present) <= EXACT_MAX_PLAYERS)
     if exact:
@@ -343,9 +353,11 @@ class _Hall:
         history: History,
         previous_rounds: Sequence[Sequence[Pairing]],
         floor: float = QUALITY_FLOOR,
+        courts: int | None = None,
     ) -> None:
         self.players = sorted(present, key=lambda p: p.id)
         self.floor = floor
+        self.courts = courts
         self.team_size = team_size
         self.size = 2 * team_size
         self.params = params
@@ -398,7 +410,10 @@ class _Hall:
     def who_plays(self) -> tuple[list[int], list[int], int, list[int]]:
         """(certain to play, tied at the cut, how many of the tied sit out, certain byes)."""
         n = len(self.players)
-        byes = n % self.size
+        matches = n // self.size
+        if self.courts is not None:
+            matches = min(matches, self.courts)
+        byes = n - matches * self.size
         everyone = list(range(n))
         if byes == 0:
             return everyone, [], 0, []

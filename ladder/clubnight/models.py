@@ -36,6 +36,11 @@ class ClubNight(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     present = models.JSONField(default=list, blank=True, help_text="Usernames.")
     rounds = models.JSONField(default=list, blank=True)
+    courts = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Courts in the hall: at most this many matches a round (blank: no limit).",
+    )
 
     class Meta:
         db_table = "ladder_clubnight"  # its name from before the move

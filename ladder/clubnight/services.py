@@ -38,6 +38,7 @@ def propose_round(
     present_users: Sequence[Any],
     previous_rounds: Sequence[Sequence[Pairing]] = (),
     on: date | None = None,
+    courts: int | None = None,
 ) -> Round:
     """A round for the ladder's members in the hall (users), avoiding tonight's earlier rounds
     (pairings of usernames) and the ladder's recent matches.
@@ -70,6 +71,7 @@ def propose_round(
         on=on,
         history=recent_pairings(ladder, users, on),
         previous_rounds=previous_rounds,
+        courts=courts,
     )
 
 
@@ -195,9 +197,14 @@ def last_club_night(ladder: Ladder, before: date | None = None) -> ClubNight | N
 
 
 def add_round(
-    ladder: Ladder, by: Any, present_users: Sequence[Any], on: date | None = None
+    ladder: Ladder,
+    by: Any,
+    present_users: Sequence[Any],
+    on: date | None = None,
+    courts: int | None = None,
 ) -> tuple[ClubNight, Round]:
-    """Propose tonight's next round for the players ticked, and keep it (and who is present).
+    """Propose tonight's next round for the players ticked, on at most ``courts`` courts,
+    and keep it (and who is present, and the courts).
 
     The night's row is locked while the round is chosen, so two organisers proposing at
     once get two consecutive rounds, never the same one twice. Nothing is saved when the
@@ -208,10 +215,11 @@ def add_round(
         night, _ = ClubNight.objects.select_for_update().get_or_create(
             ladder=ladder, date=on, defaults={"created_by": by}
         )
-        rnd = propose_round(ladder, present_users, pairings_from_json(night.rounds), on)
+        rnd = propose_round(ladder, present_users, pairings_from_json(night.rounds), on, courts)
         night.present = sorted(u.username for u in present_users)
         night.rounds = [*night.rounds, round_to_json(rnd)]
-        night.save(update_fields=["present", "rounds"])
+        night.courts = courts
+        night.save(update_fields=["present", "rounds", "courts"])
     return night, rnd
 
 

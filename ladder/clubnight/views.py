@@ -99,7 +99,8 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
             else:
                 users = clubnight.members_named(ladder, list(dict.fromkeys(ticked)), viewer)
                 users += [kept[u] for u in unseen]
-                night, _ = clubnight.add_round(ladder, request.user, users, today)
+                courts = _courts(request.POST.get("courts", ""))
+                night, _ = clubnight.add_round(ladder, request.user, users, today, courts)
         except ClubNightPermissionError as exc:
             error, status = str(exc), 403
         except ClubNightError as exc:
@@ -135,6 +136,17 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
         return render(request, fragment, context, status=status)
     context["last"] = last
     return render(request, "clubnight/club_night.html", context, status=status)
+
+
+def _courts(typed: str) -> int | None:
+    """The number of courts typed (blank: as many as the players fill); ClubNightError
+    for anything but a whole number (the matchmaking checks its range)."""
+    typed = typed.strip()
+    if not typed:
+        return None
+    if not typed.isdigit():
+        raise ClubNightError(f"The number of courts is a whole number, not {typed[:20]!r}.")
+    return int(typed)
 
 
 def _people(ladder: Ladder, on: date, viewer: Viewer) -> dict[str, Attendee]:

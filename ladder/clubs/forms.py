@@ -11,7 +11,7 @@ from django import forms
 from accounts.models import User
 from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs.models import Ladder, Membership
-from ratings.engine.initial import CERTAINTY_CHOICES, LEVEL_CHOICES
+from ratings.engine.initial import CERTAINTY_CHOICES, level_choices_for
 
 
 class JoinForm(forms.Form):
@@ -39,7 +39,7 @@ class JoinForm(forms.Form):
         certainty = cast(forms.ChoiceField, self.fields["certainty"])
         level.choices = [
             ("", f"Skip – ladder default ({format_rating(start.rating)})"),
-            *LEVEL_CHOICES,
+            *level_choices_for(ladder.scoring_format),
         ]
         certainty.choices = [
             *CERTAINTY_CHOICES,

@@ -39,8 +39,10 @@ from ladder.matches.errors import (
 from ladder.matches.inbox import inbox_for
 from ladder.matches.models import MATCH_STATES, Match
 from ladder.matches.serializers import (
+    ConfirmInputSerializer,
     CorrectInputSerializer,
     DisputeInputSerializer,
+    EditInputSerializer,
     InboxSerializer,
     MatchDetailSerializer,
     MatchSerializer,
@@ -217,10 +219,31 @@ class MatchViewSet(
         )
         return self._detail(match, status.HTTP_201_CREATED)
 
-    @transition_schema("Confirm a match reported against you")
+    @extend_schema(
+        summary="Change your own pending report (its score, and maybe its date)",
+        description="Only its reporter, while it waits for confirmation; the players stay "
+        "(cancel and report again to change them). The opponents are told and confirm the "
+        "new version; the audit trail keeps both.",
+        request=EditInputSerializer,
+        responses={200: MatchDetailSerializer, **ERRORS},
+    )
+    def partial_update(self, request: Request, pk: str) -> Response:
+        match = self.get_object()
+        data = self._input(EditInputSerializer)
+        match = matches.edit_match(
+            match,
+            request.user,  # type: ignore[arg-type]
+            data["games"],
+            played_on=data.get("played_on"),
+        )
+        return self._detail(match)
+
+    @transition_schema("Confirm a match reported against you", ConfirmInputSerializer)
     @action(detail=True, methods=["post"])
     def confirm(self, request: Request, pk: str) -> Response:
-        return self._detail(matches.confirm_match(self.get_object(), request.user))  # type: ignore[arg-type]
+        match = self.get_object()
+        seen = self._input(ConfirmInputSerializer).get("seen")
+        return self._detail(matches.confirm_match(match, request.user, seen=seen))  # type: ignore[arg-type]
 
     @transition_schema("Dispute a match reported against you", DisputeInputSerializer)
     @action(detail=True, methods=["post"])

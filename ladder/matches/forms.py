@@ -24,7 +24,10 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from accounts.models import User
+from ladder.clubs import access
+from ladder.clubs.access import Viewer
 from ladder.clubs.models import Ladder, Membership
+from ladder.matches.models import MAIL_EVENTS, MailSettings
 from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
 
 # A guard against absurd posts, well above any format's best-of (7).
@@ -74,6 +77,7 @@ class MatchForm(forms.Form):
         self.max_rows = ladder.scoring().best_of
         self.section_errors: dict[str, list[str]] = {}
         self.game_rows = self._rows(data, games or [], min_rows)
+        self._parsed: tuple[list[tuple[int, int]] | None] | None = None
 
     # ---- game rows ----------------------------------------------------------------------
 
@@ -112,7 +116,15 @@ class MatchForm(forms.Form):
         return any(not row.blank for row in self.game_rows)
 
     def parse_games(self) -> list[tuple[int, int]] | None:
-        """The typed games as ``(a, b)`` pairs, skipping blank rows; None after an input error."""
+        """The typed games as ``(a, b)`` pairs, skipping blank rows; None after an input error.
+
+        Parsed once per form: asking again (a report that failed, then the prediction from
+        the players entered) must not add its errors twice."""
+        if self._parsed is None:
+            self._parsed = (self._parse_games(),)
+        return self._parsed[0]
+
+    def _parse_games(self) -> list[tuple[int, int]] | None:
         games: list[tuple[int, int]] = []
         problems = []
         for row in self.game_rows:
@@ -258,11 +270,21 @@ class ReportForm(MatchForm):
                 user is None
                 or not Membership.objects.filter(ladder=self.ladder, user=user).exists()
             ):
+                # A name typed in full without picking it from the list ("Tom Okafor").
+                user = self._member_named(username)
+            if user is None:
                 # The same words for no account and for no membership (ladder.matches).
                 self.add_error(slot, no_member_called(self.ladder, username))
             else:
                 self.users[slot] = user
         return cleaned
+
+    def _member_named(self, name: str) -> User | None:
+        """The one member of the ladder the reporter can see whose display name is ``name``
+        (any case); None when no one or several are called that."""
+        named = Membership.objects.filter(ladder=self.ladder, user__display_name__iexact=name)
+        members = list(access.members(Viewer.of(self.reporter), named).select_related("user")[:2])
+        return members[0].user if len(members) == 1 else None
 
     def side_a(self) -> list[User]:
         return [self.reporter, *(self.users[s] for s in self.partner_slots if s in self.users)]
@@ -399,6 +421,30 @@ class DisputeForm(MatchForm):
         return {"reason": self.cleaned_data["reason"], "proposed_games": proposed}
 
 
+class EditForm(MatchForm):
+    """The reporter's change to their pending report: the games and the date."""
+
+    played_on = forms.DateField(label="Date played", widget=DateInput())
+
+    def __init__(self, data: Mapping[str, Any] | None = None, *, match: Any, **kw: Any) -> None:
+        super().__init__(
+            data,
+            ladder=match.ladder,
+            games=match.game_scores,
+            min_rows=match.ladder.scoring().games_to_win,
+            **kw,
+        )
+        self.match = match
+        self.fields["played_on"].initial = match.played_on
+
+    def edit_arguments(self) -> dict[str, Any] | None:
+        """``games`` and ``played_on`` for ``edit_match``, or None after an input error."""
+        games = self.parse_games()
+        if not self.is_valid() or games is None:
+            return None
+        return {"games": games, "played_on": self.cleaned_data["played_on"]}
+
+
 DECISIONS = {
     "uphold": "Uphold the reported score",
     "correct": "Correct to the games above",
@@ -467,3 +513,29 @@ class ModerationForm(MatchForm):
             if played_on and played_on != self.match.played_on:
                 arguments["played_on"] = played_on
         return arguments
+
+
+class MailSettingsForm(forms.Form):
+    """Which events e-mail the member (the site's notifications are always written)."""
+
+    mailed = forms.MultipleChoiceField(
+        choices=MAIL_EVENTS,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="E-mail me when",
+        help_text="Unticked: you still see it under Notifications and in your inbox.",
+    )
+
+    def __init__(self, data: Mapping[str, Any] | None = None, *, user: User) -> None:
+        super().__init__(data)
+        self.user = user
+        stored = MailSettings.objects.filter(user=user).first()
+        muted = set(stored.muted) if stored else set()
+        self.fields["mailed"].initial = [key for key, _ in MAIL_EVENTS if key not in muted]
+
+    def save(self) -> list[str]:
+        """Store the choice; the keys now muted."""
+        chosen = set(self.cleaned_data["mailed"])
+        muted = [key for key, _ in MAIL_EVENTS if key not in chosen]
+        MailSettings.objects.update_or_create(user=self.user, defaults={"muted": muted})
+        return muted

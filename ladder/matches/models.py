@@ -295,6 +295,7 @@ AUDIT_ACTIONS = (
     ("confirm", "Confirmed"),
     ("dispute", "Disputed"),
     ("cancel", "Cancelled"),
+    ("edit", "Changed by the reporter"),
     ("expire", "Expired"),
     ("resolve_uphold", "Dispute resolved: report upheld"),
     ("resolve_correct", "Dispute resolved: score corrected"),
@@ -388,6 +389,20 @@ NOTIFICATION_KINDS = (
     ("voided", "A match was voided"),
     ("rating", "Your rating changed"),
     ("moderation", "A moderation decision"),
+    ("partner", "A report names you as a partner"),
+    ("edited", "A report was changed"),
+    ("cancelled", "A report was cancelled"),
+)
+
+# What a member may be e-mailed about (the site's notifications are always written): each
+# choice of the notification settings, and what it covers.
+MAIL_EVENTS = (
+    ("to_confirm", "A match waits for my confirmation (reported, or changed by its reporter)"),
+    ("partner", "A partner reports a match I played"),
+    ("confirmed", "My report is confirmed"),
+    ("disputed", "A dispute about my report (moderators: a dispute to settle)"),
+    ("decided", "A moderator decides on my match"),
+    ("cancelled", "A report waiting for me is cancelled"),
 )
 
 
@@ -437,3 +452,24 @@ class Notification(models.Model):
     def url(self) -> str:
         """Where the notification leads: its match's page, or its link."""
         return Match(pk=self.match_id).get_absolute_url() if self.match_id else self.link
+
+
+class MailSettings(models.Model):
+    """Which e-mails a member wants (``MAIL_EVENTS``); without a row, all of them."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="mail_settings",
+    )
+    muted = models.JSONField(
+        default=list, blank=True, help_text="The MAIL_EVENTS keys this member is not e-mailed."
+    )
+
+    class Meta:
+        verbose_name = "e-mail settings"
+        verbose_name_plural = "e-mail settings"
+
+    def __str__(self) -> str:
+        return f"E-mail settings of {self.user_id}"

@@ -11,17 +11,31 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 from django.template.loader import render_to_string
+from django.utils import timezone
 
 from accounts.models import User
 from ladder.matches.models import (
     TO_CONFIRM,
     Dispute,
+    MailSettings,
     Match,
     Notification,
 )
 from ladder.matches.moderators import everyone_moderating, moderators
 
 log = logging.getLogger(__name__)
+
+# Which of the member's e-mail settings (models.MAIL_EVENTS) each e-mail belongs to.
+MAIL_EVENT_OF = {
+    "match_reported": "to_confirm",
+    "match_edited": "to_confirm",
+    "match_partner": "partner",
+    "match_confirmed": "confirmed",
+    "match_disputed": "disputed",
+    "dispute_for_moderators": "disputed",
+    "match_decided": "decided",
+    "match_cancelled": "cancelled",
+}
 
 
 def _site_url(path: str) -> str:
@@ -31,10 +45,20 @@ def _site_url(path: str) -> str:
 def _send(template: str, recipients: Iterable[User], **context: Any) -> None:
     """One plain-text email per recipient with an address; a mail failure is logged, not raised.
 
-    It runs after commit: the match has changed whatever the mail server says.
+    It runs after commit: the match has changed whatever the mail server says. A member
+    who turned this kind of e-mail off (MailSettings) gets none; the site still tells them.
     """
-    for user in {u.pk: u for u in recipients}.values():
-        if not user.email:
+    people = {u.pk: u for u in recipients}
+    event = MAIL_EVENT_OF[template]
+    muted = {
+        user_id
+        for user_id, off in MailSettings.objects.filter(user_id__in=people).values_list(
+            "user_id", "muted"
+        )
+        if event in off
+    }
+    for user in people.values():
+        if not user.email or user.pk in muted:
             continue
         ctx = {**context, "recipient": user}
         subject = " ".join(render_to_string(f"matches/email/{template}_subject.txt", ctx).split())
@@ -96,8 +120,22 @@ def tell_disputed(match: Match, dispute: Dispute) -> None:
     )
 
 
+def _partners(match: Match) -> list[User]:
+    """The reporter's partners: on the report, without a say in it."""
+    side = match.side_a_players if match.reporter_side == "a" else match.side_b_players
+    return [u for u in side if u.pk != match.reporter_id]
+
+
+def _told_to_confirm_read(match: Match) -> None:
+    """The opponents' "to confirm" notices of ``match`` are done with: no longer "New"."""
+    Notification.objects.filter(match=match, kind=TO_CONFIRM, read_at__isnull=True).update(
+        read_at=timezone.now()
+    )
+
+
 def notify_reported(match: Match) -> None:
-    """Tell the opponents a match against them waits for their confirmation."""
+    """Tell the opponents a match against them waits for their confirmation, and the
+    reporter's partners that a match naming them was reported."""
     tell_reported(match)
     _mail_after_commit(
         "match_reported",
@@ -106,6 +144,44 @@ def notify_reported(match: Match) -> None:
         expires_at=match.expires_at,
         **_context(match),
     )
+    partners = _partners(match)
+    if partners:
+        others = " or ".join(u.name for u in match.opponents)
+        _tell(
+            "partner",
+            partners,
+            match,
+            f"{match.reporter.name} reported {describe(match)}, with you on their side; "
+            f"{others} can confirm it.",
+        )
+        _mail_after_commit("match_partner", partners, **_context(match))
+
+
+def notify_edited(match: Match, before: str) -> None:
+    """The reporter changed a pending report: the opponents confirm the new version (their
+    notice of the old one is done with); the partners hear of it too."""
+    _told_to_confirm_read(match)
+    text = (
+        f"{match.reporter.name} changed their report ({before}): now {describe(match)}. "
+        "Confirm the new score or say what is wrong."
+    )
+    _tell("edited", [*match.opponents, *_partners(match)], match, text)
+    _mail_after_commit(
+        "match_edited",
+        match.opponents,
+        before=before,
+        inbox_url=_site_url("/inbox/"),
+        expires_at=match.expires_at,
+        **_context(match),
+    )
+
+
+def notify_cancelled(match: Match) -> None:
+    """The reporter withdrew a pending report: nothing waits for the opponents any more."""
+    _told_to_confirm_read(match)
+    text = f"{match.reporter.name} cancelled their report of {describe(match)}: nothing to confirm."
+    _tell("cancelled", [*match.opponents, *_partners(match)], match, text)
+    _mail_after_commit("match_cancelled", match.opponents, **_context(match))
 
 
 def notify_confirmed(match: Match, by: User) -> None:

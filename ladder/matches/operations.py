@@ -49,9 +49,12 @@ from ladder.matches.models import (
     MatchPlayer,
 )
 from ladder.matches.notifications import (
+    describe,
+    notify_cancelled,
     notify_confirmed,
     notify_decided,
     notify_disputed,
+    notify_edited,
     notify_reported,
 )
 from ladder.matches.permissions import (
@@ -60,6 +63,7 @@ from ladder.matches.permissions import (
     check_confirm,
     check_correct,
     check_dispute,
+    check_edit,
     check_not_barred,
     check_resolve,
     check_void,
@@ -223,24 +227,75 @@ def _by_a_player(
     to_state: str,
     check: Callable[[Match, Any, datetime], None],
     now: datetime | None,
+    seen: datetime | None = None,
 ) -> Match:
-    """A player's transition that changes nothing but the state: confirm, cancel."""
+    """A player's transition that changes nothing but the state: confirm, cancel.
+
+    ``seen``: when the player loaded the version they act on; a report changed since
+    (``edit_match``) is refused, so no one confirms a score they have not read."""
     now = now or timezone.now()
     with transaction.atomic():
         match = _lock(match)
         check(match, by, now)
         if action == "confirm":
             check_not_barred(match, by)
+        if seen is not None and match.updated_at > seen:
+            raise MatchStateError(
+                f"{match.reporter.name} changed this report since you opened it: it now says "
+                f"{describe(match)}. Check the new version, then confirm or dispute it."
+            )
         snap = snapshot(match)
         _transition(match, by, action, to_state, now, before=snap, after=snap)
     return match
 
 
-def confirm_match(match: Match, by: User, now: datetime | None = None) -> Match:
-    """An opponent confirms the reported score; the match is then rated."""
+def confirm_match(
+    match: Match, by: User, now: datetime | None = None, seen: datetime | None = None
+) -> Match:
+    """An opponent confirms the reported score; the match is then rated. ``seen``: when
+    they loaded the report (a version changed since is refused)."""
     with transaction.atomic():
-        match = _by_a_player(match, by, "confirm", CONFIRMED, check_confirm, now)
+        match = _by_a_player(match, by, "confirm", CONFIRMED, check_confirm, now, seen)
         notify_confirmed(match, by)
+    return match
+
+
+def edit_match(
+    match: Match,
+    by: User,
+    games: Sequence[Sequence[int]],
+    played_on: date | None = None,
+    now: datetime | None = None,
+) -> Match:
+    """The reporter changes the score (and maybe the date) of their pending report; the
+    opponents then confirm the new version. The players stay: to change them, cancel the
+    report and report the match again."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _lock(match)
+        check_edit(match, by, now)
+        errors = FieldErrors()
+        new_games = check_games(games, match.ladder, errors)
+        new_date: date | None = match.played_on
+        if played_on is not None:
+            new_date = check_date(played_on, errors, now, match.ladder.max_report_age_days)
+        if not errors and new_games == match.game_scores and new_date == match.played_on:
+            errors.add("games", "That is the score and date already reported; nothing changed.")
+        errors.raise_if_any()
+        before = snapshot(match)
+        told_before = describe(match)
+        extra = _apply_correction(match, new_games, new_date)
+        _transition(
+            match,
+            by,
+            "edit",
+            PENDING,
+            now,
+            before=before,
+            after=snapshot(match),
+            extra_fields=extra,
+        )
+        notify_edited(match, told_before)
     return match
 
 
@@ -280,8 +335,11 @@ def dispute_match(
 
 
 def cancel_match(match: Match, by: User, now: datetime | None = None) -> Match:
-    """The reporter withdraws a report nobody has confirmed yet."""
-    return _by_a_player(match, by, "cancel", CANCELLED, check_cancel, now)
+    """The reporter withdraws a report nobody has confirmed yet; the opponents hear of it."""
+    with transaction.atomic():
+        match = _by_a_player(match, by, "cancel", CANCELLED, check_cancel, now)
+        notify_cancelled(match)
+    return match
 
 
 def _moderator_changes(

@@ -27,15 +27,16 @@ from ladder.matches.models import (
     Match,
 )
 
-CONFIRM, DISPUTE, CANCEL, RESOLVE, CORRECT, VOID = (
+CONFIRM, DISPUTE, CANCEL, EDIT, RESOLVE, CORRECT, VOID = (
     "confirm",
     "dispute",
     "cancel",
+    "edit",
     "resolve",
     "correct",
     "void",
 )
-ACTIONS = (CONFIRM, DISPUTE, CANCEL, RESOLVE, CORRECT, VOID)
+ACTIONS = (CONFIRM, DISPUTE, CANCEL, EDIT, RESOLVE, CORRECT, VOID)
 # How a refused transition describes the match's state: "This match is already confirmed."
 STATE_PHRASES = {
     PENDING: "waiting for confirmation",
@@ -102,13 +103,22 @@ def check_not_barred(match: Match, user: Any) -> None:
         raise MatchPermissionError(barred)
 
 
-def check_cancel(match: Match, user: Any, now: datetime) -> None:
+def _check_reporter(match: Match, user: Any, now: datetime, verb: str, done: str) -> None:
     require_signed_in(user)
     if user.pk != match.reporter_id:
         raise MatchPermissionError(
-            f"Only {match.reporter.name}, who reported this match, can cancel it."
+            f"Only {match.reporter.name}, who reported this match, can {verb} it."
         )
-    _require_live_pending(match, now, "cancelled")
+    _require_live_pending(match, now, done)
+
+
+def check_cancel(match: Match, user: Any, now: datetime) -> None:
+    _check_reporter(match, user, now, "cancel", "cancelled")
+
+
+def check_edit(match: Match, user: Any, now: datetime) -> None:
+    """The reporter changes a report nobody has confirmed or disputed yet."""
+    _check_reporter(match, user, now, "change", "changed")
 
 
 def _require_moderator(user: Any, what: str) -> None:
@@ -155,6 +165,7 @@ _CHECKS: dict[str, Callable[[Match, Any, datetime], None]] = {
     CONFIRM: check_confirm,
     DISPUTE: check_dispute,
     CANCEL: check_cancel,
+    EDIT: check_edit,
     RESOLVE: check_resolve,
     CORRECT: check_correct,
     VOID: check_void,

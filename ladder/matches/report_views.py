@@ -29,6 +29,7 @@ from ladder.matches.errors import (
     MatchValidationError,
 )
 from ladder.matches.forms import ReportForm
+from ladder.matches.rematch import recent_lineups
 from ladder.matches.signals import predict_lineup, stakes_of_lineup
 from ladder.matches.templatetags.match_tags import names_and, names_or
 from ladder.matches.validation import check_report
@@ -237,7 +238,12 @@ def report_validate(request: SignedInRequest, slug: str) -> HttpResponse:
     ladder = _member_ladder(request, slug)
     if isinstance(ladder, HttpResponse):
         return ladder
-    form = ReportForm(request.POST, ladder=ladder, reporter=request.user)
+    # htmx sends the last submit button focused with the form: a Remove or Add button the
+    # member tabbed past is not a row edit here, only a check of what is typed.
+    typed = request.POST.copy()
+    for button in ("add_game", "remove_game"):
+        typed.pop(button, None)
+    form = ReportForm(typed, ladder=ladder, reporter=request.user)
     arguments = form.report_arguments(partial=True)
     if arguments is not None:
         form.add_domain_errors(_report_errors(ladder, request.user, **arguments))
@@ -249,7 +255,9 @@ def report_validate(request: SignedInRequest, slug: str) -> HttpResponse:
 
 def _live_errors(form: ReportForm) -> list[tuple[str, list[str]]]:
     """(element id, messages) for every error slot of the report form, as typed so far."""
-    lineup = form.lineup_complete
+    # A side's "needs exactly 2 players" only once every player input names a member: a
+    # name not found already says what is wrong.
+    lineup = form.lineup_complete and not any(form.errors_for(s) for s in form.player_slots)
     slots: list[tuple[str, list[str]]] = [("errors-played_on", form.errors_for("played_on"))]
     for slot in form.player_slots:
         filled = form.slot_filled(slot)
@@ -298,3 +306,15 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
         )
     context = {"ladder": ladder, "slot": slot, "label": label, "members": found, "text": text}
     return render(request, "matches/_player_options.html", context)
+
+
+@login_required
+@require_GET
+def report_start(request: SignedInRequest) -> HttpResponse:
+    """ "Report" in the header: the member's one ladder's report form, or a choice of their
+    ladders and a rematch of a recent lineup (one tap to a form with the players filled in)."""
+    ladders = list(Ladder.objects.filter(memberships__user=request.user).order_by("name"))
+    lineups = recent_lineups(request.user)
+    if len(ladders) == 1 and not lineups:
+        return redirect("ladder:report", ladders[0].slug)
+    return render(request, "matches/report_start.html", {"ladders": ladders, "lineups": lineups})

@@ -341,6 +341,22 @@ class CorrectInputSerializer(serializers.Serializer):
     )
 
 
+class EditInputSerializer(serializers.Serializer):
+    games = GamesField(help_text="The score, as it should read now.")
+    played_on = serializers.DateField(
+        required=False, allow_null=True, help_text="The date, if it was wrong."
+    )
+
+
+class ConfirmInputSerializer(serializers.Serializer):
+    seen = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="The match's updated_at as you read it: if its reporter changed it since, "
+        "the confirm is refused (409) so you can read the new version first.",
+    )
+
+
 class VoidInputSerializer(serializers.Serializer):
     reason = TextField(
         allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.contrib import messages
@@ -31,6 +32,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
@@ -47,11 +49,12 @@ from ladder.matches.errors import (
     MatchStateError,
     MatchValidationError,
 )
-from ladder.matches.forms import DisputeForm, ModerationForm
+from ladder.matches.forms import DisputeForm, EditForm, MailSettingsForm, ModerationForm
 from ladder.matches.inbox import inbox_for, moderation_queue
-from ladder.matches.models import Match, Notification
+from ladder.matches.models import MAIL_EVENTS, Match, Notification
 from ladder.matches.permissions import allowed_actions
-from ladder.matches.templatetags.match_tags import names_and
+from ladder.matches.rematch import lineup_of
+from ladder.matches.templatetags.match_tags import names_and, names_or
 from ladder.matches.visibility import get_match_for_user
 
 # ---- helpers ------------------------------------------------------------------------------
@@ -146,24 +149,40 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     access.mask_matches(viewer, [match])
     # The reasons and the audit trail are its players' and the moderators' (the access policy).
     record = access.sees_record(viewer, match)
+    user = request.user
+    member = isinstance(user, User) and match.ladder.memberships.filter(user=user).exists()
     context = {
         "match": match,
         "actions": actions,
         "disputes": list(match.disputes.all()) if record else [],
         "audit": list(match.audit.all()) if record else [],
         "record": record,
+        # A player still on the ladder: one tap to report the next match of the same lineup.
+        "rematch": lineup_of(match, user) if member and isinstance(user, User) else None,
     }
     return render(request, "matches/match_detail.html", context)
+
+
+def _seen(request: HttpRequest) -> datetime | None:
+    """When the page the member acts from showed the match (its ``updated_at``), if it says."""
+    try:
+        moment = parse_datetime(request.POST.get("seen") or "")
+    except ValueError:
+        return None
+    if moment is not None and timezone.is_naive(moment):
+        moment = timezone.make_aware(moment)
+    return moment
 
 
 @login_required
 @require_POST
 def confirm(request: SignedInRequest, pk: int) -> HttpResponse:
     match = get_match_for_user(viewer_for(request), pk)
+    seen = _seen(request)
     return _transition(
         request,
         match,
-        lambda: domain.confirm_match(match, request.user),
+        lambda: domain.confirm_match(match, request.user, seen=seen),
         "Confirmed: thanks. The match counts for the ratings.",
     )
 
@@ -223,6 +242,46 @@ def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
         template = "matches/_games.html" if form.editing_rows else "matches/_inbox_dispute_row.html"
         return render(request, template, context, status=status)
     return render(request, "matches/dispute.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def edit(request: SignedInRequest, pk: int) -> HttpResponse:
+    """The reporter changes their pending report (score, date); the opponents confirm the new
+    version (``operations.edit_match``)."""
+    match = get_match_for_user(viewer_for(request), pk)
+    if request.method == "GET" and "edit" not in _actions(match, request.user):
+        return forbidden(
+            request,
+            f"Only {match.reporter.name}, who reported this match, can change it, while it "
+            f"waits for confirmation. This one is {match.get_state_display().lower()}.",
+        )
+    form = EditForm(request.POST if request.method == "POST" else None, match=match)
+    status = 200
+    if request.method == "POST" and not form.editing_rows:
+        arguments = form.edit_arguments()
+        if arguments is not None:
+            try:
+                domain.edit_match(match, request.user, **arguments)
+            except MatchValidationError as exc:
+                form.add_domain_errors(exc.errors)
+            except (MatchPermissionError, MatchStateError) as exc:
+                return _refused(request, match, exc)
+            else:
+                messages.success(
+                    request,
+                    f"Report changed. {names_or(match.opponents)} will confirm the new version.",
+                )
+                return redirect(match)
+        status = 400
+    context = {
+        **_match_form_context(match, f"e{match.pk}-", "Games"),
+        "form": form,
+        "rows_url": reverse("match_edit", args=[match.pk]),
+    }
+    if request.htmx and form.editing_rows:
+        return render(request, "matches/_games.html", context)
+    return render(request, "matches/edit.html", context, status=status)
 
 
 def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, Any]:
@@ -388,7 +447,10 @@ def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
 @login_required
 @require_GET
 def inbox_badge(request: HttpRequest) -> HttpResponse:
-    """The navigation badge alone: HTMX reloads it after an action in the inbox."""
+    """The navigation badge alone (or, ``?where=heading``, the inbox heading's count): HTMX
+    reloads both after an action in the inbox."""
+    if request.GET.get("where") == "heading":
+        return render(request, "matches/_inbox_count.html")
     return render(request, "matches/_inbox_badge.html")
 
 
@@ -408,8 +470,45 @@ def notifications(request: SignedInRequest) -> HttpResponse:
     )
     page = Paginator(mine, NOTIFICATIONS_PAGE).get_page(request.GET.get("page"))
     shown = list(page.object_list)
-    response = render(request, "matches/notifications.html", {"page": page, "shown": shown})
     unread = [n.pk for n in shown if n.read_at is None]
+    context = {
+        "page": page,
+        "shown": shown,
+        # Reading this page marks what it shows; the rest waits for "Mark all as read".
+        "unread_elsewhere": Notification.objects.filter(user=request.user)
+        .unread()
+        .exclude(pk__in=unread)
+        .count(),
+    }
+    response = render(request, "matches/notifications.html", context)
     if unread:
         Notification.objects.filter(pk__in=unread).update(read_at=timezone.now())
     return response
+
+
+@login_required
+@require_POST
+def notifications_read_all(request: SignedInRequest) -> HttpResponse:
+    """Mark every notification of the member read, and back to the list."""
+    count = Notification.objects.filter(user=request.user).unread().update(read_at=timezone.now())
+    messages.success(request, f"Marked {count} notification{'s' if count != 1 else ''} as read.")
+    return redirect("notifications")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def notification_settings(request: SignedInRequest) -> HttpResponse:
+    """Which events e-mail the member."""
+    form = MailSettingsForm(request.POST if request.method == "POST" else None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        muted = form.save()
+        kept = len(MAIL_EVENTS) - len(muted)
+        messages.success(
+            request,
+            "Saved: no e-mails; the site still tells you everything."
+            if not kept
+            else f"Saved: e-mails for {kept} of {len(MAIL_EVENTS)} kinds of event.",
+        )
+        return redirect("notification_settings")
+    status = 400 if request.method == "POST" else 200
+    return render(request, "matches/notification_settings.html", {"form": form}, status=status)

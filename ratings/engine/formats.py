@@ -73,7 +73,9 @@ class ScoringFormat:
         if not _is_int(a) or not _is_int(b):
             return f"{a}-{b} is not a score: points are whole numbers"
         if a < 0 or b < 0:
-            return f"{a}-{b} is not a score: points cannot be negative"
+            # "21--5" reads as a typo: name the number that is wrong.
+            negative = a if a < 0 else b
+            return f"{negative} is not a score: points cannot be negative"
         if a == b:
             return f"{a}-{b} is a tie; a game needs a winner"
         if self.cap is None:

@@ -19,6 +19,19 @@ LEVELS: tuple[tuple[float, str], ...] = (
     (5.5, "Top club player: a first-team or county-league regular."),
     (6.0, "Competitive player: regional tournaments, trained technique and tactics."),
 )
+# The same levels in words for any sport (a ladder not scored as badminton: a 5v5 league,
+# tennis): what a player at that level does, without shuttles and clears.
+ANY_SPORT_LEVELS: tuple[tuple[float, str], ...] = (
+    (2.0, "Just starting: learning the rules and the basic moves."),
+    (2.5, "Beginner: still finding the basics, play now and then."),
+    (3.0, "Improving beginner: know the game, play social games."),
+    (3.5, "Social player: steady, starting to play with a plan."),
+    (4.0, "Regular club player: all the basics, play every week."),
+    (4.5, "Strong club player: win most social games."),
+    (5.0, "Club team player: play league matches with control."),
+    (5.5, "Top club player: a first-team or county-league regular."),
+    (6.0, "Competitive player: regional tournaments, trained skills and tactics."),
+)
 # (key, what the member ticks, initial RD in rating points)
 CERTAINTY: tuple[tuple[str, str, float], ...] = (
     ("rated", "I have a rating from league or tournament play", 150.0),
@@ -27,6 +40,15 @@ CERTAINTY: tuple[tuple[str, str, float], ...] = (
 )
 LEVEL_CHOICES = tuple((str(level), f"{level} – {text}") for level, text in LEVELS)
 CERTAINTY_CHOICES = tuple((key, label) for key, label, _ in CERTAINTY)
+
+
+def level_choices_for(scoring_format: str) -> tuple[tuple[str, str], ...]:
+    """The levels a member chooses from when joining, described for the ladder's sport."""
+    if scoring_format.startswith("badminton"):
+        return LEVEL_CHOICES
+    return tuple((str(level), f"{level} – {text}") for level, text in ANY_SPORT_LEVELS)
+
+
 _LEVEL_VALUES = {Decimal(str(level)) for level, _ in LEVELS}
 _CERTAINTY_RD = {key: rd for key, _, rd in CERTAINTY}
 

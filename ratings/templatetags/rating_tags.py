@@ -95,3 +95,14 @@ def match_ratings(match: Any) -> dict[str, Any]:
     """The match page's "What it did to the ratings": each player's change, explained.
     A template tag, so the matches app shows ratings without importing them."""
     return {"rows": match_changes(match), "match": match}
+
+
+@register.simple_tag
+def to_be_ranked(matches: int, ladder: Any) -> str:
+    """What a provisional player still needs (RATINGS.md §8): "3 more matches to be ranked",
+    or, with enough matches but an RD still above the ladder's limit, "ranked after another
+    match" (each match lowers the RD)."""
+    missing = ladder.ranked_min_matches - (matches or 0)
+    if missing > 0:
+        return f"{missing} more match{'es' if missing != 1 else ''} to be ranked"
+    return f"ranked after another match (± above {format_rd(ladder.ranked_rd)})"

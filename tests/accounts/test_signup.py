@@ -4,6 +4,7 @@ The password is chosen on the link's page, by whoever owns the address (issue 22
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -15,7 +16,7 @@ from django.utils import timezone
 from accounts.models import User
 
 URL = reverse("accounts:signup")
-GOOD = {"username": "dana", "email": "dana@example.org"}
+GOOD = {"display_name": "Dana Scully", "username": "dana", "email": "dana@example.org"}
 PASSWORD = "a-long-and-unusual-pass-42"
 CHOSEN = {"new_password1": PASSWORD, "new_password2": PASSWORD}
 
@@ -86,6 +87,29 @@ def test_an_unconfirmed_account_cannot_log_in(client):
     response = client.post(reverse("login"), {"username": "dana", "password": PASSWORD})
     assert response.status_code == 200
     assert "_auth_user_id" not in client.session
+    # Issue 23, bug 5: it said "That username and password do not match an account".
+    page = html.unescape(response.content.decode())
+    assert (
+        "Your account is not confirmed yet: follow the link we e-mailed to d\u2022\u2022\u2022@example.org"
+        in page
+    )
+    assert "do not match an account" not in page
+    # Confirmed (the password chosen on the link's page), the login works.
+    client.post(_link(), CHOSEN)
+    client.logout()
+    client.post(reverse("login"), {"username": "dana", "password": PASSWORD})
+    assert client.session["_auth_user_id"] == str(User.objects.get(username="dana").pk)
+
+
+@pytest.mark.django_db
+def test_e_mail_links_use_the_sites_address(client, settings):
+    """Issue 23, bug 5: links pointed to port 8000 whatever the site ran on: SITE_URL is
+    the one source of every mailed link."""
+    settings.SITE_URL = "https://ladder.example.org:8443"
+    client.post(URL, GOOD)
+    (message,) = mail.outbox
+    assert "https://ladder.example.org:8443/accounts/signup/confirm/" in message.body
+    assert "127.0.0.1" not in message.body
 
 
 @pytest.mark.django_db
@@ -123,7 +147,13 @@ def test_signup_follows_a_safe_next_only(client):
     mail.outbox.clear()
     client.post(
         URL,
-        {**GOOD, "username": "eve", "email": "eve@example.org", "next": "https://evil.example/"},
+        {
+            **GOOD,
+            "display_name": "Eve Example",
+            "username": "eve",
+            "email": "eve@example.org",
+            "next": "https://evil.example/",
+        },
     )
     assert client.post(_link(), CHOSEN)["Location"] == reverse("ladder:list")
 
@@ -165,7 +195,8 @@ def test_a_taken_address_gets_the_same_answer_and_its_owner_a_note(client, alice
     client.session.flush()
     mail.outbox.clear()
     before = User.objects.count()
-    taken = client.post(URL, {**GOOD, "username": "dana2", "email": "ALICE@Example.ORG"})
+    other = {"display_name": "Dana Two", "username": "dana2", "email": "ALICE@Example.ORG"}
+    taken = client.post(URL, other)
     assert taken.status_code == new.status_code == 302
     assert taken["Location"] == new["Location"]
     assert User.objects.count() == before
@@ -224,7 +255,7 @@ def test_mismatched_passwords_are_refused(client):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("missing", ["username", "email"])
+@pytest.mark.parametrize("missing", ["display_name", "username", "email"])
 def test_every_field_is_required(client, missing):
     _assert_refused(client, {**GOOD, missing: ""}, missing, "This field is required.")
 
@@ -239,3 +270,33 @@ def test_signed_in_members_are_sent_to_the_ladders(client, outsider):
 @pytest.mark.parametrize("method", ["put", "patch", "delete"])
 def test_wrong_methods_are_refused(client, method):
     assert getattr(client, method)(URL).status_code == 405
+
+
+@pytest.mark.django_db
+def test_the_name_given_at_sign_up_is_the_members_name(client):
+    """Issue 23: members were "newbie" until they found the profile page."""
+    client.post(URL, GOOD)
+    dana = User.objects.get(username="dana")
+    assert (dana.display_name, dana.name) == ("Dana Scully", "Dana Scully")
+    client.post(_link(), CHOSEN)
+    assert "Welcome, Dana Scully!" in client.get(reverse("ladder:list")).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_name_is_required_at_sign_up(client):
+    _assert_refused(
+        client, {**GOOD, "display_name": "  "}, "display_name", "This field is required."
+    )
+
+
+@pytest.mark.django_db
+def test_a_name_that_reads_like_another_members_is_refused(client, alice):
+    """User.clean's rule (accounts.names) holds at sign-up too, before any account exists."""
+    alice.display_name = "Dana Scully"
+    alice.save()
+    _assert_refused(
+        client,
+        {**GOOD, "display_name": "dana scully"},
+        "display_name",
+        "Another member is already shown as",
+    )

@@ -38,7 +38,13 @@ def client(client, django_capture_on_commit_callbacks):  # type: ignore[no-untyp
 
 def _signup(client, username: str, email: str, password: str = "", addr: str = "203.0.113.9"):  # type: ignore[no-untyped-def]
     # The password fields are what a sign-up form took before issue 22; they are ignored now.
-    data = {"username": username, "email": email, "password1": password, "password2": password}
+    data = {
+        "display_name": f"{username.title()} (new)",
+        "username": username,
+        "email": email,
+        "password1": password,
+        "password2": password,
+    }
     return client.post(URL, data, REMOTE_ADDR=addr)
 
 

@@ -32,6 +32,7 @@ def test_sign_up_log_out_log_in_and_join(new_page, live_server, screenshot, sing
     page = new_page()
 
     page.goto("/accounts/signup/")
+    page.get_by_label("Your name").fill("Dana Scully")
     page.get_by_label("Username").fill("dana")
     page.get_by_label("Email address").fill("dana@example.org")
     page.get_by_role("button", name="Create account").click()
@@ -44,7 +45,7 @@ def test_sign_up_log_out_log_in_and_join(new_page, live_server, screenshot, sing
     page.get_by_label("New password confirmation").fill(PASSWORD)
     page.get_by_role("button", name="Confirm my account").click()
     expect(page).to_have_url(re.compile(r"/ladders/$"))
-    expect(page.get_by_text("Welcome, dana!")).to_be_visible()
+    expect(page.get_by_text("Welcome, Dana Scully!")).to_be_visible()
     assert User.objects.filter(username="dana").exists()
 
     nav = page.get_by_role("navigation")
@@ -56,7 +57,7 @@ def test_sign_up_log_out_log_in_and_join(new_page, live_server, screenshot, sing
     page.get_by_label("Username").fill("dana")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Hello, dana")).to_be_visible()
+    expect(page.get_by_role("heading", name="Hello, Dana Scully")).to_be_visible()
 
     nav.get_by_role("link", name="Ladders", exact=True).click()
     card = page.locator("article", has_text="Club Singles")

@@ -506,6 +506,7 @@ def test_api_in_the_schema(client):
     assert set(components[request.rsplit("/", 1)[1]]["properties"]) == {
         "present",
         "previous_rounds",
+        "courts",
     }
     assert {"matches", "byes", "exact"} <= set(components[response.rsplit("/", 1)[1]]["properties"])
     assert {"400", "401", "403", "404"} <= set(operation["responses"])

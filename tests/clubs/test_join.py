@@ -182,3 +182,19 @@ def test_a_new_user_can_join_several_ladders(db):
     join_ladder(user, first)
     join_ladder(user, second, Decimal("5.0"), "regular")
     assert user.memberships.count() == 2
+
+
+def test_a_ladder_of_another_sport_describes_levels_without_badminton(client, outsider):
+    """Issue 23, bug 6: the 5v5 league's join form offered "clears and serves"."""
+    LadderFactory(
+        name="5v5 League", slug="fives", scoring_format="generic", best_of=1, points_per_game=16
+    )
+    client.force_login(outsider)
+    page = client.get(join_url("fives")).content.decode()
+    assert "4.0 – Regular club player: all the basics, play every week." in page
+    for badminton in ("shuttle", "clears", "serve", "footwork"):
+        assert badminton not in page.lower(), badminton
+    response = client.post(join_url("fives"), {"level": "4.0", "certainty": "regular"})
+    assert response.status_code == 302
+    membership = Membership.objects.get(ladder__slug="fives", user=outsider)
+    assert (membership.self_level, membership.initial_rating) == (Decimal("4.0"), 4000)

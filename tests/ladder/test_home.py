@@ -37,8 +37,8 @@ def test_todays_rating_rank_and_week_and_the_latest_results(client, db):  # type
     week = RatingChange.objects.get(match=recent, user=ann).change  # the 1st is 29 days ago
     assert f"▲{week / 1000:.2f}" in text
     assert "Quiet Ladder 5.00 ± 0.20 Not rated yet" in text
-    # The latest results of her ladders, newest first.
-    assert text.index("Ann v Cal 21-19 21-19") < text.index("Ann v Bea 21-10 21-12")
+    # The latest results of her ladders, newest first, saying who won (issue 23).
+    assert text.index("You beat Cal 21-19 21-19") < text.index("You beat Bea 21-10 21-12")
     assert old.pk and "Latest results" in text
 
 
@@ -53,6 +53,6 @@ def test_a_hidden_member_stays_hidden_in_the_latest_results(client, db):  # type
     hide(ladder=club, user=bea)
     client.force_login(cal)
     text = home(client)
-    assert "Ann v Hidden player 21-10 21-12" in text and "Bea" not in text
+    assert "Ann beat Hidden player 21-10 21-12" in text and "Bea" not in text
     client.force_login(bea)  # she sees herself
-    assert "Ann v Bea 21-10 21-12" in home(client)
+    assert "Ann beat you 21-10 21-12" in home(client)

@@ -23,6 +23,7 @@ PRODUCTION = {
     "CELERY_BROKER_URL": "redis://cache.example.org:6379/0",
     "EMAIL_HOST": "smtp.example.org",
     "TIME_ZONE": "Europe/London",
+    "SITE_URL": "https://ladder.example.org",
 }
 
 
@@ -57,6 +58,7 @@ def test_debug_is_off_unless_set() -> None:
         "DATABASE_URL": "postgres://ladder:secret@db.example.org:5432/ladder",
         "CACHE_URL": "redis://cache.example.org:6379/2",
         "TIME_ZONE": "Europe/London",
+        "SITE_URL": "https://ladder.example.org",
     }
     shown = run_manage(
         "shell",
@@ -111,6 +113,17 @@ def test_the_club_time_zone_is_read_from_the_environment() -> None:
     bad = run_manage("check", DEBUG="1", TIME_ZONE="Mars/Olympus_Mons")
     assert bad.returncode != 0
     assert "Incorrect timezone setting: Mars/Olympus_Mons" in bad.stderr
+
+
+@pytest.mark.parametrize("site_url", [None, "http://127.0.0.1:8000", "https://other.example.org"])
+def test_check_deploy_warns_when_e_mail_links_lead_elsewhere(site_url) -> None:  # type: ignore[no-untyped-def]
+    """Issue 23, bug 5: e-mail links pointed to port 8000 whatever the site ran on."""
+    settings = {k: v for k, v in PRODUCTION.items() if k != "SITE_URL"}
+    if site_url:
+        settings["SITE_URL"] = site_url
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", **settings)
+    assert result.returncode != 0
+    assert "ladder.W003" in result.stderr + result.stdout
 
 
 def test_production_refuses_to_start_without_secret_key() -> None:

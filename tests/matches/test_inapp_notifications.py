@@ -4,14 +4,17 @@ told twice or told of what did not happen."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from django.core.management import call_command
 
+from ladder.clubs.formatting import format_change
 from ladder.matches import operations as matches
 from ladder.matches.errors import MatchPermissionError
 from ladder.matches.models import Notification
 from ratings.models import RatingChange
-from ratings.pipeline import rate_ladder
+from ratings.pipeline import rate_ladder, rating_news
 from tests.factories import UserFactory, login
 from tests.matches.support import doubles_match
 
@@ -29,7 +32,16 @@ def test_a_report_tells_the_opponents_to_confirm(doubles, alice, bob, charlie, d
     )
     assert told(charlie) == [("to_confirm", text)]
     assert told(dave) == [("to_confirm", text)]
-    assert told(alice) == [] and told(bob) == []
+    assert told(alice) == []
+    # Issue 23: the partner hears of a report that names them.
+    assert told(bob) == [
+        (
+            "partner",
+            f"Alice Archer reported Alice Archer and Bob Baker v Charlie Chen and Dave Dunn on "
+            f"{day} (Club Doubles), 21\u201315 21\u201318, with you on their side; Charlie Chen "
+            "or Dave Dunn can confirm it.",
+        )
+    ]
     assert Notification.objects.get(user=charlie).match == match
 
 
@@ -44,9 +56,10 @@ def test_confirming_tells_the_reporter_and_the_rating_run_tells_every_player(
     for user, word in ((alice, "win"), (bob, "win"), (charlie, "loss"), (dave, "loss")):
         change = RatingChange.objects.get(match=match, user=user)
         rating = [text for kind, text in told(user) if kind == "rating"]
+        shown = format_change(change.rating_after - change.rating_before)
         assert rating == [
             f"Club Doubles: your rating went from {change.rating_before / 1000:.2f} to "
-            f"{change.rating_after / 1000:.2f} after your {word} of "
+            f"{change.rating_after / 1000:.2f} ({shown}) after your {word} of "
             f"{match.played_on.day} {match.played_on:%b}."
         ]
     # Rating again (nothing new) tells no one again.
@@ -63,7 +76,8 @@ def test_a_dispute_tells_the_reporter_and_every_moderator(doubles, alice, bob, c
     assert told(alice)[0][1].endswith(": The second game was 21-19")
     for moderator in (mod, no_mail_mod):
         assert [kind for kind, _ in told(moderator)] == ["to_settle"]
-    assert told(bob) == []  # the reporter's partner is not the one to answer
+    # The reporter's partner heard of the report, not of the dispute: not the one to answer.
+    assert [kind for kind, _ in told(bob)] == ["partner"]
 
 
 @pytest.mark.parametrize(
@@ -133,7 +147,7 @@ def test_the_list_page_marks_what_it_showed_read(client, doubles, alice, bob, ch
 
 def test_nobody_reads_anothers_notifications(client, doubles, alice, bob, charlie, dave):
     doubles_match(doubles, alice, bob, charlie, dave)
-    login(client, bob)
+    login(client, UserFactory(username="eve"))
     page = client.get("/notifications/").content.decode()
     assert "reported" not in page and "Nothing yet" in page
     assert Notification.objects.get(user=charlie).read_at is None
@@ -152,3 +166,42 @@ def test_the_unread_come_first_then_the_newest(client, doubles, alice, bob, char
     login(client, charlie)
     page = client.get("/notifications/").content.decode()
     assert page.index(f"/matches/{first.pk}/") < page.index(f"/matches/{second.pk}/")
+
+
+def test_a_change_too_small_to_show_says_the_rating_stayed() -> None:
+    """Issue 23, bug 7: "your rating went from 4.97 to 4.97 after your win"."""
+    day = date(2026, 11, 3)
+    assert rating_news(4971.0, 4973.0, True, day) == (
+        "your rating stayed at 4.97 after your win of 3 Nov: the ratings expected that "
+        "result, so it moved by less than 0.01."
+    )
+    assert rating_news(4971.0, 5022.0, True, day) == (
+        "your rating went from 4.97 to 5.02 (+0.05) after your win of 3 Nov."
+    )
+    assert rating_news(5022.0, 4971.0, False, day) == (
+        "your rating went from 5.02 to 4.97 (\u22120.05) after your loss of 3 Nov."
+    )
+
+
+def test_mark_all_read_reaches_the_other_pages(client, doubles, alice, bob, charlie, dave):
+    """Issue 23: the list marks what it shows; the rest of a long list waits for this."""
+    from ladder.matches.views import NOTIFICATIONS_PAGE
+
+    match = doubles_match(doubles, alice, bob, charlie, dave)
+    Notification.objects.bulk_create(
+        Notification(user=charlie, kind="to_confirm", match=match, text=f"Note {n}")
+        for n in range(NOTIFICATIONS_PAGE + 4)
+    )
+    login(client, charlie)
+    page = client.get("/notifications/").content.decode()
+    assert "5 more unread on other pages." in page
+    assert Notification.objects.filter(user=charlie).unread().count() == 5
+    assert client.get("/notifications/read-all/").status_code == 405  # a change: POST only
+    response = client.post("/notifications/read-all/")
+    assert response.status_code == 302 and response["Location"] == "/notifications/"
+    assert not Notification.objects.filter(user=charlie).unread().exists()
+    assert Notification.objects.filter(user=alice).unread().count() == 0
+    assert "Marked 5 notifications as read." in client.get("/notifications/").content.decode()
+    client.logout()
+    refused = client.post("/notifications/read-all/")
+    assert refused.status_code == 302 and "/accounts/login/" in refused["Location"]

@@ -32,7 +32,7 @@ STATES = (
 )
 # What the right person may do in each state ("overdue": pending past its window, not yet swept).
 POSSIBLE = {
-    "pending": {"confirm", "dispute", "cancel"},
+    "pending": {"confirm", "dispute", "cancel", "edit"},
     "confirmed": {"correct", "void"},
     "disputed": {"resolve"},
     "corrected": {"correct", "void"},
@@ -48,6 +48,7 @@ def attempt(action, match, *, reporter, opponent, mod):
         "confirm": lambda: matches.confirm_match(match, opponent),
         "dispute": lambda: matches.dispute_match(match, opponent, "Wrong"),
         "cancel": lambda: matches.cancel_match(match, reporter),
+        "edit": lambda: matches.edit_match(match, reporter, [(21, 1), (21, 2)]),
         "resolve": lambda: matches.resolve_dispute(match, mod, "void", "No-show"),
         "correct": lambda: matches.correct_match(match, mod, [(21, 1), (21, 2)], "Typo"),
         "void": lambda: matches.void_match(match, mod, "Friendly"),
@@ -65,7 +66,9 @@ def test_state_machine(doubles, alice, bob, charlie, dave, mod, state, action):
         reporter=alice,
         mod=mod,
     )
-    actor = {"confirm": charlie, "dispute": charlie, "cancel": alice}.get(action, mod)
+    actor = {"confirm": charlie, "dispute": charlie, "cancel": alice, "edit": alice}.get(
+        action, mod
+    )
     assert (action in allowed_actions(match, actor)) is (action in POSSIBLE[state])
     if action in POSSIBLE[state]:
         attempt(action, match, reporter=alice, opponent=charlie, mod=mod)

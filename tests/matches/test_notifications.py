@@ -26,10 +26,16 @@ def sent():
     return {(m.to[0], m.subject) for m in mail.outbox}
 
 
-def test_a_report_mails_the_opponents_only(doubles, alice, bob, charlie, dave, now_commit):
+def test_a_report_mails_the_opponents_and_a_note_to_the_partner(
+    doubles, alice, bob, charlie, dave, now_commit
+):
     match = now_commit(doubles_match, doubles, alice, bob, charlie, dave)
     subject = "Alice Archer reported a match against you: please confirm"
-    assert sent() == {("charlie@example.org", subject), ("dave@example.org", subject)}
+    assert sent() == {
+        ("charlie@example.org", subject),
+        ("dave@example.org", subject),
+        ("bob@example.org", "Alice Archer reported a match you played together"),
+    }
     body = next(m.body for m in mail.outbox if m.to == ["charlie@example.org"])
     assert body.startswith("Hello Charlie Chen,")
     for text in (
@@ -100,10 +106,11 @@ def test_a_decision_mails_every_player(
     assert "Seen on video" in mail.outbox[0].body
 
 
-def test_cancel_and_expiry_mail_nobody(doubles, alice, bob, charlie, dave, now_commit):
+def test_a_cancel_mails_the_opponents(doubles, alice, bob, charlie, dave, now_commit):
     match = doubles_match(doubles, alice, bob, charlie, dave)
     now_commit(matches.cancel_match, match, alice)
-    assert mail.outbox == []
+    subject = "Alice Archer cancelled a report: nothing to confirm"
+    assert sent() == {("charlie@example.org", subject), ("dave@example.org", subject)}
 
 
 def test_names_are_not_html_escaped(doubles, alice, bob, charlie, dave, now_commit):

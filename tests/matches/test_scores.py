@@ -87,7 +87,7 @@ INVALID = {
             "Game 3: the match was already decided after game 2 (2-0 in games); no game may follow.",
         ),
         ([[21, 21], [21, 15]], "Game 1: 21-21 is a tie; a game needs a winner."),
-        ([[-1, 21], [21, 15]], "Game 1: -1-21 is not a score: points cannot be negative."),
+        ([[-1, 21], [21, 15]], "Game 1: -1 is not a score: points cannot be negative."),
         ([], "A match needs at least one game."),
     ],
     "badminton_15": [

@@ -63,3 +63,26 @@ def audit_score(entry: Any) -> str:
     if isinstance(after, dict) and after.get("proposed_games"):
         text += f"; proposed {games_text(after['proposed_games'])}"
     return text
+
+
+def _side_words(players: Sequence[Any], viewer: Any) -> str:
+    """A side as its players read it: "you and Bob Baker" when the viewer is on it."""
+    viewer_id = getattr(viewer, "pk", None) if getattr(viewer, "is_authenticated", False) else None
+    others = [u for u in players if u.pk != viewer_id]
+    if len(others) == len(players):
+        return names_and(players)
+    return _join(["you", *(u.name for u in others)], "and")
+
+
+@register.simple_tag
+def result_line(match: Any, viewer: Any = None) -> str:
+    """Who won, with the score from the winners' side: "Priya Patel beat Daniel Kim 21-15
+    21-18", "You and Bob Baker beat Charlie Chen and Dave Dunn …", "Priya Patel beat you …"."""
+    side = match.winner_side
+    if side is None:
+        return ""
+    a, b = match.side_a_players, match.side_b_players
+    winners, losers = (a, b) if side == "a" else (b, a)
+    games = match.game_scores if side == "a" else [(y, x) for x, y in match.game_scores]
+    text = f"{_side_words(winners, viewer)} beat {_side_words(losers, viewer)} {games_text(games)}"
+    return text[:1].upper() + text[1:]
