@@ -1,26 +1,107 @@
-"""Django's Redis cache, making its client once per server instead of once per call.
+"""Django's Redis cache, with one client per server and a breaker for a server that does not
+answer.
 
-Django's ``RedisCacheClient.get_client`` builds a new ``redis.Redis`` for every cache call;
-redis-py's constructor fills in its table of reply parsers each time, which cost more CPU
-than the round trip itself on a visitor's kept page (0.2 ms of a 0.7 ms request). A client
-is safe to share between threads (it takes a connection from the pool for each command), so
-each server's is made once, on the same pool Django would have used.
+- **One client per server.** Django's ``RedisCacheClient.get_client`` builds a new
+  ``redis.Redis`` for every cache call; redis-py's constructor fills in its table of reply
+  parsers each time, which cost more CPU than the round trip itself on a visitor's kept page
+  (0.2 ms of a 0.7 ms request). A client is safe to share between threads (it takes a
+  connection from the pool for each command), so each server's is made once.
+- **The breaker** (issue 29): a Redis that is frozen or gone costs a request its socket
+  timeout on every call, several times per request (the token cache, the throttles, the page
+  cache). After one connection error or timeout, this process stops asking that server for
+  ``CACHE_BREAKER_SECONDS``: every call fails at once with ``Skipped`` (a ``ConnectionError``,
+  which the callers already read as "the cache is away"), then one call tries it again. The
+  broker's publishes use the same breaker (``ratings.tasks``): one frozen Redis, one pause.
+  docs/DEPLOY.md says what each user of the cache does meanwhile.
 """
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlparse
 
+import redis
+from django.conf import settings
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient as DjangoRedisCacheClient
+from redis.client import Pipeline
+
+log = logging.getLogger(__name__)
+
+# Until when (time.monotonic()) each server ("host:port") is skipped, in this process.
+_skipped_until: dict[str, float] = {}
+
+
+class Skipped(redis.ConnectionError):
+    """A call not made: its server failed a moment ago (see the module's docstring)."""
+
+
+def server_of(url: str) -> str:
+    """The server of a Redis URL, as the breaker names it: every database of one Redis
+    freezes together."""
+    parts = urlparse(url)
+    return parts.netloc.rpartition("@")[2] or parts.path
+
+
+def skipping(server: str) -> bool:
+    return time.monotonic() < _skipped_until.get(server, 0.0)
+
+
+def failed(server: str) -> None:
+    """``server`` did not answer: skip it for a while."""
+    seconds = settings.CACHE_BREAKER_SECONDS
+    if seconds > 0 and not skipping(server):
+        log.warning("Redis at %s did not answer: not asking it for %s s", server, seconds)
+        _skipped_until[server] = time.monotonic() + seconds
+
+
+@contextmanager
+def guarded(server: str) -> Iterator[None]:
+    """Refuse at once while ``server`` is skipped; skip it after a connection error or timeout."""
+    if skipping(server):
+        raise Skipped(f"Redis at {server} is skipped: it did not answer a moment ago")
+    try:
+        yield
+    except (redis.ConnectionError, redis.TimeoutError):
+        failed(server)
+        raise
+
+
+class GuardedPipeline(Pipeline):
+    server = ""
+
+    def execute(self, raise_on_error: bool = True) -> Any:
+        with guarded(self.server):
+            return super().execute(raise_on_error)
+
+
+class GuardedRedis(redis.Redis):
+    """redis-py's client, every command (scripts too) through the breaker."""
+
+    server = ""
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        with guarded(self.server):
+            return super().execute_command(*args, **options)
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> GuardedPipeline:
+        pipeline = GuardedPipeline(
+            self.connection_pool, self.response_callbacks, transaction, shard_hint
+        )
+        pipeline.server = self.server
+        return pipeline
 
 
 class RedisCacheClient(DjangoRedisCacheClient):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._clients: dict[int, Any] = {}
+        self._clients: dict[int, GuardedRedis] = {}
 
-    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+    def get_client(self, key: Any = None, *, write: bool = False) -> GuardedRedis:
         django: Any = self  # django-stubs leave out the client's private attributes
         index = django._get_connection_pool_index(write)
         client = self._clients.get(index)
@@ -29,7 +110,8 @@ class RedisCacheClient(DjangoRedisCacheClient):
                 django._pools[index] = django._pool_class.from_url(
                     django._servers[index], **django._pool_options
                 )
-            client = django._client(connection_pool=django._pools[index])
+            client = GuardedRedis(connection_pool=django._pools[index])
+            client.server = server_of(django._servers[index])
             self._clients[index] = client
         return client
 

@@ -159,11 +159,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Rating hints are published from a thread of their own (ratings.tasks), so these bound how
-# long a stuck broker holds up the hints behind it, not a request. Celery's default
-# connection timeout is 4 s.
-CELERY_BROKER_CONNECTION_TIMEOUT = 1.0
-# A publish must never hang a request: give up quickly, the periodic sweep catches up.
+# Rating hints are published after commit, in the request (ratings.tasks.enqueue_rating):
+# these bound how long a broker that does not answer holds it up, once; after that the
+# breaker (CACHE_BREAKER_SECONDS) skips the broker and the periodic sweep catches up.
+# Celery's default connection timeout is 4 s.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 1,
     "interval_start": 0,
@@ -294,6 +293,10 @@ CACHES = {
     # serves a stale page.
     "leaderboard": cache_from_url("leaderboard", envstr("LEADERBOARD_CACHE_URL") or ""),
 }
+# A Redis (cache or broker) that timed out or refused a connection is not asked again for this
+# many seconds, by this process: each request meets at most one timeout, not one per call
+# (ladder.cache; docs/DEPLOY.md "When Redis is away"). 0 = ask every time.
+CACHE_BREAKER_SECONDS = envint("CACHE_BREAKER_SECONDS", 5)
 # How long an entry is kept (it frees memory: a change shows at once anyway); 0 = no cache.
 LEADERBOARD_CACHE_SECONDS = envint("LEADERBOARD_CACHE_SECONDS", 300)
 # Visitors' pages answered by the first middleware (ladder.clubs.caching.VisitorPageMiddleware)
