@@ -64,7 +64,9 @@ def enqueue_rating(ladder_id: int) -> bool:
     app = rate_ladder.app
     server = "" if app.conf.task_always_eager else server_of(app.conf.broker_url or "")
     if server and skipping(server):
-        log.warning("The broker is skipped for now; the periodic sweep will rate ladder %s", ladder_id)
+        log.warning(
+            "The broker is skipped for now; the periodic sweep will rate ladder %s", ladder_id
+        )
         return False
     try:
         rate_ladder.apply_async(args=[ladder_id], retry=True, retry_policy=PUBLISH_RETRY)

@@ -44,9 +44,7 @@ def test_confirming_enqueues_only_after_commit(
     assert Match.objects.get(pk=match.pk).needs_rating
     for callback in callbacks:
         callback()
-    publish.assert_called_once_with(
-        args=[ladder.pk], retry=True, retry_policy=tasks.PUBLISH_RETRY
-    )
+    publish.assert_called_once_with(args=[ladder.pk], retry=True, retry_policy=tasks.PUBLISH_RETRY)
 
 
 def test_a_rolled_back_confirmation_enqueues_nothing(
