@@ -14,9 +14,9 @@ its digest, at once and again when the deletion commits, that no request may ove
 next request with that token goes to the database, which no longer has it. A change to the
 member (deactivated, say) marks all their tokens so. The expiry is checked on every request.
 
-A copy of the token also goes with the answers ``ladder.clubs.caching.TokenRepeatMiddleware``
-keeps for a client; there each deletion replaces the pages' epoch instead, and the same
-``TokenAuthentication.vouched`` checks it.
+A copy of the token also goes with the answers ``ladder.pagecache`` keeps for a client; there
+each deletion of a token and each change to its member replaces the pages' epoch
+(``ladder.cache.pages_changed``), and the same ``TokenAuthentication.vouched`` checks it.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from knox.settings import knox_settings
 from rest_framework.authentication import SessionAuthentication, get_authorization_header
 
 from accounts.models import ApiToken, User
+from ladder.cache import pages_changed
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +75,8 @@ def _cache_call(method: str, *args: Any) -> Any:
     """A call of the default cache; a cache that is down reads as a miss (the database decides)."""
     try:
         return getattr(caches["default"], method)(*args)
-    except Exception:  # any error of the cache's client (a Redis that is down, say)
-        log.warning("The token cache failed; asking the database", exc_info=True)
+    except Exception as error:  # any error of the cache's client (a Redis that is down, say)
+        log.info("The token cache failed (%s); asking the database", error)
         return None
 
 
@@ -95,17 +96,19 @@ def forget_tokens(*digests: str) -> None:
 @receiver(post_delete, sender=ApiToken)
 def _token_deleted(sender: type, instance: ApiToken, **kwargs: Any) -> None:
     forget_tokens(instance.digest)
+    pages_changed()
 
 
 @receiver(post_save, sender=User)
 def _member_changed(sender: type, instance: User, update_fields: Any = None, **kwargs: Any) -> None:
     """A remembered token carries its member as they were: deactivated, renamed, made a
     superuser, their tokens are read afresh (a login's last_login changes nothing of that)."""
-    if not settings.API_TOKEN_CACHE or (
-        update_fields is not None and set(update_fields) <= {"last_login"}
-    ):
+    if update_fields is not None and set(update_fields) <= {"last_login"}:
         return
-    forget_tokens(*ApiToken.objects.filter(user=instance).values_list("digest", flat=True))
+    digests = ApiToken.objects.filter(user=instance).values_list("digest", flat=True)
+    if digests:
+        forget_tokens(*digests)
+        pages_changed()
 
 
 class TokenAuthentication(KnoxTokenAuthentication):
@@ -131,7 +134,7 @@ class TokenAuthentication(KnoxTokenAuthentication):
 
     def vouched(self, kept: Any, digest: str) -> tuple[Any, Any] | None:
         """The member and token of ``kept``, a token the database vouched for a moment ago
-        (remembered here, or kept with an answer: ``ladder.clubs.caching``), if it is the
+        (remembered here, or kept with an answer: ``ladder.pagecache``), if it is the
         token of ``digest``, not expired, and its member active (knox's ``validate_user``,
         AuthenticationFailed otherwise). None: ask the database."""
         if isinstance(kept, ApiToken) and kept.digest == digest and not self._expired(kept):

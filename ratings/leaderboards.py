@@ -17,7 +17,7 @@ from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef
 
 from accounts.models import User, name_contains
-from ladder.clubs.caching import cache_get, cache_set
+from ladder.cache import cache_get, cache_set
 from ladder.clubs.models import Ladder, Membership, MembershipQuerySet
 from ratings.models import (
     INACTIVE,

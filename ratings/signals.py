@@ -49,8 +49,8 @@ def replay_on_new_settings(
         restand(instance)
 
 
-# Fields of a user that a leaderboard shows.
-SHOWN_USER_FIELDS = frozenset({"username", "display_name"})
+# Fields of a user that a leaderboard shows (or hides them by).
+SHOWN_USER_FIELDS = frozenset({"username", "display_name", "is_active"})
 
 
 @receiver(pre_save, sender=Membership)

@@ -158,7 +158,7 @@ def test_a_bad_filter_is_refused_every_time(club) -> None:  # type: ignore[no-un
         assert response.status_code == 400
 
 
-# ---- answered by the first middleware (ladder.clubs.caching.TokenRepeatMiddleware) ----
+# ---- answered by the first middleware (ladder.pagecache) ----
 
 NOON = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
