@@ -255,10 +255,6 @@ KNOX_TOKEN_MODEL = "accounts.ApiToken"
 # knox's own migrations create its AuthToken table even when the model is swapped for ours;
 # the table would be unused, and its foreign key to the users stops test flushes.
 MIGRATION_MODULES = {"knox": None}
-# API tokens remembered on the default cache for a minute at most, instead of a query per
-# request (accounts.tokens): only when every process shares that cache, since a token revoked
-# through one process must stop working in all of them at once.
-API_TOKEN_CACHE = envbool("API_TOKEN_CACHE", bool(envstr("CACHE_URL")))
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=API_TOKEN_DAYS),
     "AUTH_HEADER_PREFIX": "Token",

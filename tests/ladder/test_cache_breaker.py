@@ -1,6 +1,6 @@
 """Issue 29.1: a Redis that does not answer (frozen with SIGSTOP: it takes connections and
 never replies) costs a request one timeout, then is skipped for CACHE_BREAKER_SECONDS by the
-token cache, the throttles, the page cache and the broker alike (ladder.cache)."""
+throttles, the page cache and the broker alike (ladder.cache)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.services
 
 @pytest.fixture
 def frozen_redis(settings) -> Iterator[services.Process]:  # type: ignore[no-untyped-def]
-    """Both caches (and the token cache, the throttles, the visitors' early pages) on a Redis
+    """Both caches (the throttles, the page cache and its early answers) on a Redis
     of this test's own, which is then frozen."""
     try:
         redis = services.start_redis()
@@ -38,7 +38,6 @@ def frozen_redis(settings) -> Iterator[services.Process]:  # type: ignore[no-unt
         "default": cache_from_url("default", url),
         "leaderboard": cache_from_url("leaderboard", url.removesuffix("/0") + "/1"),
     }
-    settings.API_TOKEN_CACHE = True
     settings.VISITOR_PAGES_EARLY = True
     settings.CACHE_BREAKER_SECONDS = 2
     os.killpg(redis.proc.pid, signal.SIGSTOP)

@@ -31,7 +31,6 @@ from tests.ratings.pages_support import TODAY, member, play, season
 @pytest.fixture
 def club(db, settings):  # type: ignore[no-untyped-def]
     settings.VISITOR_PAGES_EARLY = True
-    settings.API_TOKEN_CACHE = True
     ladder = LadderFactory(name="Api club", slug="api")
     players = [member(ladder, f"a{i}", display_name=f"Api Player {i}") for i in range(6)]
     season(ladder, players, 10)
@@ -70,10 +69,10 @@ def test_a_token_clients_repeat_makes_no_query_and_is_the_full_paths_response(  
         first, built = get(client, url)
         again, queries = get(client, url)
         assert built > 0 and queries == 0, url
-        settings.VISITOR_PAGES_EARLY = settings.API_TOKEN_CACHE = False
+        settings.VISITOR_PAGES_EARLY = False
         caches["leaderboard"].clear()
         full, _ = get(client, url)
-        settings.VISITOR_PAGES_EARLY = settings.API_TOKEN_CACHE = True
+        settings.VISITOR_PAGES_EARLY = True
         for response in (first, again):
             assert response.status_code == 200
             assert response.content == full.content, url
@@ -135,7 +134,7 @@ def test_a_revoked_token_is_refused_at_once(club) -> None:  # type: ignore[no-un
     _, players = club
     client = with_token(players[1])
     get(client)
-    assert get(client)[1] == 0  # the token is remembered
+    assert get(client)[1] == 0  # answered early, with the token kept
     assert client.delete("/api/v1/auth/token/").status_code == 204
     response = client.get(URL)
     # This endpoint's first authentication is the session's, so DRF answers 403, not 401.
@@ -251,7 +250,7 @@ def test_the_last_use_is_still_written_each_minute(club, built) -> None:  # type
     first = ApiToken.objects.get(user=players[1]).last_used
     with time_machine.travel(NOON + timedelta(seconds=30), tick=False):
         assert get(api)[0].status_code == 200 and len(built) == 1  # early, nothing written
-        # Another address: built (the token remembered) and kept with the use of noon.
+        # Another address: built and kept with the use of noon.
         assert get(api, URL + "?page=1")[1] > 0 and len(built) == 2
     assert ApiToken.objects.get(user=players[1]).last_used == first
     with time_machine.travel(NOON + timedelta(seconds=61), tick=False):
