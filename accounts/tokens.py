@@ -4,11 +4,9 @@ A token is sent as ``Authorization: Token <secret>``. It expires ``API_TOKEN_DAY
 was made (settings), and a new password ends every token of its member (User.save). The
 member sees theirs, and revokes them, on the tokens page (accounts.views.tokens).
 
-Every way a token ends deletes its row (revoking it, logging out, a new password, knox's
-clean-up of expired tokens, the member deleted). A copy of the token goes with the answers
-``ladder.pagecache`` keeps for an API client: each deletion of a token and each change to its
-member replaces the pages' epoch (``ladder.cache.pages_changed``), so none is answered
-again, and ``TokenAuthentication.vouched`` checks the copy's expiry and member as knox does.
+Every way a token ends deletes its row (revoking, logging out, a new password, expiry, the
+member deleted). Answers ``ladder.pagecache`` keeps for a token go with each deletion and
+each change to its member (``ladder.cache.pages_changed``).
 """
 
 from __future__ import annotations
@@ -58,8 +56,7 @@ def _token_deleted(sender: type, instance: ApiToken, **kwargs: Any) -> None:
 
 @receiver(post_save, sender=User)
 def _member_changed(sender: type, instance: User, update_fields: Any = None, **kwargs: Any) -> None:
-    """A kept token carries its member as they were: deactivated, renamed, made a superuser,
-    their answers are built afresh (a login's last_login changes nothing of that)."""
+    """A kept token carries its member as they were (a login's last_login changes nothing)."""
     if update_fields is not None and set(update_fields) <= {"last_login"}:
         return
     if ApiToken.objects.filter(user=instance).exists():

@@ -1,24 +1,18 @@
-"""The shared cache: Django's Redis cache with one client per server and a breaker for a
-server that does not answer; reading and writing it so that an outage is a miss; the pages'
-epoch.
+"""The shared cache: Django's Redis backend with one client per server and a breaker; reads
+and writes that take an outage for a miss; the pages' epoch.
 
-- **One client per server.** Django's ``RedisCacheClient.get_client`` builds a new
-  ``redis.Redis`` for every cache call; redis-py's constructor fills in its table of reply
-  parsers each time, which cost more CPU than the round trip itself on a visitor's kept page
-  (0.2 ms of a 0.7 ms request). A client is safe to share between threads (it takes a
-  connection from the pool for each command), so each server's is made once.
-- **The breaker** (issue 29): a Redis that is frozen or gone costs a request its socket
-  timeout on every call, several times per request (the token cache, the throttles, the page
-  cache). After one connection error or timeout, this process stops asking that server for
-  ``CACHE_BREAKER_SECONDS``: every call fails at once with ``Skipped`` (a ``ConnectionError``,
-  which the callers already read as "the cache is away"), then one call tries it again. The
-  broker's publishes use the same breaker (``ratings.tasks``): one frozen Redis, one pause.
-  docs/DEPLOY.md says what each user of the cache does meanwhile.
-- **The epoch** (``pages_changed``): a random value on ``caches["leaderboard"]`` that the kept
-  visitor pages and API answers are tagged with (``ladder.pagecache``). It is replaced by the
-  functions that change what they show: ``ratings.pipeline.bump_board`` (every rating run,
-  membership and name change), a ladder's save or deletion, a token's deletion or a change
-  to its member (``accounts.tokens``), and every ``migrate`` (each deploy runs one).
+- **One client per server**: Django's backend builds a ``redis.Redis`` for every call, whose
+  constructor cost more CPU than the round trip (0.2 ms of a 0.7 ms kept page). A client is
+  thread-safe (a pooled connection per command), so each server's is made once.
+- **The breaker** (issue 29): a frozen Redis costs each call its socket timeout, several per
+  request. After one timeout or refused connection, a process does not ask that server for
+  ``CACHE_BREAKER_SECONDS``: calls fail at once with ``Skipped`` (a ``ConnectionError``, which
+  callers read as "the cache is away"), then one call tries again. ``ratings.tasks`` uses it
+  for the broker too. docs/DEPLOY.md says what each user of Redis does meanwhile.
+- **The epoch** (``pages_changed``): a random value the pages and answers kept by
+  ``ladder.pagecache`` are tagged with, replaced by the functions that change what they show:
+  ``ratings.pipeline.bump_board`` (ratings, memberships, names), a ladder's save or deletion,
+  a token's deletion or a change to its member, a change of moderators, and ``migrate``.
 """
 
 from __future__ import annotations
@@ -131,21 +125,18 @@ class RedisCache(DjangoRedisCache):
         self._class = RedisCacheClient
 
 
-# ---- the shared page cache ---------------------------------------------------------------
-# It only saves time: one that is off, down or skipped reads as a miss and fails nothing.
+# ---- the page cache: it only saves time; off, down or skipped, it reads as a miss -------
 
 EPOCH_KEY = "pages:epoch"
-# How long an answer kept under an epoch lives: should the cache fail just when a change
-# replaces the epoch (the change is saved all the same), a stale page is served this long.
+# How long a kept answer lives: should the cache fail just as a change replaces the epoch,
+# a stale page is served this long at most.
 EARLY_SECONDS = 60
 
 
 def cache_get_many(keys: list[str]) -> dict[str, Any]:
-    """The entries ``keys`` of the shared page cache that are there, in one round trip."""
-    if not settings.LEADERBOARD_CACHE_SECONDS:
-        return {}
+    """The entries ``keys`` of the page cache that are there, in one round trip."""
     try:
-        return caches["leaderboard"].get_many(keys)
+        return caches["leaderboard"].get_many(keys) if settings.LEADERBOARD_CACHE_SECONDS else {}
     except redis.RedisError as error:  # down, or skipped by the breaker
         log.info("The page cache could not be read (%s); reading the database", error)
         return {}
@@ -156,13 +147,12 @@ def cache_get(key: str) -> Any:
 
 
 def cache_set(key: str, value: Any, timeout: int | None = None) -> None:
-    """Keep ``value`` under ``key`` for ``timeout`` seconds at most ``LEADERBOARD_CACHE_SECONDS``."""
     limit = settings.LEADERBOARD_CACHE_SECONDS
-    if limit:
-        try:
+    try:
+        if limit:
             caches["leaderboard"].set(key, value, min(timeout or limit, limit))
-        except redis.RedisError as error:
-            log.info("The page cache could not be written (%s)", error)
+    except redis.RedisError as error:
+        log.info("The page cache could not be written (%s)", error)
 
 
 def _new_epoch() -> None:
@@ -170,18 +160,17 @@ def _new_epoch() -> None:
 
 
 def pages_changed(**kwargs: Any) -> None:
-    """What kept pages and answers show has changed: replace the epoch now and again once
-    the transaction commits (a page built meanwhile from the data before the change may be
-    kept under the first new epoch). Random rather than a count: an epoch the cache lost and
-    made again is never an earlier one. (``kwargs``: it is also a ``post_migrate`` receiver.)"""
+    """Replace the epoch now and once the transaction commits (a page built meanwhile from
+    the data before the change may be kept under the first new one). Random, not a count: an
+    epoch the cache lost is never made again. Also a ``post_migrate`` receiver."""
     if settings.VISITOR_PAGES_EARLY:
         _new_epoch()
         transaction.on_commit(_new_epoch)
 
 
 def epoch_and(key: str) -> tuple[str | None, Any]:
-    """The current epoch (made if the cache has none) and what is kept under ``key`` for it,
-    in one round trip; (None, None) when there is no shared cache to answer from."""
+    """The current epoch (made if there is none) and what ``key`` holds for it, in one round
+    trip; (None, None) without a shared cache."""
     if not settings.VISITOR_PAGES_EARLY:
         return None, None
     found = cache_get_many([EPOCH_KEY, key])
@@ -193,7 +182,6 @@ def epoch_and(key: str) -> tuple[str | None, Any]:
 
 
 def keep_for_epoch(key: str, epoch: str | None, value: object) -> None:
-    """Keep ``value`` under ``key`` for ``epoch``, read (``epoch_and``) before the data it
-    was built from."""
+    """Keep ``value`` for ``epoch``, read (``epoch_and``) before the data it was built from."""
     if epoch is not None:
         cache_set(key, (epoch, value), EARLY_SECONDS)

@@ -1,25 +1,15 @@
 """Visitors' pages and an API client's repeat, answered from the shared cache.
 
-**Visitors.** A signed-out visitor with no cookie sees what every other such visitor sees.
-The pages in ``VISITOR_PAGES`` (home, the ladder list, a ladder's leaderboard, player pages,
-head-to-head) read only the query parameters listed there: the others are dropped before
-the view runs, so ``?junk=N`` is the same page, kept once. A visitor's page is sent public
-for ``VISITOR_MAX_AGE`` seconds with the ETag of its content (a repeat that names it gets
-a 304); anyone with a cookie or credentials gets it private. With a cache every process shares (``VISITOR_PAGES_EARLY``), the response is
-kept whole on ``caches["leaderboard"]``, keyed by the address, the day and the HTMX headers,
-and tagged with the epoch (``ladder.cache.pages_changed``): a visitor's repeat is answered
-here, before sessions, CSRF, authentication and the rest, with one round trip and no query.
-*Measured* (docs/BENCHMARKS.md, issue 17): without this the leaderboard and player pages
-reached 13–15% of the minimal Django site on a quiet machine, against a target of 25%;
-with it 50–60%.
-
-**An API client's repeat** of a view in ``TOKEN_REPEATS`` (the API leaderboard) by token is
-answered the same way: the answer the full path gave this token for this address and
-Accept header, kept under the epoch with a copy of the token. The token is checked by
-``TokenAuthentication.vouched`` (the check of a remembered token: not expired, member
-active; a deleted token or a changed member replaces the epoch), and the view's own
-throttles count the request (DRF's ``check_throttles``); anything else goes the full way.
-*Measured*: without it the API leaderboard reached 17–23% against 25%; with it 28–41%.
+The pages of ``VISITOR_PAGES`` read only the query parameters listed there (the others are
+dropped first: ``?junk=N`` is the same page). A signed-out visitor with no cookie gets them
+public for ``VISITOR_MAX_AGE`` seconds with the ETag of the content (a 304 when they have
+it); anyone else, private. With a cache every process shares (``VISITOR_PAGES_EARLY``) the
+page is kept under the epoch (``ladder.cache``) and a visitor's repeat is answered here,
+before sessions, CSRF, authentication and the rest: one round trip, no query. So is a token
+client's repeat of a view of ``TOKEN_REPEATS``, kept with a copy of the token, which
+``TokenAuthentication.vouched`` checks; the view's throttles count it. *Measured*
+(docs/BENCHMARKS.md): without the first, visitor pages reached 13–15% of the minimal Django
+site against a target of 25%; without the second, the API leaderboard 17–23%.
 """
 
 from __future__ import annotations
@@ -55,19 +45,12 @@ VISITOR_PAGES = {
     "ratings:player": ("ladder", "page", "range"),
     "ratings:head_to_head": ("a", "b"),
 }
-# API reads a token client's repeat may be answered from the cache, and the parameters they
-# read (an address with others goes the full way: its links would echo them).
+# The same for token clients' repeats; an address with other parameters goes the full way
+# (an API page's links echo them).
 TOKEN_REPEATS = {"api:leaderboard": ("q", "status", "page", "format")}
-# How long a browser or shared cache may show a visitor's page without asking again.
-VISITOR_MAX_AGE = 30
-# Request headers a visitor's page depends on besides its address (a fragment or the page),
-# in its Vary with the cookie (the same address is private for a member).
+VISITOR_MAX_AGE = 30  # seconds a browser may show a visitor's page without asking again
+# What a visitor's page depends on besides its address, in its Vary with the cookie.
 VISITOR_VARY = ("HX-Request", "HX-Target", "HX-History-Restore-Request", "Cookie")
-
-
-def is_visitor(request: HttpRequest) -> bool:
-    """No cookie (a session, a message, a CSRF token the page would echo), no credentials."""
-    return not request.COOKIES and "HTTP_AUTHORIZATION" not in request.META
 
 
 # Resolving the address was a tenth of an early answer's time; clients repeat few addresses.
@@ -79,103 +62,12 @@ def _resolve(urlconf: str, path: str) -> ResolverMatch | None:
         return None
 
 
-def answerable(request: HttpRequest) -> tuple[ResolverMatch, tuple[str, ...], bool] | None:
-    """The resolved page, the parameters it reads and whether it is a token repeat, for a
-    GET (or a visitor's HEAD) this middleware handles; None for anything else."""
-    if request.method not in ("GET", "HEAD"):
-        return None
-    match = _resolve(get_urlconf() or settings.ROOT_URLCONF, request.path_info)
-    if match is None:
-        return None
-    if match.view_name in VISITOR_PAGES:
-        return match, VISITOR_PAGES[match.view_name], False
-    token = request.method == "GET" and not request.COOKIES and "HTTP_AUTHORIZATION" in request.META
-    if token and match.view_name in TOKEN_REPEATS:
-        return match, TOKEN_REPEATS[match.view_name], True
-    return None
-
-
 def answer_key(request: HttpRequest, *parts: str) -> str:
-    """The key of a kept answer: the day (statuses and trends move with it), the address and
-    ``parts``; DisallowedHost for a host the site does not serve."""
-    address = [request.scheme or "", request.get_host(), request.get_full_path()]
-    text = "\n".join([timezone.localdate().isoformat(), *address, *parts])
+    """The day (statuses and trends move with it), the address and ``parts``; DisallowedHost
+    for a host the site does not serve."""
+    address = [request.scheme or "", request.get_host(), request.get_full_path(), *parts]
+    text = "\n".join([timezone.localdate().isoformat(), *address])
     return "answer:" + hashlib.sha256(text.encode()).hexdigest()
-
-
-class PageCacheMiddleware:
-    """See the module's docstring. Placed after SecurityMiddleware (its redirect and headers
-    apply to both answers) and before WhiteNoise, sessions, CSRF,
-    authentication, messages, CSP and axes, whose headers a kept response already carries."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        found = answerable(request)
-        if found is None:
-            return self.get_response(request)
-        match, params, token = found
-        if token:
-            if set(request.GET) - set(params):
-                return self.get_response(request)
-            return self.token_repeat(request, match)
-        # The page reads these parameters only: drop the others before anyone sees them.
-        read = QueryDict(mutable=True)
-        for name in params:
-            if name in request.GET:
-                read.setlist(name, request.GET.getlist(name))
-        request.META["QUERY_STRING"] = read.urlencode()
-        request.GET = QueryDict(request.META["QUERY_STRING"])  # type: ignore[assignment]
-        if is_visitor(request):
-            response = self.visitor_page(request)
-            if response.status_code in (200, 304):
-                patch_cache_control(response, public=True, max_age=VISITOR_MAX_AGE)
-        else:
-            response = self.get_response(request)
-            patch_cache_control(response, private=True)
-        patch_vary_headers(response, VISITOR_VARY)
-        return response
-
-    def visitor_page(self, request: HttpRequest) -> HttpResponse:
-        """The kept page (or its 304), else the full path's, kept for the next visitor."""
-        try:
-            key = answer_key(request, *(request.headers.get(h, "") for h in VISITOR_VARY[:-1]))
-        except DisallowedHost:
-            return self.get_response(request)  # the full path refuses it
-        epoch, kept = epoch_and(key)  # read before the full path reads the database
-        if kept is not None:
-            content, headers = kept
-            return conditional(request, HttpResponse(content, headers=dict(headers)))
-        response = self.get_response(request)
-        if response.status_code != 200 or response.streaming:
-            return response
-        set_response_etag(response)
-        if keepable(request, response):
-            keep_for_epoch(key, epoch, (response.content, list(response.items())))
-        return conditional(request, response)
-
-    def token_repeat(self, request: HttpRequest, match: ResolverMatch) -> HttpResponse:
-        """The answer kept for this token, if it still holds and the throttles let it
-        through (counted); else the full path's, kept for the token's next request."""
-        digest = TokenAuthentication.digest_of(request)
-        if digest is None:
-            return self.get_response(request)
-        try:
-            key = answer_key(request, request.META.get("HTTP_ACCEPT", ""), digest)
-        except DisallowedHost:
-            return self.get_response(request)
-        epoch, kept = epoch_and(key)
-        if kept is not None:
-            token, content, headers = kept
-            if allowed(request, match, token, digest):
-                return HttpResponse(content, headers=dict(headers))
-        response = self.get_response(request)
-        token = getattr(request, "auth", None)  # DRF's, once it has authenticated
-        if isinstance(token, ApiToken) and token.digest == digest and keepable(request, response):
-            kept = (TokenAuthentication.snapshot(token), response.content, list(response.items()))
-            keep_for_epoch(key, epoch, kept)
-        return response
 
 
 def keepable(request: HttpRequest, response: HttpResponse) -> bool:
@@ -188,27 +80,93 @@ def keepable(request: HttpRequest, response: HttpResponse) -> bool:
     )
 
 
-def conditional(request: HttpRequest, response: HttpResponse) -> HttpResponse:
-    """The page, or Django's 304 for it when the request names its ETag."""
-    return get_conditional_response(request, etag=response["ETag"], response=response) or response
+class PageCacheMiddleware:
+    """Placed after SecurityMiddleware (its redirect and headers apply to both answers) and
+    before WhiteNoise, sessions, CSRF, authentication, messages, CSP and axes, whose headers a
+    kept response already carries."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        match = None
+        if request.method in ("GET", "HEAD"):
+            match = _resolve(get_urlconf() or settings.ROOT_URLCONF, request.path_info)
+        name = match.view_name if match else ""
+        credentials = request.COOKIES or "HTTP_AUTHORIZATION" in request.META
+        token = credentials and not request.COOKIES and request.method == "GET"
+        if token and name in TOKEN_REPEATS and set(request.GET) <= set(TOKEN_REPEATS[name]):
+            return self.token_repeat(request, match)  # type: ignore[arg-type]
+        if name not in VISITOR_PAGES:
+            return self.get_response(request)
+        read = QueryDict(mutable=True)  # the parameters the page reads, no others
+        for param in VISITOR_PAGES[name]:
+            if param in request.GET:
+                read.setlist(param, request.GET.getlist(param))
+        request.META["QUERY_STRING"] = read.urlencode()
+        request.GET = QueryDict(request.META["QUERY_STRING"])  # type: ignore[assignment]
+        if credentials:
+            response = self.get_response(request)
+            patch_cache_control(response, private=True)
+        else:
+            response = self.visitor_page(request)
+            if response.status_code in (200, 304):
+                patch_cache_control(response, public=True, max_age=VISITOR_MAX_AGE)
+        patch_vary_headers(response, VISITOR_VARY)
+        return response
+
+    def visitor_page(self, request: HttpRequest) -> HttpResponse:
+        """The kept page, else the full path's, kept for the next visitor; or their 304."""
+        try:
+            key = answer_key(request, *(request.headers.get(h, "") for h in VISITOR_VARY[:-1]))
+        except DisallowedHost:
+            return self.get_response(request)  # the full path refuses it
+        epoch, kept = epoch_and(key)  # read before the full path reads the database
+        if kept is not None:
+            response = HttpResponse(kept[0], headers=dict(kept[1]))
+        else:
+            response = self.get_response(request)
+            if response.status_code != 200 or response.streaming:
+                return response
+            set_response_etag(response)
+            if keepable(request, response):
+                keep_for_epoch(key, epoch, (response.content, list(response.items())))
+        return (
+            get_conditional_response(request, etag=response["ETag"], response=response) or response
+        )
+
+    def token_repeat(self, request: HttpRequest, match: ResolverMatch) -> HttpResponse:
+        """The answer kept for this token if it still holds and the throttles let it
+        through (counted); else the full path's, kept for the token's next request."""
+        digest = TokenAuthentication.digest_of(request)
+        try:
+            key = answer_key(request, request.META.get("HTTP_ACCEPT", ""), str(digest))
+        except DisallowedHost:
+            return self.get_response(request)
+        epoch, kept = epoch_and(key) if digest else (None, None)
+        if kept is not None and allowed(request, match, kept[0], str(digest)):
+            return HttpResponse(kept[1], headers=dict(kept[2]))
+        response = self.get_response(request)
+        token = getattr(request, "auth", None)  # DRF's, once it has authenticated
+        if isinstance(token, ApiToken) and token.digest == digest and keepable(request, response):
+            kept = (TokenAuthentication.snapshot(token), response.content, list(response.items()))
+            keep_for_epoch(key, epoch, kept)
+        return response
 
 
 def allowed(request: HttpRequest, match: ResolverMatch, token: Any, digest: str) -> bool:
-    """Whether the kept token still holds (its last use need not be written yet) and the
-    view's throttles let the request through, counting it."""
-    authentication = TokenAuthentication()
+    """Whether the kept token still holds (its last use not due to be written, which the
+    full path does) and the view's throttles let the request through, counting it."""
     if TokenAuthentication.last_use_due(token):
-        return False  # the full path writes it
+        return False
     try:
-        vouched = authentication.vouched(token, digest)
+        vouched = TokenAuthentication().vouched(token, digest)
     except APIException:
         return False
     if vouched is None:
         return False
     view = match.func.cls(**match.func.initkwargs)  # type: ignore[attr-defined]
-    # DRF's own stand-in for an authentication already made (its test client's too).
-    forced: Any = ForcedAuthentication(*vouched)
-    api_request = Request(request, authenticators=[forced])
+    api_request = Request(request, authenticators=[ForcedAuthentication(*vouched)])  # type: ignore[list-item]
     view.setup(api_request, *match.args, **match.kwargs)
     try:
         view.check_throttles(api_request)

@@ -1,14 +1,11 @@
 """Rating work in the background (Celery).
 
-``enqueue_rating(ladder_id)`` is what a confirmation (or a moderator's decision, a new
-setting, a seeded season) calls once its transaction commits (``transaction.on_commit``).
-The database is the source of truth (``Match.needs_rating``); the message is only a hint,
-so a publish that fails is logged and forgotten: the match stays confirmed and the periodic
-``sweep`` rates it later. Publishing is Celery's own ``apply_async``, one quick retry and
-the broker's short timeouts (settings); a broker that did not answer is not asked again for
-a few seconds (``ladder.cache``'s breaker), so a frozen Redis costs one request one timeout,
-not every request. A command that makes rating work publishes before it exits, like any
-request.
+``enqueue_rating(ladder_id)`` runs once the transaction that made the work commits
+(``transaction.on_commit``: a confirmation, a moderator's decision, new settings, a seeded
+season). The database is the source of truth (``Match.needs_rating``); the message is a hint,
+so a publish that fails is logged and the periodic ``sweep`` rates the ladder later.
+Publishing is Celery's ``apply_async`` with one quick retry and the broker's short timeouts;
+a broker that did not answer is skipped for a few seconds (``ladder.cache``'s breaker).
 """
 
 from __future__ import annotations
@@ -58,9 +55,8 @@ def sweep() -> int:
 
 
 def enqueue_rating(ladder_id: int) -> bool:
-    """Ask a worker to rate the ladder; True if the broker took the message. Never raises.
-
-    Without a broker (tasks run in-process, ``make run``) the ladder is rated here and now."""
+    """Ask a worker to rate the ladder (without a broker: rate it now); True if the broker
+    took the message. Never raises."""
     app = rate_ladder.app
     server = "" if app.conf.task_always_eager else server_of(app.conf.broker_url or "")
     if server and skipping(server):
