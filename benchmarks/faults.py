@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 from collections import defaultdict
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -109,9 +109,10 @@ class Load:
                 "side_b": [b],
                 "games": games,
             }
+            started = time.time()
             status, answer = self.timed("report", "POST", "/api/v1/matches/", a_token, report)
             if status >= 500:
-                self.failed_actions.append(("report", None, report))
+                self.failed_actions.append(("report", None, {**report, "started": started}))
                 continue
             if status != 201:
                 continue
@@ -284,6 +285,7 @@ def after_faults(load: Load, port: int) -> dict[str, Any]:
                 ladder__slug=report["ladder"],
                 played_on=report["played_on"],
                 reporter__username=report["side_a"][0],
+                created_at__gte=datetime.fromtimestamp(report["started"] - 1, tz=UTC),
             ).exists()
             committed += exists
             status = 200  # a report is not retried here: its duplicate is refused by rule

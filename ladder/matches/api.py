@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from django.db import DatabaseError, connection
+from django.db import Error as DatabaseFailure
+from django.db import connection
 from django.db.models import QuerySet
 from django.urls import reverse
 from drf_spectacular.utils import (
@@ -209,7 +210,7 @@ class MatchViewSet(
                 mask_hidden_players([match], self.request.user)
                 data = MatchDetailSerializer(match, context=self.get_serializer_context()).data
                 break
-            except DatabaseError:
+            except DatabaseFailure:  # OperationalError, InterfaceError (connection closed)
                 if connection.in_atomic_block:
                     raise
                 connection.close()  # broken: the next query opens a new one

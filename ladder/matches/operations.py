@@ -145,7 +145,10 @@ def _transition(
     )
     if rate:
         ladder_id = match.ladder_id
-        transaction.on_commit(lambda: ratings_due.send(sender=Match, ladder_id=ladder_id))
+        # robust: the sweep rates it should this fail; the action has committed regardless.
+        transaction.on_commit(
+            lambda: ratings_due.send(sender=Match, ladder_id=ladder_id), robust=True
+        )
 
 
 def _replace_games(match: Match, games: Sequence[tuple[int, int]]) -> None:

@@ -131,3 +131,21 @@ def test_a_committed_confirm_answers_its_state_when_the_database_stays_away(  # 
     # The client's retry, once the database is back: the same success, the whole match.
     retry = post(bob, match, "confirm")
     assert retry.status_code == 200 and retry.json()["state"] == "confirmed"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_mail_that_fails_after_the_commit_does_not_fail_the_confirm(  # type: ignore[no-untyped-def]
+    ladder, alice, bob, monkeypatch
+):
+    """The e-mail is written after the commit; the database gone by then (a restart) is
+    logged, not answered as a 500 for a confirmation that happened."""
+    from ladder.matches import notifications
+
+    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OperationalError("the database system is shutting down")
+
+    match = reported_match(ladder, alice, [alice], [bob])
+    monkeypatch.setattr(notifications, "_send", broken)
+    response = post(bob, match, "confirm")
+    assert response.status_code == 200 and response.json()["state"] == "confirmed"
+    assert Match.objects.get(pk=match.pk).state == "confirmed"
