@@ -13,14 +13,14 @@ import pytest
 
 from tests.support.services import ROOT, postgres_bin
 
-pytestmark = pytest.mark.services
+pytestmark = [pytest.mark.services, pytest.mark.timeout(900)]  # five phases under load
 
 
 def test_reports_and_confirms_through_a_frozen_redis_and_a_postgres_restart() -> None:
     if postgres_bin() is None:
         pytest.skip("PostgreSQL is not installed")
     run = subprocess.run(
-        [sys.executable, "benchmarks/faults.py", "--seconds", "5", "--clients", "2", "--json"],
+        [sys.executable, "benchmarks/faults.py", "--seconds", "4", "--clients", "2", "--json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
