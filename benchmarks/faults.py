@@ -241,7 +241,7 @@ def main() -> None:
         )
     print(
         f"\nactions answered 5xx: {outcome['failed_actions']}; of them committed: "
-        f"{outcome['committed_5xx']}; retries not 2xx: {outcome['retries_not_2xx']}; "
+        f"{outcome['committed_5xx_by_kind']}; retries not 2xx: {outcome['retries_not_2xx']}; "
         f"matches left to the sweep (hints lost while Redis was frozen): "
         f"{outcome['unrated_after_5s']}"
     )
@@ -272,11 +272,12 @@ def after_faults(load: Load, port: int) -> dict[str, Any]:
     from ladder.matches.models import Match
 
     connections.close_all()
-    committed = retries_bad = 0
+    committed = {"report": 0, "confirm": 0}
+    retries_bad = 0
     for kind, match_id, data in load.failed_actions:
         if kind == "confirm":
             if Match.objects.get(pk=match_id).state == "confirmed":
-                committed += 1
+                committed["confirm"] += 1
             path = f"/api/v1/matches/{match_id}/confirm/"
             status, _ = call(port, "POST", path, data["token"], {})
         else:
@@ -287,12 +288,14 @@ def after_faults(load: Load, port: int) -> dict[str, Any]:
                 reporter__username=report["side_a"][0],
                 created_at__gte=datetime.fromtimestamp(report["started"] - 1, tz=UTC),
             ).exists()
-            committed += exists
+            # (by the reporter, date and time: another client's report may match too)
+            committed["report"] += exists
             status = 200  # a report is not retried here: its duplicate is refused by rule
         retries_bad += not 200 <= status < 300
     return {
         "failed_actions": len(load.failed_actions),
-        "committed_5xx": committed,
+        "committed_5xx": sum(committed.values()),
+        "committed_5xx_by_kind": committed,
         "retries_not_2xx": retries_bad,
     }
 
