@@ -16,6 +16,7 @@ from django.db.models.signals import m2m_changed
 from django.dispatch import receiver
 
 from accounts.models import MODERATORS_GROUP, User
+from ladder.cache import pages_changed
 
 
 def make_moderator(user: User) -> None:
@@ -31,6 +32,7 @@ def _set_moderator_staff(users: Iterable[User], moderator: bool) -> None:
             user.is_staff = staff
             user.save(update_fields=["is_staff"])
         user.__dict__.pop("_is_moderator", None)
+    pages_changed()  # what the API's kept answers show a moderator (ladder.pagecache)
 
 
 @receiver(m2m_changed, sender=User.groups.through)

@@ -4,32 +4,19 @@ A token is sent as ``Authorization: Token <secret>``. It expires ``API_TOKEN_DAY
 was made (settings), and a new password ends every token of its member (User.save). The
 member sees theirs, and revokes them, on the tokens page (accounts.views.tokens).
 
-With a shared cache (``API_TOKEN_CACHE``: the default cache is a Redis every process uses),
-a token that the database has just vouched for is remembered there under its digest (the
-secret's hash, as the database keeps it) until its last use is due to be written down
-again, at most a minute: a client's next requests are authenticated without a query. Every
-way a token ends deletes its row (revoking it, logging out, a new password, knox's clean-up
-of expired tokens, the member deleted), and each deleted row leaves a *revoked* mark under
-its digest, at once and again when the deletion commits, that no request may overwrite: the
-next request with that token goes to the database, which no longer has it. A change to the
-member (deactivated, say) marks all their tokens so. The expiry is checked on every request.
-
-A copy of the token also goes with the answers ``ladder.clubs.caching.TokenRepeatMiddleware``
-keeps for a client; there each deletion replaces the pages' epoch instead, and the same
-``TokenAuthentication.vouched`` checks it.
+Every way a token ends deletes its row (revoking, logging out, a new password, expiry, the
+member deleted). Answers ``ladder.pagecache`` keeps for a token go with each deletion and
+each change to its member (``ladder.cache.pages_changed``).
 """
 
 from __future__ import annotations
 
 import binascii
 import copy
-import logging
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import caches
-from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.utils import timezone
@@ -41,15 +28,11 @@ from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, get_authorization_header
 
 from accounts.models import ApiToken, User
-
-log = logging.getLogger(__name__)
+from ladder.cache import pages_changed
 
 # Writing last_used on every request would turn each API read into a write; a minute's
 # precision is all the tokens page shows.
 LAST_USED_PRECISION = timedelta(minutes=1)
-# What a deleted token leaves under its digest: longer than any remembered token lives.
-REVOKED = "revoked"
-REVOKED_SECONDS = 2 * int(LAST_USED_PRECISION.total_seconds())
 
 
 def issue_token(user: User, name: str = "") -> tuple[ApiToken, str]:
@@ -67,76 +50,33 @@ def revoke_all(user: User) -> int:
     return count
 
 
-def remembered_key(digest: str) -> str:
-    return f"api-token:{digest}"
-
-
-def _cache_call(method: str, *args: Any) -> Any:
-    """A call of the default cache; a cache that is down reads as a miss (the database decides)."""
-    try:
-        return getattr(caches["default"], method)(*args)
-    except Exception:  # any error of the cache's client (a Redis that is down, say)
-        log.warning("The token cache failed; asking the database", exc_info=True)
-        return None
-
-
-def forget_tokens(*digests: str) -> None:
-    """Mark these tokens revoked on the cache, now and once the transaction commits (a request
-    that read the token from the database before the commit must not remember it after)."""
-    if not settings.API_TOKEN_CACHE or not digests:
-        return
-
-    def mark() -> None:
-        _cache_call("set_many", {remembered_key(d): REVOKED for d in digests}, REVOKED_SECONDS)
-
-    mark()
-    transaction.on_commit(mark)
-
-
 @receiver(post_delete, sender=ApiToken)
 def _token_deleted(sender: type, instance: ApiToken, **kwargs: Any) -> None:
-    forget_tokens(instance.digest)
+    pages_changed()
 
 
 @receiver(post_save, sender=User)
 def _member_changed(sender: type, instance: User, update_fields: Any = None, **kwargs: Any) -> None:
-    """A remembered token carries its member as they were: deactivated, renamed, made a
-    superuser, their tokens are read afresh (a login's last_login changes nothing of that)."""
-    if not settings.API_TOKEN_CACHE or (
-        update_fields is not None and set(update_fields) <= {"last_login"}
-    ):
+    """A kept token carries its member as they were (a login's last_login changes nothing)."""
+    if update_fields is not None and set(update_fields) <= {"last_login"}:
         return
-    forget_tokens(*ApiToken.objects.filter(user=instance).values_list("digest", flat=True))
+    if ApiToken.objects.filter(user=instance).exists():
+        pages_changed()
 
 
 class TokenAuthentication(KnoxTokenAuthentication):
-    """knox's token check (hash, expiry, active user), noting when each token was last used;
-    remembered on the shared cache for a minute at most (see the module's docstring)."""
+    """knox's token check (hash, expiry, active user), noting when each token was last used."""
 
     def authenticate_credentials(self, token: bytes) -> tuple[Any, Any]:
         try:
             token.decode("utf-8")
         except UnicodeDecodeError:  # knox would fail with a 500: no token of ours is like this
             raise exceptions.AuthenticationFailed("Invalid token.") from None
-        if not settings.API_TOKEN_CACHE:
-            return super().authenticate_credentials(token)  # type: ignore[no-any-return]
-        try:
-            digest = hash_token(token.decode("utf-8"))
-        except (TypeError, ValueError, binascii.Error):  # not a token knox could have made
-            return super().authenticate_credentials(token)  # type: ignore[no-any-return]
-        key = remembered_key(digest)
-        kept = _cache_call("get", key)
-        vouched = self.vouched(kept, digest)
-        if vouched is not None:
-            return vouched
-        user, auth_token = super().authenticate_credentials(token)
-        if kept is None:
-            self._remember(key, auth_token)
-        return user, auth_token
+        return super().authenticate_credentials(token)  # type: ignore[no-any-return]
 
     def vouched(self, kept: Any, digest: str) -> tuple[Any, Any] | None:
         """The member and token of ``kept``, a token the database vouched for a moment ago
-        (remembered here, or kept with an answer: ``ladder.clubs.caching``), if it is the
+        (kept with an answer: ``ladder.pagecache``), if it is the
         token of ``digest``, not expired, and its member active (knox's ``validate_user``,
         AuthenticationFailed otherwise). None: ask the database."""
         if isinstance(kept, ApiToken) and kept.digest == digest and not self._expired(kept):
@@ -177,16 +117,6 @@ class TokenAuthentication(KnoxTokenAuthentication):
         kept._state = copy.copy(auth_token._state)
         kept._state.fields_cache = {"user": member}
         return kept
-
-    @classmethod
-    def _remember(cls, key: str, auth_token: Any) -> None:
-        """Keep the token until its last use is due to be written again; never over a
-        revoked mark (``add``)."""
-        age = timezone.now() - (auth_token.last_used or timezone.now())
-        seconds = int((LAST_USED_PRECISION - age).total_seconds())
-        if seconds <= 0:
-            return
-        _cache_call("add", key, cls.snapshot(auth_token), seconds)
 
     def _cleanup_token(self, auth_token: Any) -> bool:
         """knox's clean-up, which reads every token of the member on each request to delete

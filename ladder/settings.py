@@ -59,11 +59,9 @@ MIDDLEWARE = [
     "ladder.health.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "ladder.errors.RefuseBadInput",  # NUL bytes and oversized API bodies: a 400, not a 500
-    # A visitor's kept page, before sessions, CSRF, authentication and the rest: the response
-    # they gave last time, headers and all (ladder.clubs.caching).
-    "ladder.clubs.caching.VisitorPageMiddleware",
-    # An API client's repeat (the leaderboard), by the same token and throttle checks.
-    "ladder.clubs.caching.TokenRepeatMiddleware",
+    # Visitors' pages and an API client's repeat, answered from the shared cache before
+    # sessions, CSRF, authentication and the rest (ladder.pagecache).
+    "ladder.pagecache.PageCacheMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -170,11 +168,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Rating hints are published from a thread of their own (ratings.tasks), so these bound how
-# long a stuck broker holds up the hints behind it, not a request. Celery's default
-# connection timeout is 4 s.
-CELERY_BROKER_CONNECTION_TIMEOUT = 1.0
-# A publish must never hang a request: give up quickly, the periodic sweep catches up.
+# Rating hints are published after commit, in the request (ratings.tasks.enqueue_rating):
+# these bound how long a broker that does not answer holds it up, once; after that the
+# breaker (CACHE_BREAKER_SECONDS) skips the broker and the periodic sweep catches up.
+# Celery's default connection timeout is 4 s.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 1,
     "interval_start": 0,
@@ -303,10 +300,6 @@ KNOX_TOKEN_MODEL = "accounts.ApiToken"
 # knox's own migrations create its AuthToken table even when the model is swapped for ours;
 # the table would be unused, and its foreign key to the users stops test flushes.
 MIGRATION_MODULES = {"knox": None}
-# API tokens remembered on the default cache for a minute at most, instead of a query per
-# request (accounts.tokens): only when every process shares that cache, since a token revoked
-# through one process must stop working in all of them at once.
-API_TOKEN_CACHE = envbool("API_TOKEN_CACHE", bool(envstr("CACHE_URL")))
 REST_KNOX = {
     "TOKEN_TTL": timedelta(days=API_TOKEN_DAYS),
     "AUTH_HEADER_PREFIX": "Token",
@@ -330,18 +323,21 @@ CACHES = {
     # every web process counts together; without, each process counts alone (check --deploy
     # warns, see ladder.checks).
     "default": cache_from_url("default", envstr("CACHE_URL") or ""),
-    # Leaderboard pages (ratings.leaderboards.board_page), the API's leaderboard pages and the
-    # visitors' whole pages (ladder.caching: leaderboard, player pages, head-to-head, the
-    # ladder list and home). With LEADERBOARD_CACHE_URL (a Redis, say the broker's with
-    # another database number) the web processes share them, and a rating run's ready-made
-    # first page reaches all of them; without, each keeps its own. Entries are keyed by the
-    # ladders' board_version, which changes with every change a page shows, so no process
-    # serves a stale page.
+    # Leaderboard pages (ratings.leaderboards.board_page), the API's leaderboard pages, the
+    # visitors' whole pages and API clients' repeats (ladder.pagecache). With
+    # LEADERBOARD_CACHE_URL (a Redis of its own with maxmemory and LRU eviction, apart from
+    # the broker: docs/DEPLOY.md) the web processes share them; without, each keeps its own.
+    # Entries are keyed by versions the database changes, or tagged with the epoch that
+    # every change replaces (ladder.cache), so no process serves a stale page.
     "leaderboard": cache_from_url("leaderboard", envstr("LEADERBOARD_CACHE_URL") or ""),
 }
+# A Redis (cache or broker) that timed out or refused a connection is not asked again for this
+# many seconds, by this process: each request meets at most one timeout, not one per call
+# (ladder.cache; docs/DEPLOY.md "When Redis is away"). 0 = ask every time.
+CACHE_BREAKER_SECONDS = envint("CACHE_BREAKER_SECONDS", 5)
 # How long an entry is kept (it frees memory: a change shows at once anyway); 0 = no cache.
 LEADERBOARD_CACHE_SECONDS = envint("LEADERBOARD_CACHE_SECONDS", 300)
-# Visitors' pages answered by the first middleware (ladder.clubs.caching.VisitorPageMiddleware)
+# Visitors' pages answered by the first middleware (ladder.pagecache.PageCacheMiddleware)
 # from that cache without asking the database: only when every process shares it, since a
 # change made in another process (a rating run in the worker) must reach them all at once.
 VISITOR_PAGES_EARLY = envbool("VISITOR_PAGES_EARLY", bool(envstr("LEADERBOARD_CACHE_URL")))

@@ -10,15 +10,13 @@ from django.views.decorators.http import require_GET, require_safe
 
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
-from ladder.clubs.caching import cacheable_for_visitors
 from ladder.clubs.models import Membership
-from ladder.clubs.views import ladders_for, public_ladders
+from ladder.clubs.views import ladders_for
 from ladder.matches.inbox import inbox_for
 from ratings import histories
 
 
 @require_GET
-@cacheable_for_visitors(public_ladders)
 def home(request: HttpRequest) -> HttpResponse:
     context: dict[str, object] = {"ladders": ladders_for(request)}
     if request.user.is_authenticated:

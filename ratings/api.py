@@ -26,9 +26,9 @@ from rest_framework.views import APIView
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import FIELD_ERRORS
 from ladder.api_support import Pagination
+from ladder.cache import cache_get, cache_set
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
-from ladder.clubs.caching import cache_get, cache_set, epoch_and, keep_for_epoch
 from ladder.clubs.models import Ladder, Membership
 from ratings import histories, leaderboards, predictions
 from ratings.models import RatingChange, today
@@ -82,18 +82,15 @@ class LeaderboardView(generics.ListAPIView):
             status=query.validated_data["status"],
         )
 
-    # A token client's repeat is answered by ladder.clubs.caching.TokenRepeatMiddleware.
-    answered_early = True
-
     # A plain response for kept bytes: DRF's Response would render them again.
     def list(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
         """The page from the shared cache, kept under the ladder's ``board_version`` (as the
         web page's rows are: ``leaderboards.board_page``), what the caller may see and the whole
         address (the page's links hold it); built and kept on a miss. JSON (every client but
-        the browsable API) is kept as the bytes sent, so a hit renders nothing, and the
-        answer may be repeated to the same token client for the same address and Accept
-        header while nothing changes (``keep_for_caller``: ``TokenRepeatMiddleware``)."""
-        if not isinstance(request.accepted_renderer, JSONRenderer):
+        the browsable API) is kept as the bytes sent, so a hit renders nothing. An address
+        with parameters the view does not read is not kept (one entry per junk value)."""
+        extra = set(request.query_params) - {"q", "status", "page", "format"}
+        if extra or not isinstance(request.accepted_renderer, JSONRenderer):
             ladder, _, text, status = self.board_of()
             return Response(self.page(ladder, text, status, today()))
         on = today()
@@ -106,9 +103,7 @@ class LeaderboardView(generics.ListAPIView):
             data = self.page(ladder, text, status, on)
             body = request.accepted_renderer.render(data, media, self.get_renderer_context())
             cache_set(key, body)
-        response = HttpResponse(body, content_type=media)
-        response.keep_for_caller = True  # type: ignore[attr-defined]
-        return response
+        return HttpResponse(body, content_type=media)
 
     def board_of(self) -> tuple[Ladder, str, str, str]:
         """The ladder, which of its rows the caller may see, the search and the status (400
@@ -127,24 +122,15 @@ class LeaderboardView(generics.ListAPIView):
 
     def ladder_and_viewer(self) -> tuple[Ladder, str]:
         """The ladder (404 if the caller may not see it) and which of its rows they may see
-        (``access.rows_seen``). With a shared cache, remembered for the caller under the
-        pages' epoch (``ladder.clubs.caching``), which every change of a ladder, a membership,
-        a member or who is a moderator replaces: no query while nothing changes."""
-        user, slug = self.request.user, self.kwargs["slug"]
-        key = f"api-viewer:{user.pk}:{slug}"
-        epoch, kept = epoch_and(key)
-        if kept is not None:
-            return kept  # type: ignore[no-any-return]
+        (``access.rows_seen``)."""
         viewer = viewer_for(self.request)
-        ladder = access.ladder_or_404(viewer, slug)
+        ladder = access.ladder_or_404(viewer, self.kwargs["slug"])
         own = None
         if viewer.user_id is not None and not viewer.sees_everyone:
             own = (
                 Membership.objects.filter(ladder=ladder, user_id=viewer.user_id).order_by().first()
             )
-        seen = access.rows_seen(viewer, own)
-        keep_for_epoch(key, epoch, (ladder, seen))
-        return ladder, seen
+        return ladder, access.rows_seen(viewer, own)
 
 
 @extend_schema(

@@ -16,9 +16,9 @@ from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef
 
 from accounts.models import User, name_contains
+from ladder.cache import cache_get, cache_set
 from ladder.clubs import access
 from ladder.clubs.access import PUBLIC, VISITOR, Viewer
-from ladder.clubs.caching import cache_get, cache_set
 from ladder.clubs.models import Ladder, Membership, MembershipQuerySet
 from ratings.models import (
     INACTIVE,

@@ -20,14 +20,13 @@ from django.utils.cache import patch_vary_headers
 from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET
 
-from accounts.models import User, name_contains
+from accounts.models import name_contains
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
-from ladder.clubs.caching import cacheable_for_visitors, public_ladder_rows, version_rows
 from ladder.clubs.forms import JoinForm
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.services import can_join
-from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user, public_ladder
+from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user
 from ratings import histories, leaderboards, predictions
 from ratings.chart import (
     DEFAULT_RANGE,
@@ -109,7 +108,6 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
 
 
 @require_GET
-@cacheable_for_visitors(public_ladder)
 def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The ladder page: its leaderboard, with the details and joining beside it."""
     own = None
@@ -134,18 +132,7 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
 # ---- player page -------------------------------------------------------------------------
 
 
-def public_player(request: HtmxHttpRequest, username: str) -> object:
-    """What a visitor's player page is built from: the name and the public ladders played on
-    (their board versions change with every rating, membership and name change)."""
-    person = version_rows(
-        f"SELECT id, display_name, is_active FROM {User._meta.db_table} WHERE username = %s",
-        [username],
-    )
-    return [*person, *public_ladder_rows(memberships__user__username=username)] or None
-
-
 @require_GET
-@cacheable_for_visitors(public_player)
 def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
     """A player's ratings per ladder; on one ladder, the chart, matches, head-to-head, partners."""
     viewer = viewer_for(request)
@@ -225,7 +212,6 @@ H2H_SUGGESTIONS = 20  # members suggested for what is typed
 
 
 @require_GET
-@cacheable_for_visitors(public_ladder)
 def head_to_head(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """Two players (or two sides) on a ladder: their record and the predicted win probability.
 

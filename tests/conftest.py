@@ -117,9 +117,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
 
 @pytest.fixture(autouse=True)
 def _empty_cache() -> Iterator[None]:
-    """Each test starts with an empty cache (ids can repeat across rolled-back tests)."""
+    """Each test starts with an empty cache (ids can repeat across rolled-back tests), and
+    no server skipped by the breaker (ladder.cache)."""
     from django.core.cache import caches
 
+    from ladder import cache as breaker
+
+    breaker._skipped_until.clear()
     for cache in caches.all():
         cache.clear()
     yield

@@ -7,8 +7,3 @@ class ClubsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "ladder.clubs"
     label = "clubs"
-
-    def ready(self) -> None:
-        # Connects the receivers that replace the visitor pages' epoch (in every process:
-        # the Celery worker saves members and ladders too).
-        from ladder.clubs import caching  # noqa: F401

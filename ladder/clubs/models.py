@@ -21,6 +21,7 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from ladder.cache import pages_changed
 from ladder.clubs.engine_messages import engine_problems, param_error_field
 from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs.params import (
@@ -299,8 +300,17 @@ class Ladder(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        super().save(*args, **kwargs)
+        pages_changed()  # its pages show its name, settings and whether it is public
+
     def get_absolute_url(self) -> str:
         return reverse("ladder:detail", args=[self.slug])
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        deleted = super().delete(*args, **kwargs)
+        pages_changed()
+        return deleted
 
     # ---- engine mapping -------------------------------------------------------------------
 

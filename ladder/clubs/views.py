@@ -15,7 +15,6 @@ from django_htmx.middleware import HtmxDetails
 
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
-from ladder.clubs.caching import cacheable_for_visitors, public_ladder_rows
 from ladder.clubs.forms import JoinForm, ProfileForm
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership
 from ladder.clubs.services import LadderError, can_join, join_ladder
@@ -43,16 +42,7 @@ def get_ladder_for_user(request: HttpRequest, slug: str) -> Ladder:
     )
 
 
-def public_ladders(request: HttpRequest) -> object:
-    return public_ladder_rows()
-
-
-def public_ladder(request: HttpRequest, slug: str) -> object:
-    return public_ladder_rows(slug=slug) or None
-
-
 @require_GET
-@cacheable_for_visitors(public_ladders)
 def ladder_list(request: HttpRequest) -> HttpResponse:
     return render(request, "clubs/list.html", {"ladders": ladders_for(request)})
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import Error as DatabaseFailure
+from django.db import connection
 from django.db.models import QuerySet
+from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -194,9 +197,29 @@ class MatchViewSet(
         return get_match_for_user(viewer_for(self.request), self.kwargs["pk"])
 
     def _detail(self, match: Match, status_code: int = 200) -> Response:
-        match = get_match_for_user(viewer_for(self.request), match.pk)
-        access.mask_matches(viewer_for(self.request), [match])
-        data = MatchDetailSerializer(match, context=self.get_serializer_context()).data
+        """The match as the caller sees it. Every action's answer: its work has committed, so
+        should the database fail while the answer is read (a restart), it is read once more
+        on a new connection, and failing that the answer is what was committed (id, state,
+        url) rather than a 5xx (issue 29.2; docs/API.md)."""
+        data: dict[str, Any]
+        for _ in range(2):
+            try:
+                viewer = viewer_for(self.request)
+                match = get_match_for_user(viewer, match.pk)
+                access.mask_matches(viewer, [match])
+                data = MatchDetailSerializer(match, context=self.get_serializer_context()).data
+                break
+            except DatabaseFailure:  # OperationalError, InterfaceError (connection closed)
+                if connection.in_atomic_block:
+                    raise
+                connection.close()  # broken: the next query opens a new one
+        else:
+            path = reverse("api:match-detail", args=[match.pk])
+            data = {
+                "id": match.pk,
+                "state": match.state,
+                "url": self.request.build_absolute_uri(path),
+            }
         # str(): the field gives a Hyperlink (a str subclass) that WSGI servers refuse.
         headers = {"Location": str(data["url"])} if status_code == 201 else None
         return Response(data, status=status_code, headers=headers)

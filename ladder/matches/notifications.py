@@ -89,7 +89,9 @@ def tell_member(user: User, text: str, link: str, kind: str = "moderation") -> N
 
 def _mail_after_commit(template: str, recipients: Iterable[User], **context: Any) -> None:
     recipients = list(recipients)
-    transaction.on_commit(lambda: _send(template, recipients, **context))
+    # robust: a failure after the commit (the database gone while the mail is written) is
+    # logged; it must not turn the committed action's answer into a 5xx (issue 29.2).
+    transaction.on_commit(lambda: _send(template, recipients, **context), robust=True)
 
 
 def describe(match: Match) -> str:

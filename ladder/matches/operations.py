@@ -151,7 +151,10 @@ def _transition(
     )
     if rate:
         ladder_id = match.ladder_id
-        transaction.on_commit(lambda: ratings_due.send(sender=Match, ladder_id=ladder_id))
+        # robust: the sweep rates it should this fail; the action has committed regardless.
+        transaction.on_commit(
+            lambda: ratings_due.send(sender=Match, ladder_id=ladder_id), robust=True
+        )
 
 
 def _replace_games(match: Match, games: Sequence[tuple[int, int]]) -> None:
@@ -228,14 +231,17 @@ def _by_a_player(
     check: Callable[[Match, Any, datetime], None],
     now: datetime | None,
     seen: datetime | None = None,
-) -> Match:
-    """A player's transition that changes nothing but the state: confirm, cancel.
+) -> tuple[Match, bool]:
+    """A player's transition that changes nothing but the state: confirm, cancel. True if it
+    happened now, False if it had already (``_already_done``).
 
     ``seen``: when the player loaded the version they act on; a report changed since
     (``edit_match``) is refused, so no one confirms a score they have not read."""
     now = now or timezone.now()
     with transaction.atomic():
         match = _lock(match)
+        if _already_done(match, by, action, to_state):
+            return match, False
         check(match, by, now)
         if action == "confirm":
             check_not_barred(match, by)
@@ -246,7 +252,17 @@ def _by_a_player(
             )
         snap = snapshot(match)
         _transition(match, by, action, to_state, now, before=snap, after=snap)
-    return match
+    return match, True
+
+
+def _already_done(match: Match, by: User, action: str, to_state: str) -> bool:
+    """``by`` asks again for what they did last: the match is in the state their ``action``
+    led to and nothing happened to it since (a client retrying after an answer it never got,
+    issue 29.2). The same success, not a conflict; nothing is written or sent again."""
+    if match.state != to_state:
+        return False
+    last = match.audit.order_by("-at", "-pk").values_list("action", "actor_id").first()
+    return last == (action, by.pk)
 
 
 def confirm_match(
@@ -255,8 +271,11 @@ def confirm_match(
     """An opponent confirms the reported score; the match is then rated. ``seen``: when
     they loaded the report (a version changed since is refused)."""
     with transaction.atomic():
-        match = _by_a_player(match, by, "confirm", CONFIRMED, check_confirm, now, seen)
-        notify_confirmed(match, by)
+        match, now_confirmed = _by_a_player(
+            match, by, "confirm", CONFIRMED, check_confirm, now, seen
+        )
+        if now_confirmed:
+            notify_confirmed(match, by)
     return match
 
 
@@ -310,6 +329,8 @@ def dispute_match(
     now = now or timezone.now()
     with transaction.atomic():
         match = _lock(match)
+        if _already_done(match, by, "dispute", DISPUTED):
+            return match
         check_dispute(match, by, now)
         check_not_barred(match, by)
         errors = FieldErrors()
@@ -335,10 +356,12 @@ def dispute_match(
 
 
 def cancel_match(match: Match, by: User, now: datetime | None = None) -> Match:
-    """The reporter withdraws a report nobody has confirmed yet; the opponents hear of it."""
+    """The reporter withdraws a report nobody has confirmed yet; the opponents hear of it
+    (once: a retry of a cancel that happened tells no one again)."""
     with transaction.atomic():
-        match = _by_a_player(match, by, "cancel", CANCELLED, check_cancel, now)
-        notify_cancelled(match)
+        match, now_cancelled = _by_a_player(match, by, "cancel", CANCELLED, check_cancel, now)
+        if now_cancelled:
+            notify_cancelled(match)
     return match
 
 

@@ -23,11 +23,8 @@ INBOX = "/api/v1/inbox/"
 NEW = "a-fresh-password-for-alice-31"
 
 
-@pytest.fixture(autouse=True, params=["database", "remembered"])
-def _no_throttle_history(request, settings):
-    """Every test twice: tokens read from the database each time, and remembered on the
-    cache (accounts.tokens, API_TOKEN_CACHE)."""
-    settings.API_TOKEN_CACHE = request.param == "remembered"
+@pytest.fixture(autouse=True)
+def _no_throttle_history():
     cache.clear()
 
 

@@ -135,3 +135,35 @@ def test_seeding_leaves_other_ladders_notifications_alone(db):  # type: ignore[n
     assert after.read_at is None  # an old match, but not the demo's: still unread
     assert after.created_at == real.created_at  # and not re-dated
     assert Notification.objects.filter(match__ladder__slug="singles").exists()
+
+
+@pytest.mark.services
+def test_seed_demo_hands_its_matches_to_the_worker_before_it_exits(  # type: ignore[no-untyped-def]
+    celery_worker_process, celery_broker, worker_database_url
+):
+    """Issue 29.3: the command (a process of its own, as an operator runs it) publishes the
+    rating work before it exits; a worker rates every seeded match with no sweep running."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from tests.support.services import ROOT
+
+    env = {
+        **os.environ,
+        "CELERY_BROKER_URL": celery_broker,
+        "DATABASE_URL": worker_database_url,
+        "DJANGO_SETTINGS_MODULE": "ladder.settings",
+        "DEBUG": "1",
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "seed_demo"], cwd=ROOT, env=env, check=True, timeout=120
+    )
+    assert Match.objects.filter(needs_rating=True).exists() or Match.objects.exists()
+    deadline = time.monotonic() + 30  # the sweep (beat, not running here) would come at 60 s
+    while Match.objects.filter(needs_rating=True).exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert Match.objects.count() > 100
+    assert not Match.objects.filter(needs_rating=True).exists()
+    assert "Task ratings.rate_ladder" in celery_worker_process.output()

@@ -454,9 +454,10 @@ def test_correct_and_void(season, mod):
 @pytest.mark.parametrize(
     ("which", "action", "who", "payload", "message"),
     [
-        ("confirmed", "confirm", "bob", {}, "This match is already confirmed"),
+        ("confirmed", "dispute", "bob", {"reason": "x"}, "This match is already confirmed"),
         ("confirmed", "cancel", "alice", {}, "This match is already confirmed"),
-        ("disputed", "dispute", "dave", {"reason": "again"}, "This match is disputed"),
+        ("disputed", "dispute", "charlie", {"reason": "again"}, "This match is disputed"),
+        ("disputed", "confirm", "dave", {}, "This match is disputed"),
         (
             "pending",
             "resolve",
@@ -475,9 +476,9 @@ def test_correct_and_void(season, mod):
     ],
 )
 def test_refused_transitions_are_409(
-    season, alice, bob, dave, mod, which, action, who, payload, message
+    season, alice, bob, charlie, dave, mod, which, action, who, payload, message
 ):
-    users = {"alice": alice, "bob": bob, "dave": dave, "mod": mod}
+    users = {"alice": alice, "bob": bob, "charlie": charlie, "dave": dave, "mod": mod}
     match = season[which]
     with unchanged(match):
         response = api_client(users[who]).post(f"{detail(match)}{action}/", payload, format="json")

@@ -135,13 +135,23 @@ def test_forms_of_transitions_are_refused_to_others(client, roles, fresh, transi
     assert response.status_code == 403
 
 
-def test_refused_transition_is_a_message_and_back_to_the_match(client, fresh, charlie):
-    match = fresh("confirmed")
-    client.force_login(charlie)
+def test_refused_transition_is_a_message_and_back_to_the_match(client, fresh, dave):
+    match = fresh("confirmed")  # by charlie: dave's confirm is refused
+    client.force_login(dave)
     with unchanged(match):
         response = client.post(url("match_confirm", match), follow=True)
     assert response.redirect_chain[-1][0] == match.get_absolute_url()
     assert "This match is already confirmed" in response.content.decode()
+
+
+def test_a_confirm_sent_twice_is_confirmed_once(client, fresh, charlie):
+    """Issue 29.2: a second submit (a double click, a retry) by the one who confirmed."""
+    match = fresh("confirmed")
+    client.force_login(charlie)
+    with unchanged(match):
+        response = client.post(url("match_confirm", match), follow=True)
+    assert response.status_code == 200
+    assert "Confirmed: thanks." in response.content.decode()
 
 
 def test_refused_transition_with_htmx_is_a_409_row(client, fresh, charlie):

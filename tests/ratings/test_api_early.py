@@ -31,7 +31,6 @@ from tests.ratings.pages_support import TODAY, member, play, season
 @pytest.fixture
 def club(db, settings):  # type: ignore[no-untyped-def]
     settings.VISITOR_PAGES_EARLY = True
-    settings.API_TOKEN_CACHE = True
     ladder = LadderFactory(name="Api club", slug="api")
     players = [member(ladder, f"a{i}", display_name=f"Api Player {i}") for i in range(6)]
     season(ladder, players, 10)
@@ -70,10 +69,10 @@ def test_a_token_clients_repeat_makes_no_query_and_is_the_full_paths_response(  
         first, built = get(client, url)
         again, queries = get(client, url)
         assert built > 0 and queries == 0, url
-        settings.VISITOR_PAGES_EARLY = settings.API_TOKEN_CACHE = False
+        settings.VISITOR_PAGES_EARLY = False
         caches["leaderboard"].clear()
         full, _ = get(client, url)
-        settings.VISITOR_PAGES_EARLY = settings.API_TOKEN_CACHE = True
+        settings.VISITOR_PAGES_EARLY = True
         for response in (first, again):
             assert response.status_code == 200
             assert response.content == full.content, url
@@ -135,7 +134,7 @@ def test_a_revoked_token_is_refused_at_once(club) -> None:  # type: ignore[no-un
     _, players = club
     client = with_token(players[1])
     get(client)
-    assert get(client)[1] == 0  # the token is remembered
+    assert get(client)[1] == 0  # answered early, with the token kept
     assert client.delete("/api/v1/auth/token/").status_code == 204
     response = client.get(URL)
     # This endpoint's first authentication is the session's, so DRF answers 403, not 401.
@@ -158,7 +157,7 @@ def test_a_bad_filter_is_refused_every_time(club) -> None:  # type: ignore[no-un
         assert response.status_code == 400
 
 
-# ---- answered by the first middleware (ladder.clubs.caching.TokenRepeatMiddleware) ----
+# ---- answered by the first middleware (ladder.pagecache) ----
 
 NOON = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
@@ -251,7 +250,7 @@ def test_the_last_use_is_still_written_each_minute(club, built) -> None:  # type
     first = ApiToken.objects.get(user=players[1]).last_used
     with time_machine.travel(NOON + timedelta(seconds=30), tick=False):
         assert get(api)[0].status_code == 200 and len(built) == 1  # early, nothing written
-        # Another address: built (the token remembered) and kept with the use of noon.
+        # Another address: built and kept with the use of noon.
         assert get(api, URL + "?page=1")[1] > 0 and len(built) == 2
     assert ApiToken.objects.get(user=players[1]).last_used == first
     with time_machine.travel(NOON + timedelta(seconds=61), tick=False):
@@ -278,8 +277,9 @@ def test_each_caller_gets_their_own_kept_answer(club, built) -> None:  # type: i
 
 
 def test_a_request_with_a_session_is_never_given_a_token_clients_answer(club, built) -> None:  # type: ignore[no-untyped-def]
-    """DRF tries the session first on this endpoint: a moderator's session with a member's
-    token header is the moderator, whatever was kept for the token."""
+    """A moderator's session with a member's token header goes the full path, never the
+    answer kept for the token; the token is tried first (API_AUTHENTICATION), so it is the
+    member's answer, built again."""
     _, players = club
     moderators, _ = Group.objects.get_or_create(name=MODERATORS_GROUP)
     moderator = UserFactory(username="moderator")
@@ -291,7 +291,8 @@ def test_a_request_with_a_session_is_never_given_a_token_clients_answer(club, bu
     get(api)
     assert "Api Player 2" not in names(get(api)[0])
     assert len(built) == 1  # kept for the token
-    assert "Api Player 2" in names(get(both)[0])
+    assert "Api Player 2" not in names(get(both)[0])
+    assert len(built) == 2  # the full path, not the kept answer
     assert "Api Player 2" not in names(get(api)[0])
 
 

@@ -390,14 +390,13 @@ def test_leaderboard_queries_do_not_grow_with_players_and_matches(
     caches["leaderboard"].clear()  # the rating runs left the visitors' first pages in it
     counts = (leaderboard_queries(client, "small"), leaderboard_queries(client, "large"))
     assert counts[0] == counts[1]
-    # Anonymous: ladder (twice: the visitor cache's ETag reads its board version first),
-    # status counts (which give the page count), page rows (one query per
+    # Anonymous: ladder, status counts (which give the page count), page rows (one query per
     # status the page shows: one here), their users, their trends, unrated members; ranks
     # come from the places. Signed in: + session, user, moderator check, the navigation's
     # inbox badge and unread notifications; a member's own membership brings the ladder (and says whether their own
-    # row is hidden: the cache key). A visitor's page first reads its versions (the ETag).
+    # row is hidden: the cache key).
     caches["leaderboard"].clear()
-    with django_assert_num_queries(11 if signed_in else 7):
+    with django_assert_num_queries(11 if signed_in else 6):
         client.get("/ladders/large/")
     # Again: the page's data comes from the cache (the ladder row carries its version); a
     # visitor's whole page does, after its versions.

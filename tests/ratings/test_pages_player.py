@@ -424,26 +424,21 @@ def test_player_and_head_to_head_queries_do_not_grow(client, db, team_size):
 def test_player_page_query_count_is_pinned(client, django_assert_num_queries, db):
     ladder = LadderFactory(name="Large", slug="large")
     big_season(ladder)
-    # The visitor page's versions (the player, their ladders: ladder.caching), memberships
-    # (with the player), ratings, hidden members, every match played (the chart, the count
+    # Memberships (with the player), ratings, hidden members, every match played (the chart, the count
     # of matches, the head-to-head table) and their players, the matches page and its games.
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(7):
         client.get("/players/l00/")
-    # The match list alone: versions, memberships, ratings, hidden members, the count, the
+    # The match list alone: memberships, ratings, hidden members, the count, the
     # page, its players and games.
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(7):
         client.get("/players/l00/", {"page": 2}, **MATCHES)
-    # Head-to-head: the ladder's version, ladder, sides, matches with their players and
+    # Head-to-head: the ladder, sides, matches with their players and
     # games, the states for the prediction (memberships, ratings), the points at stake (last
     # rated match, ratings, memberships, the lookback window's matches), the members for the
     # type-ahead (counted first: a big ladder lists none), hidden members.
-    with django_assert_num_queries(15):
+    with django_assert_num_queries(14):
         client.get("/ladders/large/head-to-head/?a=l00&b=l01")
-    # Each again: the versions, then the page kept whole for visitors (ladder.caching).
-    with django_assert_num_queries(2):
-        client.get("/players/l00/")
-    with django_assert_num_queries(1):
-        client.get("/ladders/large/head-to-head/?a=l00&b=l01")
+    # A visitor's repeat is answered by ladder.pagecache: tests/ratings/test_page_cache*.py.
 
 
 def test_the_chart_has_periods_tooltips_with_the_change_and_a_table(client, club) -> None:  # type: ignore[no-untyped-def]
