@@ -24,7 +24,6 @@ from typing import Any
 
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from accounts.models import User
@@ -490,11 +489,19 @@ def read_old_news(club: DemoClub, now: datetime | None = None, days: int = 2) ->
     as members who follow their club would have. Only the demo ladders' news: a site's
     own members' notifications are left as they are."""
     now = now or timezone.now()
-    news = Notification.objects.filter(match__ladder__in=list(club.ladders.values()))
-    when = Match.objects.filter(pk=OuterRef("match_id")).values("updated_at")[:1]
-    news.update(created_at=Subquery(when))
+    # Plain reads, then updates by primary key: an UPDATE over a correlated subquery or a
+    # join ran for minutes on a fresh test database's plans (no statistics yet).
+    matches = Match.objects.filter(ladder__in=list(club.ladders.values()))
+    changed = dict(matches.values_list("pk", "updated_at"))
+    news = list(Notification.objects.filter(match_id__in=changed).only("pk", "match_id"))
+    for note in news:
+        note.created_at = changed[note.match_id or 0]
+    Notification.objects.bulk_update(news, ["created_at"], batch_size=500)
     before = timezone.localdate(now) - timedelta(days=days)
-    return news.filter(read_at__isnull=True, match__played_on__lt=before).update(read_at=now)
+    old = set(matches.filter(played_on__lt=before).values_list("pk", flat=True))
+    unread = Notification.objects.filter(match_id__in=old, read_at__isnull=True)
+    ids = list(unread.values_list("pk", flat=True))
+    return Notification.objects.filter(pk__in=ids).update(read_at=now)
 
 
 def _three_games(games: list[tuple[int, int]]) -> list[list[int]]:
