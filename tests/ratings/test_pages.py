@@ -103,7 +103,9 @@ def test_ranked_provisional_and_inactive_apart_at_the_boundaries(client, board):
     # The RD shown is grown for inactivity up to today: 50 after 13 idle weeks is 62.
     assert text_of(row_of(page, "Ian Player")).startswith("– Ian Player 7.00 ± 0.06")
     # A provisional rating is shown with "?" (RATINGS.md §8); a ranked one without.
-    assert text_of(row_of(page, "Ivy Player")).startswith("– Ivy Player 5.50 ? ± 0.12")
+    assert text_of(row_of(page, "Ivy Player")).startswith(
+        "– Ivy Player ranked after another match (± above 0.12) 5.50 ? ± 0.12"
+    )
     assert "?" not in text_of(row_of(page, "Rob Player"))
     # The member without a rated match: listed apart, with their starting rating.
     unrated = text_of(row_of(page, "Una Unrated"))
