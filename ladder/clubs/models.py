@@ -523,6 +523,14 @@ class Membership(models.Model):
     )
     initial_rating = models.FloatField(help_text="Starting rating from the self-assessment.")
     initial_rd = models.FloatField("initial RD", help_text="Starting RD from the self-assessment.")
+    away_until = models.DateField(
+        "away until",
+        null=True,
+        blank=True,
+        help_text="Away (injury, holiday) up to and including this day: the board says so "
+        "instead of \"inactive\", and no one may challenge or invite the member "
+        "(RULES.md \"Time away\"). Empty: not away.",
+    )
 
     objects = MembershipQuerySet.as_manager()
 
