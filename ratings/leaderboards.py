@@ -13,7 +13,7 @@ from typing import Any, overload
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.db.models import Exists, OuterRef
+from django.db.models import DateField, Exists, OuterRef, Subquery
 
 from accounts.models import User, name_contains
 from ladder.clubs import access
@@ -73,6 +73,15 @@ class Board:
         self.rows = self.everyone.search(text)
 
     @cached_property
+    def away(self) -> Subquery:
+        """Each row's ``away_until``: the last day of its player's time away if they are
+        away today (RULES.md "Time away"), else None; read with the row, no query more."""
+        member = Membership.objects.filter(
+            ladder=OuterRef("ladder"), user=OuterRef("user"), away_until__gte=self.on
+        ).order_by()  # the default order joins the users
+        return Subquery(member.values("away_until")[:1], output_field=DateField())
+
+    @cached_property
     def counts(self) -> dict[str, int]:
         """How many players of each status match the search (whatever the status filter)."""
         return self.rows.status_counts(self.cutoffs, self.on)
@@ -106,7 +115,7 @@ class Board:
             low, high = max(start - before, 0), min(stop - before, size)
             if low < high:
                 section = self.rows.of_status(status, self.cutoffs, self.on)
-                section = section.order_by("-rating", "pk")
+                section = section.order_by("-rating", "pk").annotate(away_until=self.away)
                 for row in section[low:high]:
                     row.status = status  # type: ignore[attr-defined]
                     rows.append(row)
