@@ -1,5 +1,6 @@
 """Seasons in the admin: moderators define a ladder's seasons here or on the ladder's
-seasons page (ratings.views.manage_seasons); both go through ``Season.clean``."""
+seasons page (ratings.views.seasons); both go through ``Season.clean``, and a saved or
+deleted season gives its ladder a new board version (ratings.signals)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from ratings.models import Season, SeasonStanding
-from ratings.pipeline import bump_board
 
 
 class StandingInline(admin.TabularInline):
@@ -34,17 +34,3 @@ class SeasonAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ("name",)}
     readonly_fields = ("frozen_at",)
     inlines = [StandingInline]
-
-    def save_model(self, request: HttpRequest, obj: Season, form: Any, change: bool) -> None:
-        super().save_model(request, obj, form, change)
-        bump_board(obj.ladder_id)  # the ladder page shows the current season's table
-
-    def delete_model(self, request: HttpRequest, obj: Season) -> None:
-        ladder_id = obj.ladder_id
-        super().delete_model(request, obj)
-        bump_board(ladder_id)
-
-    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
-        ladder_ids = set(queryset.values_list("ladder_id", flat=True))
-        super().delete_queryset(request, queryset)
-        bump_board(*ladder_ids)

@@ -6,9 +6,10 @@ W–L, ranked by that rating. Ratings carry across seasons; a season changes no 
 the rating maths.
 
 The table of a current season is read from the rating changes (``live_rows``). Once the
-season is over, its table is stored (``SeasonStanding``, by ``freeze_season``: the
-periodic task ``ratings.freeze_seasons``, or the first read after the last day) and read
-from there ever after, so a later correction or replay changes today's ratings and never
+season is over and every match played in it is settled (confirmed and rated, or expired,
+cancelled, voided), its table is stored (``SeasonStanding``, by ``freeze_season``: the
+periodic task ``ratings.freeze_seasons``, or the first read after that) and read from
+there ever after, so a later correction or replay changes today's ratings and never
 an archived table. The pages and the API both read ``season_table``.
 """
 
@@ -20,11 +21,12 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from ladder.clubs.models import Ladder
+from ladder.matches.models import DISPUTED, PENDING, Match
 from ratings.models import PlayerRating, RatingChange, Season, SeasonStanding, today
-from ratings.pipeline import bump_board
 
 
 class SeasonError(Exception):
@@ -56,8 +58,7 @@ def save_season(season: Season) -> Season:
         with transaction.atomic():
             Ladder.objects.select_for_update().only("pk").get(pk=season.ladder_id)
             season.full_clean()
-            season.save()
-            bump_board(season.ladder_id)  # the ladder page shows the current season's table
+            season.save()  # ratings.signals gives the ladder a new board version
     except ValidationError as exc:
         raise SeasonError(" ".join(exc.messages)) from None
     except IntegrityError:
@@ -70,25 +71,36 @@ def save_season(season: Season) -> Season:
 
 def delete_season(season: Season) -> None:
     """Remove a season and its archived table (the ratings are untouched)."""
-    with transaction.atomic():
-        ladder_id = season.ladder_id
-        season.delete()
-        bump_board(ladder_id)
+    season.delete()
 
 
 # ---- tables ----------------------------------------------------------------------------------
 
 
+def current_table(
+    ladder: Ladder, viewer: Any, on: date, limit: int
+) -> tuple[Season | None, list[TableRow], bool]:
+    """The ladder's current season (or None), the first ``limit`` rows of its table as
+    ``viewer`` sees it, and whether there are more: what the ladder page shows (kept with
+    its leaderboard, ratings.leaderboards.board_page)."""
+    season = Season.objects.filter(ladder=ladder).current(on)
+    if season is None:
+        return None, [], False
+    season.ladder = ladder
+    table = season_table(season, viewer, on)
+    return season, table[:limit], len(table) > limit
+
+
 def season_table(season: Season, viewer: Any, on: date | None = None) -> list[TableRow]:
     """The season's table as ``viewer`` sees it on ``on`` (today): the stored one once the
-    season is over (stored now if it is not yet), else worked out from the rating changes.
+    season is over and settled (stored now if it is not yet), else worked out from the
+    rating changes.
     Hidden members are left out for those who may not see them, and the rest ranked
     without a gap (RULES.md "Who sees whom")."""
     on = on or today()
     if season.starts_on > on:
         return []
-    if season.is_over(on):
-        freeze_season(season, on)
+    if season.is_over(on) and (season.frozen_at is not None or freeze_season(season, on)):
         rows = [
             (s.user, s.rating, s.change, s.matches, s.wins, s.losses)
             for s in SeasonStanding.objects.filter(season=season)
@@ -157,9 +169,25 @@ def live_rows(season: Season, on: date) -> list[tuple[Any, float, float, int, in
     ]
 
 
+def unsettled(season: Season) -> bool:
+    """Whether a match played in the season still waits: for confirmation, for a
+    moderator's decision, or for the rating run. Its table is stored once none does."""
+    return (
+        Match.objects.filter(
+            ladder_id=season.ladder_id,
+            played_on__gte=season.starts_on,
+            played_on__lte=season.ends_on,
+        )
+        .filter(Q(state__in=(PENDING, DISPUTED)) | Q(needs_rating=True))
+        .exists()
+    )
+
+
 def freeze_season(season: Season, on: date | None = None) -> bool:
-    """Store the table of a season that is over, once: True if this call stored it. The
-    season's row is locked, so two readers at once store it once."""
+    """Store the table of a season that is over, once, as it stood on its last day: True if
+    this call stored it. Not while a match played in it is unsettled (``unsettled``): a
+    result reported on the last day counts once it is confirmed and rated. The season's row
+    is locked, so two readers at once store it once."""
     on = on or today()
     if not season.is_over(on) or season.frozen_at is not None:
         return False
@@ -167,6 +195,8 @@ def freeze_season(season: Season, on: date | None = None) -> bool:
         locked = Season.objects.select_for_update().get(pk=season.pk)
         if locked.frozen_at is not None:
             season.frozen_at = locked.frozen_at
+            return False
+        if unsettled(locked):
             return False
         SeasonStanding.objects.bulk_create(
             SeasonStanding(

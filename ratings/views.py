@@ -79,10 +79,13 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
         text=text,
         status=status,
         page=request.GET.get("page", ""),
+        season=not _fragment(request, "leaderboard"),
     )
     paginator = CountedPaginator([], leaderboards.LEADERBOARD_PAGE_SIZE, board["total"])
     page = Page(board["rows"], board["number"], paginator)
     counts, unrated = board["counts"], board["unrated"]
+    if board["season"] is not None:
+        context["season"], context["season_rows"], context["season_more"] = board["season"]
     context.update(
         {
             "ladder": ladder,
@@ -127,19 +130,7 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "away_until": own.away_on(on) if own is not None else None,
         "away_form": AwayForm() if own is not None else None,
     }
-    if not _fragment(request, "leaderboard"):
-        current = Season.objects.filter(ladder=ladder).current(on)
-        if current is not None:
-            current.ladder = ladder
-            table = season_table(current, request.user, on)
-            context["season"] = current
-            context["season_rows"] = table[:SEASON_PREVIEW]
-            context["season_more"] = len(table) > SEASON_PREVIEW
     return leaderboard(request, ladder, context)
-
-
-# The ladder page shows the current season's top this many; the season's page shows everyone.
-SEASON_PREVIEW = 10
 
 
 # ---- seasons -------------------------------------------------------------------------------

@@ -163,6 +163,29 @@ def test_the_periodic_task_stores_each_ended_season_once(played):
     assert season_table(upcoming, None) == []
 
 
+def test_the_archive_waits_for_a_result_played_in_the_season(club, make_match: MakeMatch):
+    """A match played on the last day and confirmed after it counts in the archived table."""
+    ladder, p = club
+    late = season(ladder, "Late", TODAY - timedelta(days=20), TODAY - timedelta(days=3))
+    make_match(ladder, [p[0]], [p[1]], [(21, 12), (21, 13)], TODAY - timedelta(days=10))
+    rate_ladder(ladder.pk)
+    waiting = make_match(
+        ladder, [p[2]], [p[3]], [(21, 17), (21, 17)], TODAY - timedelta(days=3), state="pending"
+    )
+    assert freeze_due_seasons() == 0
+    assert [r.user for r in season_table(late, None)] != []
+    late.refresh_from_db()
+    assert late.frozen_at is None and not late.standings.exists()
+    waiting.state, waiting.needs_rating = "confirmed", True
+    waiting.save()
+    assert freeze_due_seasons() == 0  # confirmed, not rated yet
+    rate_ladder(ladder.pk)
+    assert freeze_due_seasons() == 1
+    stored = {s.user.username: s for s in late.standings.all()}
+    assert set(stored) == {"p0", "p1", "p2", "p3"}
+    assert (stored["p2"].wins, stored["p3"].losses) == (1, 1)
+
+
 def test_a_season_nobody_played_in_is_an_empty_table(club):
     ladder, _ = club
     quiet = season(ladder, "Winter", TODAY - timedelta(days=20), TODAY - timedelta(days=10))
