@@ -435,3 +435,23 @@ def test_the_seasons_page_lists_every_season(client, played):
     html = client.get(f"/ladders/{ladder.slug}/seasons/").content.decode()
     assert "Summer" in html and "Spring" in html and "archived" in html
     assert client.get(f"/ladders/{ladder.slug}/seasons/nope/").status_code == 404
+
+
+def test_a_private_ladders_seasons_are_404_to_strangers(client, private_ladder, alice, outsider):
+    season(private_ladder, "Squad season", TODAY - timedelta(days=5), TODAY + timedelta(days=5))
+    for url in ("/ladders/squad/seasons/", "/ladders/squad/seasons/squad-season/"):
+        assert client.get(url).status_code == 404
+        login(client, outsider)
+        assert client.get(url).status_code == 404
+        login(client, alice)
+        assert client.get(url).status_code == 200
+        client.logout()
+
+
+def test_a_visitor_may_not_post_a_season(client, played):
+    ladder, p, past, now = played
+    data = {"name": "Mine", "slug": "mine", "starts_on": "2030-01-01", "ends_on": "2030-02-01"}
+    assert client.post(f"/ladders/{ladder.slug}/seasons/", data).status_code == 403
+    edit = client.get(f"/ladders/{ladder.slug}/seasons/summer/edit/")
+    assert edit.status_code == 302 and "/accounts/login/" in edit["Location"]
+    assert not Season.objects.filter(slug="mine").exists()
