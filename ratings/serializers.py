@@ -70,8 +70,8 @@ class LeaderboardRowSerializer(serializers.Serializer):
     last_played = serializers.DateField(allow_null=True)
     away_until = serializers.DateField(
         allow_null=True,
-        help_text="The last day of the player's time away, if they are away today (RULES.md "
-        '"Time away"; the board reads "Away until …" instead of "inactive"); else null.',
+        help_text="The last day of the player's time away, if they are away today; else null. "
+        'RULES.md "Time away": the board reads "Away until …" instead of "inactive".',
     )
     player = serializers.SerializerMethodField(help_text="The player's page on the site.")
 

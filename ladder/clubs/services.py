@@ -70,8 +70,8 @@ MAX_AWAY_DAYS = 366
 
 
 def set_away(user: Any, ladder: Ladder, until: date | None) -> Membership:
-    """Mark ``user`` away from ``ladder`` up to and including ``until`` (RULES.md "Time
-    away"), or back (None). Their own membership only; a day before today (the club's date)
+    """Mark ``user`` away from ``ladder`` up to and including ``until``, or back (None):
+    RULES.md "Time away". Their own membership only; a day before today (the club's date)
     or more than ``MAX_AWAY_DAYS`` ahead is refused. Nothing in the ratings changes: the
     board reads the day, the rating maths never does."""
     membership = Membership.objects.filter(ladder=ladder, user=user).first()
