@@ -29,7 +29,7 @@ def drop_no_overlap(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('clubs', '0002_membership_away_until'),
+        ('clubs', '0003_membership_away_until'),
         ('ratings', '0005_change_rows_lean_indexes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('clubs', '0001_initial'),
+        ('clubs', '0002_defaults_by_transfer'),
     ]
 
     operations = [
