@@ -11,6 +11,7 @@ from datetime import date
 from typing import Any
 
 from django.http import Http404, HttpResponse, HttpResponseBase
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (

@@ -24,6 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from ladder.clubs.access import Viewer
 from ladder.clubs.models import Ladder
 from ladder.matches.models import DISPUTED, PENDING, Match
 from ratings.models import PlayerRating, RatingChange, Season, SeasonStanding, today
@@ -78,7 +79,7 @@ def delete_season(season: Season) -> None:
 
 
 def current_table(
-    ladder: Ladder, viewer: Any, on: date, limit: int
+    ladder: Ladder, viewer: Viewer, on: date, limit: int
 ) -> tuple[Season | None, list[TableRow], bool]:
     """The ladder's current season (or None), the first ``limit`` rows of its table as
     ``viewer`` sees it, and whether there are more: what the ladder page shows (kept with
@@ -91,12 +92,12 @@ def current_table(
     return season, table[:limit], len(table) > limit
 
 
-def season_table(season: Season, viewer: Any, on: date | None = None) -> list[TableRow]:
+def season_table(season: Season, viewer: Viewer, on: date | None = None) -> list[TableRow]:
     """The season's table as ``viewer`` sees it on ``on`` (today): the stored one once the
     season is over and settled (stored now if it is not yet), else worked out from the
     rating changes.
     Hidden members are left out for those who may not see them, and the rest ranked
-    without a gap (RULES.md "Who sees whom")."""
+    without a gap (the access policy, ``ladder.clubs.access``)."""
     on = on or today()
     if season.starts_on > on:
         return []

@@ -185,7 +185,7 @@ def season(request: HtmxHttpRequest, slug: str, season: str) -> HttpResponse:
     context = {
         "ladder": ladder,
         "season": found,
-        "rows": season_table(found, request.user, on),
+        "rows": season_table(found, viewer_for(request), on),
         "today": on,
         "is_moderator": request.user.is_authenticated and request.user.is_moderator,
     }

@@ -8,6 +8,7 @@ from datetime import date, timedelta
 import pytest
 from django.db import IntegrityError, connection, transaction
 
+from ladder.clubs.access import VISITOR, Viewer
 from ladder.matches import operations as matches
 from ratings.models import PlayerRating, RatingChange, Season, SeasonStanding
 from ratings.pipeline import rate_ladder
@@ -75,7 +76,7 @@ def expected_rows(ladder, first: date, last: date):  # type: ignore[no-untyped-d
 
 def test_the_current_seasons_table_counts_only_its_matches(played, outsider):
     ladder, p, past, now = played
-    table = season_table(now, outsider)
+    table = season_table(now, Viewer.of(outsider))
     expected = expected_rows(ladder, now.starts_on, TODAY)
     assert {row.user.username for row in table} == {"p0", "p1", "p2", "p3"}
     for row in table:
@@ -107,14 +108,14 @@ def test_ratings_carry_across_seasons(played):
         ladder=ladder, user=p[0], played_on__gte=now.starts_on
     ).first()
     assert first_summer.rating_before == pytest.approx(last_spring.rating_after)
-    row = next(r for r in season_table(now, None) if r.user == p[0])
+    row = next(r for r in season_table(now, VISITOR) if r.user == p[0])
     assert row.change == pytest.approx(first_summer.rating_after - last_spring.rating_after)
 
 
 def test_a_seasons_table_is_stored_once_it_is_over_and_a_correction_never_changes_it(played, mod):
     ladder, p, past, now = played
     assert past.frozen_at is None
-    table = season_table(past, None)  # the first read after the end stores it
+    table = season_table(past, VISITOR)  # the first read after the end stores it
     past.refresh_from_db()
     assert past.frozen_at is not None
     stored = list(SeasonStanding.objects.filter(season=past).order_by("rank"))
@@ -139,12 +140,12 @@ def test_a_seasons_table_is_stored_once_it_is_over_and_a_correction_never_change
     assert replayed["p3"][3] == 0
     again = [
         (r.user.username, r.rank, r.rating, r.change, r.wins, r.losses)
-        for r in season_table(past, None)
+        for r in season_table(past, VISITOR)
     ]
     assert again == archived  # …and not the archived table
     assert SeasonStanding.objects.filter(season=past).count() == len(stored)
     # The current season, worked out live, does follow the correction.
-    live = {r.user.username: r.rating for r in season_table(now, None)}
+    live = {r.user.username: r.rating for r in season_table(now, VISITOR)}
     assert live["p0"] == pytest.approx(PlayerRating.objects.get(ladder=ladder, user=p[0]).rating)
 
 
@@ -160,7 +161,7 @@ def test_the_periodic_task_stores_each_ended_season_once(played):
     assert count == 4
     assert freeze_due_seasons() == 0  # never twice
     assert SeasonStanding.objects.filter(season=past).count() == count
-    assert season_table(upcoming, None) == []
+    assert season_table(upcoming, VISITOR) == []
 
 
 def test_the_archive_waits_for_a_result_played_in_the_season(club, make_match: MakeMatch):
@@ -173,7 +174,7 @@ def test_the_archive_waits_for_a_result_played_in_the_season(club, make_match: M
         ladder, [p[2]], [p[3]], [(21, 17), (21, 17)], TODAY - timedelta(days=3), state="pending"
     )
     assert freeze_due_seasons() == 0
-    assert [r.user for r in season_table(late, None)] != []
+    assert [r.user for r in season_table(late, VISITOR)] != []
     late.refresh_from_db()
     assert late.frozen_at is None and not late.standings.exists()
     waiting.state, waiting.needs_rating = "confirmed", True
@@ -189,27 +190,29 @@ def test_the_archive_waits_for_a_result_played_in_the_season(club, make_match: M
 def test_a_season_nobody_played_in_is_an_empty_table(club):
     ladder, _ = club
     quiet = season(ladder, "Winter", TODAY - timedelta(days=20), TODAY - timedelta(days=10))
-    assert season_table(quiet, None) == []
+    assert season_table(quiet, VISITOR) == []
     quiet.refresh_from_db()
     assert quiet.frozen_at is not None and not quiet.standings.exists()
 
 
 def test_hidden_members_are_left_out_and_the_rest_ranked_without_a_gap(played, mod):
     ladder, p, past, now = played
-    everyone = season_table(now, None)
+    everyone = season_table(now, VISITOR)
     top = everyone[0].user
     hide(ladder=ladder, user=top)
-    seen = season_table(now, None)
+    seen = season_table(now, VISITOR)
     assert top not in [r.user for r in seen]
     assert [r.rank for r in seen] == [1, 2, 3]
     assert [r.user for r in seen] == [r.user for r in everyone[1:]]
-    assert season_table(now, top)[0].user == top  # they see themselves
-    assert len(season_table(now, mod)) == 4  # moderators see everyone
+    assert season_table(now, Viewer.of(top))[0].user == top  # they see themselves
+    assert len(season_table(now, Viewer.of(mod))) == 4  # moderators see everyone
     # The archive too: stored with everyone, shown by the rule.
-    hidden_past = season_table(past, mod)[0].user
+    hidden_past = season_table(past, Viewer.of(mod))[0].user
     hide(ladder=ladder, user=hidden_past)
-    assert hidden_past not in [r.user for r in season_table(past, None)]
-    assert len(season_table(past, mod)) == len(SeasonStanding.objects.filter(season=past))
+    assert hidden_past not in [r.user for r in season_table(past, VISITOR)]
+    assert len(season_table(past, Viewer.of(mod))) == len(
+        SeasonStanding.objects.filter(season=past)
+    )
 
 
 def test_live_rows_reads_one_query(played, django_assert_num_queries):
@@ -265,7 +268,7 @@ def test_a_second_season_at_the_same_address_is_refused(played):
 
 def test_an_archived_seasons_days_do_not_change(played):
     ladder, p, past, now = played
-    season_table(past, None)
+    season_table(past, VISITOR)
     past.refresh_from_db()
     past.ends_on = past.ends_on - timedelta(days=1)
     with pytest.raises(SeasonError, match="archived: its days can no longer change"):
@@ -279,7 +282,7 @@ def test_an_archived_seasons_days_do_not_change(played):
 
 def test_deleting_a_season_keeps_the_ratings(played):
     ladder, p, past, now = played
-    season_table(past, None)
+    season_table(past, VISITOR)
     ratings = list(PlayerRating.objects.values_list("user_id", "rating", "rd"))
     delete_season(past)
     assert not Season.objects.filter(pk=past.pk).exists()
@@ -325,7 +328,7 @@ def test_api_standings(client, played):
     response = client.get(f"/api/v1/ladders/{ladder.slug}/seasons/summer/standings/")
     assert response.status_code == 200
     rows = response.json()
-    table = season_table(now, None)
+    table = season_table(now, VISITOR)
     assert [r["username"] for r in rows] == [r.user.username for r in table]
     first = rows[0]
     assert set(first) >= {"username", "rank", "rating", "change", "matches", "wins", "losses"}
@@ -370,11 +373,11 @@ def test_the_ladder_page_shows_the_current_seasons_table(client, played):
     ladder, p, past, now = played
     html = client.get(f"/ladders/{ladder.slug}/").content.decode()
     assert 'id="season"' in html and "Summer" in html
-    top = season_table(now, None)[0]
+    top = season_table(now, VISITOR)[0]
     assert f"{top.rating / 1000:.2f}" in html
     html = client.get(f"/ladders/{ladder.slug}/seasons/spring/").content.decode()
     assert "the table as it stood on" in html
-    for row in season_table(past, None):
+    for row in season_table(past, VISITOR):
         assert row.user.name in html
 
 
