@@ -449,7 +449,7 @@ class Season(models.Model):
                 condition=Q(ends_on__gte=F("starts_on")), name="season_ends_after_start"
             ),
             # PostgreSQL also refuses two seasons of a ladder sharing a day (an exclusion
-            # constraint, ratings/migrations/0006_seasons); ratings.seasons says why first.
+            # constraint, ratings/migrations/0007_seasons); ratings.seasons says why first.
         ]
 
     def __str__(self) -> str:

@@ -30,7 +30,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('clubs', '0003_membership_away_until'),
-        ('ratings', '0005_change_rows_lean_indexes'),
+        ('ratings', '0006_listing_deactivated'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
