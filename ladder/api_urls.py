@@ -7,10 +7,16 @@ from rest_framework.routers import DefaultRouter
 
 from accounts.api import TokenView
 from ladder.clubnight.api import ClubNightView
-from ladder.clubs.api import LadderViewSet, PlayerViewSet
+from ladder.clubs.api import AwayView, LadderViewSet, PlayerViewSet
 from ladder.integrity.api import BanDetailView, BansView, FlagDecisionView, IntegrityView
 from ladder.matches.api import InboxView, MatchViewSet
-from ratings.api import HistoryView, LeaderboardView, PredictView
+from ratings.api import (
+    HistoryView,
+    LeaderboardView,
+    PredictView,
+    SeasonListView,
+    SeasonStandingsView,
+)
 
 app_name = "api"
 
@@ -23,6 +29,13 @@ urlpatterns = [
     path("ladders/<slug:slug>/leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
     path("players/<str:username>/history/", HistoryView.as_view(), name="history"),
     path("predict/", PredictView.as_view(), name="predict"),
+    path("ladders/<slug:slug>/away/", AwayView.as_view(), name="away"),
+    path("ladders/<slug:slug>/seasons/", SeasonListView.as_view(), name="seasons"),
+    path(
+        "ladders/<slug:slug>/seasons/<slug:season>/standings/",
+        SeasonStandingsView.as_view(),
+        name="season-standings",
+    ),
     path("ladders/<slug:slug>/club-night/", ClubNightView.as_view(), name="club-night"),
     path("ladders/<slug:slug>/integrity/", IntegrityView.as_view(), name="integrity"),
     path(

@@ -8,7 +8,8 @@ paired near their level, every game played rally by rally from their hidden true
 by the engine's simulator (ratings.lab.simulate), so scores look like real badminton
 (21-17 19-21 23-21) and the stronger players win more often without winning always.
 Most matches are confirmed; the last night's reports still wait for confirmation, and
-one is disputed for a moderator.
+one is disputed for a moderator. `seed_seasons(club)` splits the twelve weeks into an
+archived season and the current one, and marks a member away for a while.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ from typing import Any
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
 from django.utils import timezone
+from django.utils.text import slugify
 
 from accounts.models import User
 from accounts.roles import make_moderator
 from ladder.clubs.models import Ladder, Membership
-from ladder.clubs.services import join_ladder
+from ladder.clubs.services import join_ladder, set_away
 from ladder.matches.models import (
     CONFIRMED,
     DISPUTED,
@@ -45,6 +47,8 @@ from ladder.matches.notifications import tell_disputed, tell_reported
 from ratings.engine.scales import DISPLAY_DIVISOR
 from ratings.engine.types import MatchResult
 from ratings.lab import simulate
+from ratings.models import Season
+from ratings.seasons import save_season
 from ratings.tasks import enqueue_rating
 
 # Published in the README and printed by the command: demo data is for trying the site.
@@ -569,3 +573,56 @@ def seed_matches(club: DemoClub, now: datetime | None = None) -> dict[str, dict[
         club.created.append(f"season {slug} ({len(season)} matches)")
         transaction.on_commit(partial(enqueue_rating, ladder.pk))
     return created
+
+
+# ---- seasons and time away (RULES.md "Seasons", "Time away") -----------------------------------
+
+# The twelve weeks split in two seasons: the first six weeks, over and archived, and the
+# season under way, which runs on past today. ``AWAY`` is away for a while on Singles.
+FIRST_SEASON_WEEKS = 6
+CURRENT_SEASON_DAYS_LEFT = 45
+AWAY = ("sofia", "singles", 12)  # username, ladder, days away from today
+_MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June", "July",
+    "August", "September", "October", "November", "December",
+)  # fmt: skip
+
+
+def _season_name(first: date, last: date) -> str:
+    """ "September–October 2026", or with both years when they differ."""
+    start, end = _MONTH_NAMES[first.month - 1], _MONTH_NAMES[last.month - 1]
+    if first.year != last.year:
+        return f"{start} {first.year} – {end} {last.year}"
+    return f"{start} {last.year}" if start == end else f"{start}–{end} {last.year}"
+
+
+def seed_seasons(club: DemoClub, now: datetime | None = None) -> None:
+    """Two seasons on each ladder without any: the first half of the demo's twelve weeks,
+    over (its table is archived on first read, once its matches are rated), and the current
+    one; and one member away for a while. Through the same functions as the pages."""
+    today = timezone.localdate(now)
+    first_day = today - timedelta(weeks=SEASON_WEEKS) + timedelta(days=1)
+    split = first_day + timedelta(weeks=FIRST_SEASON_WEEKS)
+    last_day = today + timedelta(days=CURRENT_SEASON_DAYS_LEFT)
+    for ladder in club.ladders.values():
+        if Season.objects.filter(ladder=ladder).exists():
+            continue
+        for first, last in ((first_day, split - timedelta(days=1)), (split, last_day)):
+            name = _season_name(first, last)
+            save_season(
+                Season(
+                    ladder=ladder,
+                    name=name,
+                    slug=slugify(name.replace("–", " ")),
+                    starts_on=first,
+                    ends_on=last,
+                )
+            )
+            club.created.append(f"season {ladder.slug}: {name}")
+    username, slug, days = AWAY
+    member = club.members.get(username)
+    if member is not None and slug in club.ladders:
+        membership = Membership.objects.get(ladder=club.ladders[slug], user=member)
+        if membership.away_until is None:
+            set_away(member, club.ladders[slug], today + timedelta(days=days))
+            club.created.append(f"{username} away on {slug}")

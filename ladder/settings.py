@@ -209,6 +209,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ratings.sweep",
         "schedule": envint("RATING_SWEEP_SECONDS", 60),
     },
+    # Stores the table of each season that is over (a read of it would store it too).
+    "freeze-ended-seasons": {
+        "task": "ratings.freeze_seasons",
+        "schedule": 900.0,
+    },
 }
 
 # The largest honest request (a report, a club night of 200 names) is a few kilobytes;

@@ -11,6 +11,7 @@ from datetime import date
 from typing import Any
 
 from django.http import Http404, HttpResponse, HttpResponseBase
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -31,14 +32,17 @@ from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ratings import histories, leaderboards, predictions
-from ratings.models import RatingChange, today
+from ratings.models import RatingChange, Season, today
+from ratings.seasons import season_table
 from ratings.serializers import (
     LeaderboardQuerySerializer,
     LeaderboardRowSerializer,
     PredictInputSerializer,
     PredictionSerializer,
     RatingChangeSerializer,
+    SeasonSerializer,
     StakesSerializer,
+    StandingSerializer,
 )
 from ratings.stakes import stakes_for_lineup
 
@@ -232,3 +236,35 @@ class PredictView(APIView):
     )
     def post(self, request: Request) -> Response:
         return self._predict(request, request.data)
+
+
+@extend_schema(tags=["ratings"], responses=SeasonSerializer(many=True))
+class SeasonListView(APIView):
+    """A ladder's seasons, newest first (RULES.md "Seasons")."""
+
+    authentication_classes = API_AUTHENTICATION
+    permission_classes = [permissions.AllowAny]
+
+    def get(self, request: Request, slug: str) -> Response:
+        ladder = access.ladder_or_404(viewer_for(request), slug)
+        seasons = Season.objects.filter(ladder=ladder).select_related("ladder")
+        context = {"request": request, "on": today()}
+        return Response(SeasonSerializer(seasons, many=True, context=context).data)
+
+
+@extend_schema(tags=["ratings"], responses=StandingSerializer(many=True))
+class SeasonStandingsView(APIView):
+    """A season's table: the stored one once the season is over, else as it stands now.
+    Members hidden from the caller are left out and the others ranked without a gap."""
+
+    authentication_classes = API_AUTHENTICATION
+    permission_classes = [permissions.AllowAny]
+
+    def get(self, request: Request, slug: str, season: str) -> Response:
+        viewer = viewer_for(request)
+        ladder = access.ladder_or_404(viewer, slug)
+        found = get_object_or_404(
+            Season.objects.select_related("ladder"), ladder=ladder, slug=season
+        )
+        rows = season_table(found, viewer)
+        return Response(StandingSerializer(rows, many=True).data)

@@ -1,10 +1,12 @@
-"""The leaderboard's search and filter (a GET form: it works without JavaScript too)."""
+"""The leaderboard's search and filter (a GET form: it works without JavaScript too), and a
+season as moderators define it."""
 
 from __future__ import annotations
 
 from django import forms
 
 from ratings.leaderboards import ALL, STATUS_FILTERS
+from ratings.models import Season
 
 
 class LeaderboardFilterForm(forms.Form):
@@ -16,3 +18,16 @@ class LeaderboardFilterForm(forms.Form):
         if not self.is_bound or not self.is_valid():
             return "", ALL
         return self.cleaned_data["q"].strip(), self.cleaned_data["status"] or ALL
+
+
+class SeasonForm(forms.ModelForm):
+    """A season's name, address and days; ``Season.clean`` checks them (RULES.md "Seasons")."""
+
+    class Meta:
+        model = Season
+        fields = ["name", "slug", "starts_on", "ends_on"]
+        widgets = {
+            "starts_on": forms.DateInput(attrs={"type": "date"}),
+            "ends_on": forms.DateInput(attrs={"type": "date"}),
+        }
+        help_texts = {"slug": "Letters, digits and hyphens, e.g. spring-2027: the page's address."}

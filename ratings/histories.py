@@ -33,7 +33,8 @@ HISTORY_PAGE_SIZE = 20
 def player_ratings(
     player: User, memberships: Sequence[Membership], viewer: Viewer, on: date | None = None
 ) -> dict[int, PlayerRating]:
-    """``player``'s rating on each of these ladders, with status, rank and trend, by ladder id."""
+    """``player``'s rating on each of these ladders, with status, rank, trend and
+    ``away_until`` (RULES.md "Time away"), by ladder id."""
     on = on or today()
     cutoffs = {m.ladder_id: active_since(m.ladder.lookback_days, on) for m in memberships}
     if not cutoffs:
@@ -45,7 +46,9 @@ def player_ratings(
     )
     ladders = {m.ladder_id: m.ladder for m in memberships}
     ratings = {}
+    away = {m.ladder_id: m.away_on(on) for m in memberships}
     for row in rows:
+        row.away_until = away[row.ladder_id]  # type: ignore[attr-defined]
         row.rd_today = row.rd_on(on, ladders[row.ladder_id].params())  # type: ignore[attr-defined]
         status = row.status_on(on, cutoffs[row.ladder_id])
         row.status = status  # type: ignore[attr-defined]

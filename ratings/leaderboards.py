@@ -13,7 +13,7 @@ from typing import Any, overload
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.db.models import Exists, OuterRef
+from django.db.models import DateField, Exists, OuterRef, Subquery
 
 from accounts.models import User, name_contains
 from ladder.cache import cache_get, cache_set
@@ -29,8 +29,11 @@ from ratings.models import (
     active_since,
     today,
 )
+from ratings.seasons import current_table
 
 LEADERBOARD_PAGE_SIZE = 50
+# The ladder page shows the current season's top this many; the season's page shows everyone.
+SEASON_PREVIEW = 10
 # "Not yet rated" is a short list under the leaderboard; past this many, search finds the rest.
 UNRATED_LIMIT = 100
 
@@ -73,6 +76,15 @@ class Board:
         self.rows = self.everyone.search(text)
 
     @cached_property
+    def away(self) -> Subquery:
+        """Each row's ``away_until``: the last day of its player's time away if they are
+        away today (RULES.md "Time away"), else None; read with the row, no query more."""
+        member = Membership.objects.filter(
+            ladder=OuterRef("ladder"), user=OuterRef("user"), away_until__gte=self.on
+        ).order_by()  # the default order joins the users
+        return Subquery(member.values("away_until")[:1], output_field=DateField())
+
+    @cached_property
     def counts(self) -> dict[str, int]:
         """How many players of each status match the search (whatever the status filter)."""
         return self.rows.status_counts(self.cutoffs, self.on)
@@ -106,7 +118,7 @@ class Board:
             low, high = max(start - before, 0), min(stop - before, size)
             if low < high:
                 section = self.rows.of_status(status, self.cutoffs, self.on)
-                section = section.order_by("-rating", "pk")
+                section = section.order_by("-rating", "pk").annotate(away_until=self.away)
                 for row in section[low:high]:
                     row.status = status  # type: ignore[attr-defined]
                     rows.append(row)
@@ -149,20 +161,22 @@ def board_page(
     status: str = ALL,
     page: str = "",
     on: date | None = None,
+    season: bool = False,
 ) -> dict[str, Any]:
     """One leaderboard page as ``viewer`` (whose membership of the ladder is ``own``) sees
     it, ``page`` as the request names it: its rows (with rank, trend and user), its number,
     the status counts, the total and, on the last page, the members not yet rated (at most
-    one more than ``UNRATED_LIMIT``).
+    one more than ``UNRATED_LIMIT``); with ``season`` (the whole ladder page, not a swap of
+    the board), the current season and the top of its table (``seasons.current_table``).
 
     Cached under the ladder's ``board_version`` (changed whenever ratings, members or names
     change), the day and what the viewer may see, so a hit is never stale.
     """
     on = on or today()
-    key = board_key(ladder, access.rows_seen(viewer, own), text, status, page, on)
+    key = board_key(ladder, access.rows_seen(viewer, own), text, status, page, on, season)
     board = cache_get(key)
     if board is None:
-        board = _read_board(ladder, viewer, text, status, page, on)
+        board = _read_board(ladder, viewer, text, status, page, on, season)
         cache_set(key, board)
     return board
 
@@ -176,12 +190,12 @@ def warm_board(ladder: Ladder) -> None:
     if not settings.LEADERBOARD_CACHE_SECONDS:
         return
     on = today()
-    board = _read_board(ladder, VISITOR, "", ALL, "", on)
-    cache_set(board_key(ladder, PUBLIC, "", ALL, "", on), board)
+    board = _read_board(ladder, VISITOR, "", ALL, "", on, True)
+    cache_set(board_key(ladder, PUBLIC, "", ALL, "", on, True), board)
 
 
 def _read_board(
-    ladder: Ladder, viewer: Viewer, text: str, status: str, page: str, on: date
+    ladder: Ladder, viewer: Viewer, text: str, status: str, page: str, on: date, season: bool
 ) -> dict[str, Any]:
     rows = Board(ladder, viewer, text=text, status=status, on=on)
     shown = Paginator(rows, LEADERBOARD_PAGE_SIZE).get_page(page)
@@ -194,13 +208,27 @@ def _read_board(
         "total": rows.count(),
         "counts": rows.counts,
         "unrated": unrated,
+        "season": current_table(ladder, viewer, on, SEASON_PREVIEW) if season else None,
     }
 
 
-def board_key(ladder: Ladder, seen: str, text: str, status: str, page: str, on: date) -> str:
+def board_key(
+    ladder: Ladder,
+    seen: str,
+    text: str,
+    status: str,
+    page: str,
+    on: date,
+    season: bool = False,
+) -> str:
     """The cache key of a leaderboard page: what it shows (``board_version`` changes with
-    every rating, membership and name change), the day, and who may see which rows."""
-    parts = (ladder.pk, ladder.board_version, ladder.lookback_days, on, seen, status, text, page)
+    every rating, membership, name and season change), the day, and who may see which rows."""
+    parts: tuple[Any, ...] = (
+        *(ladder.pk, ladder.board_version, ladder.lookback_days, on),
+        *(seen, status, text, page),
+    )
+    if season:  # the same page with the season's table (a key of its own, as before otherwise)
+        parts = (*parts, "season")
     return "board:" + hashlib.sha256(repr(parts).encode()).hexdigest()
 
 

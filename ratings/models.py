@@ -14,6 +14,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import (
     Count,
@@ -28,12 +29,13 @@ from django.db.models import (
     Window,
 )
 from django.db.models.functions import Coalesce, Lag
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import name_contains
 from ladder.clubs import access
 from ladder.clubs.access import LISTINGS, PUBLIC, Viewer, listing_of
-from ladder.clubs.formatting import format_rating
+from ladder.clubs.formatting import format_days, format_rating
 from ladder.clubs.models import Ladder, Membership
 from ratings.engine.predict import inflated_rd
 from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
@@ -399,3 +401,132 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.change:+.0f} in match {self.match_id}"
+
+
+# ---- seasons (RULES.md "Seasons") --------------------------------------------------------
+
+
+class SeasonQuerySet(models.QuerySet["Season"]):
+    def current(self, on: date) -> Season | None:
+        """The season that ``on`` falls in (seasons never overlap), or None."""
+        return self.filter(starts_on__lte=on, ends_on__gte=on).first()
+
+    def overlapping(self, starts_on: date, ends_on: date) -> SeasonQuerySet:
+        """Seasons sharing at least one day with ``starts_on``–``ends_on`` (both included)."""
+        return self.filter(starts_on__lte=ends_on, ends_on__gte=starts_on)
+
+    def due_to_freeze(self, on: date) -> SeasonQuerySet:
+        """Seasons over before ``on`` whose table has not been stored yet."""
+        return self.filter(ends_on__lt=on, frozen_at__isnull=True)
+
+
+class Season(models.Model):
+    """A stretch of a ladder's calendar with its own table. Ratings carry across seasons;
+    the table of a season that is over is stored once (``SeasonStanding``) and read from
+    there ever after (ratings.seasons)."""
+
+    ladder = models.ForeignKey("clubs.Ladder", on_delete=models.CASCADE, related_name="seasons")
+    name = models.CharField(max_length=80)
+    slug = models.SlugField(
+        max_length=80, help_text="Used in the address: /ladders/<ladder>/seasons/<slug>/."
+    )
+    starts_on = models.DateField("first day")
+    ends_on = models.DateField("last day")
+    frozen_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When the table as it stood at the season's end was stored (empty: not yet).",
+    )
+
+    objects = SeasonQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-starts_on"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "slug"], name="season_slug_per_ladder"),
+            models.CheckConstraint(
+                condition=Q(ends_on__gte=F("starts_on")), name="season_ends_after_start"
+            ),
+            # PostgreSQL also refuses two seasons of a ladder sharing a day (an exclusion
+            # constraint, ratings/migrations/0007_seasons); ratings.seasons says why first.
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ladder}: {self.name}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("ladder:season", args=[self.ladder.slug, self.slug])
+
+    def clean(self) -> None:
+        """RULES.md "Seasons": the last day is not before the first, a ladder's seasons never
+        share a day nor an address, and an archived season keeps its days (its table is
+        stored)."""
+        if self.starts_on is None or self.ends_on is None or self.ladder_id is None:
+            return  # clean_fields() reports the missing value
+        if self.ends_on < self.starts_on:
+            raise ValidationError({"ends_on": "The last day cannot be before the first day."})
+        if self.pk is not None and self.frozen_at is not None:
+            before = Season.objects.filter(pk=self.pk).values_list("starts_on", "ends_on").first()
+            if before is not None and before != (self.starts_on, self.ends_on):
+                raise ValidationError(
+                    f"{self.name} is over and its table is archived: its days can no longer change."
+                )
+        if (
+            self.slug
+            and Season.objects.filter(ladder_id=self.ladder_id, slug=self.slug)
+            .exclude(pk=self.pk)
+            .exists()
+        ):
+            raise ValidationError(
+                {"slug": "This ladder already has a season at this address: choose another."}
+            )
+        clash = (
+            Season.objects.filter(ladder_id=self.ladder_id)
+            .exclude(pk=self.pk)
+            .overlapping(self.starts_on, self.ends_on)
+            .order_by("starts_on")
+            .first()
+        )
+        if clash is not None:
+            raise ValidationError(
+                f"These days overlap {clash.name} ({clash.days_label}): a ladder's seasons "
+                "never share a day."
+            )
+
+    @property
+    def days_label(self) -> str:
+        """ "1 Sep – 30 Nov 2026", as the pages show a season's days."""
+        return format_days(self.starts_on, self.ends_on)
+
+    def is_over(self, on: date) -> bool:
+        return self.ends_on < on
+
+    def is_current(self, on: date) -> bool:
+        return self.starts_on <= on <= self.ends_on
+
+
+class SeasonStanding(models.Model):
+    """One line of a season's table as it stood at the season's end, stored when the season
+    was over (ratings.seasons.freeze_season) and never rewritten: a later correction or
+    replay changes the ratings, not the archive."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="standings")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    rank = models.PositiveIntegerField(help_text="Place among everyone who played that season.")
+    rating = models.FloatField(help_text="The rating after the player's last match of the season.")
+    change = models.FloatField(help_text="The rating at the season's end minus at its start.")
+    matches = models.PositiveIntegerField()
+    wins = models.PositiveIntegerField()
+    losses = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["season", "rank"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["season", "user"], name="one_standing_per_season_player"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.season}: {self.rank}. {self.user}"

@@ -68,6 +68,11 @@ class LeaderboardRowSerializer(serializers.Serializer):
     losses = serializers.IntegerField()
     matches = serializers.IntegerField()
     last_played = serializers.DateField(allow_null=True)
+    away_until = serializers.DateField(
+        allow_null=True,
+        help_text="The last day of the player's time away, if they are away today; else null. "
+        'RULES.md "Time away": the board reads "Away until …" instead of "inactive".',
+    )
     player = serializers.SerializerMethodField(help_text="The player's page on the site.")
 
     def get_rating_display(self, row: Any) -> str:
@@ -216,3 +221,48 @@ class PredictionSerializer(serializers.Serializer):
         allow_null=True,
         help_text="RATINGS.md §6 points at stake, when both sides are complete; null otherwise.",
     )
+
+
+class SeasonSerializer(serializers.Serializer):
+    """A ladder's season (RULES.md "Seasons")."""
+
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    starts_on = serializers.DateField(help_text="The first day.")
+    ends_on = serializers.DateField(help_text="The last day (included).")
+    days_display = serializers.CharField(source="days_label", help_text='"1 Sep – 30 Nov 2026".')
+    state = serializers.SerializerMethodField(
+        help_text='"upcoming", "current", or "over" (its table archived as it was on the last day).'
+    )
+    page = serializers.SerializerMethodField(help_text="The season's table on the site.")
+
+    def get_state(self, season: Any) -> str:
+        on = self.context["on"]
+        return "upcoming" if season.starts_on > on else "over" if season.is_over(on) else "current"
+
+    def get_page(self, season: Any) -> str:
+        return _absolute(self.context, season.get_absolute_url())
+
+
+class StandingSerializer(serializers.Serializer):
+    """One line of a season's table as the caller sees it (hidden members left out)."""
+
+    rank = serializers.IntegerField(help_text="Place by rating at the season's end (or now).")
+    username = serializers.CharField(source="user.username")
+    name = serializers.CharField(source="user.name")
+    rating = serializers.FloatField(
+        help_text="In points: after the player's last match of the season (for the current "
+        "season: now)."
+    )
+    rating_display = serializers.SerializerMethodField(help_text='As shown: "4.52".')
+    change = serializers.FloatField(help_text="Over the season, in points.")
+    change_display = serializers.SerializerMethodField(help_text='"+0.15", "\u22120.15".')
+    matches = serializers.IntegerField(help_text="Rated matches played in the season.")
+    wins = serializers.IntegerField()
+    losses = serializers.IntegerField()
+
+    def get_rating_display(self, row: Any) -> str:
+        return display(row.rating)
+
+    def get_change_display(self, row: Any) -> str:
+        return format_change(row.change)

@@ -1,7 +1,7 @@
 """Keep what people see in step with the data: a ladder's new rating settings mean a replay
 (admin, `tune --apply`), new ranked settings a new standing; a membership's change is copied
-to the member's rating row (its listing); member and name changes make cached leaderboard
-pages stale; a migration that marks the ladders for a replay (new rating rules) is followed
+to the member's rating row (its listing); member, name and season changes make cached
+leaderboard pages stale; a migration that marks the ladders for a replay (new rating rules) is followed
 by that replay."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from django.dispatch import receiver
 
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.signals import lineup_wanted, ratings_due, stakes_wanted
-from ratings.models import PlayerRating, RatingChange
+from ratings.models import PlayerRating, RatingChange, Season
 from ratings.pipeline import bump_board, ladders_needing_rating, rate_ladder
 from ratings.predictions import predict_sides
 from ratings.services import replay_later, restand
@@ -82,6 +82,17 @@ def membership_changed(
         ).exists()
     ):
         replay_later(instance.ladder)
+
+
+@receiver(post_save, sender=Season)
+@receiver(post_delete, sender=Season)
+def season_changed(sender: type[Season], instance: Season, **kwargs: Any) -> None:
+    """The ladder page shows the current season's table, kept with its leaderboard: a new,
+    changed or deleted season makes it stale (storing an ended season's table does not)."""
+    fields = kwargs.get("update_fields")
+    if fields is not None and set(fields) <= {"frozen_at"}:
+        return
+    bump_board(instance.ladder_id)
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)

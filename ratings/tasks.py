@@ -18,6 +18,7 @@ from django.db import OperationalError
 from ladder.cache import failed, server_of, skipping
 from ratings.pipeline import ladders_needing_rating
 from ratings.pipeline import rate_ladder as rate
+from ratings.seasons import freeze_due_seasons
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,14 @@ def sweep() -> int:
     if rated:
         log.info("sweep rated %s match(es) left waiting", rated)
     return rated
+
+
+@shared_task(name="ratings.freeze_seasons", acks_late=True, reject_on_worker_lost=True)
+def freeze_seasons() -> int:
+    """Periodic: store the table of every season that is over (RULES.md "Seasons"), so the
+    archive stands as it was on the last day. A page or API read of such a season stores it
+    too, if it comes first; either way once."""
+    return freeze_due_seasons()
 
 
 def enqueue_rating(ladder_id: int) -> bool:

@@ -13,17 +13,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.paginator import Page, Paginator
-from django.http import Http404, HttpResponse
-from django.shortcuts import render
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.utils.cache import patch_vary_headers
 from django.utils.functional import cached_property
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.models import name_contains
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
-from ladder.clubs.forms import JoinForm
+from ladder.clubs.forms import AwayForm, JoinForm
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.services import can_join
 from ladder.clubs.views import HtmxHttpRequest, get_ladder_for_user
@@ -36,8 +38,9 @@ from ratings.chart import (
     rating_chart,
     since_of,
 )
-from ratings.forms import LeaderboardFilterForm
-from ratings.models import TREND_DAYS, RatingChange, today
+from ratings.forms import LeaderboardFilterForm, SeasonForm
+from ratings.models import TREND_DAYS, RatingChange, Season, today
+from ratings.seasons import SeasonError, delete_season, save_season, season_table
 from ratings.stakes import points_at_stake
 
 
@@ -82,10 +85,13 @@ def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any
         text=text,
         status=status,
         page=request.GET.get("page", ""),
+        season=not _fragment(request, "leaderboard"),
     )
     paginator = CountedPaginator([], leaderboards.LEADERBOARD_PAGE_SIZE, board["total"])
     page = Page(board["rows"], board["number"], paginator)
     counts, unrated = board["counts"], board["unrated"]
+    if board["season"] is not None:
+        context["season"], context["season_rows"], context["season_more"] = board["season"]
     context.update(
         {
             "ladder": ladder,
@@ -121,12 +127,102 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         )
     ladder = own.ladder if own is not None else get_ladder_for_user(request, slug)
     joinable = own is None and can_join(request.user, ladder)
-    context = {
+    on = today()
+    context: dict[str, Any] = {
         "membership": own,
         "can_join": joinable,
         "form": JoinForm(ladder=ladder) if joinable else None,
+        "away_until": own.away_on(on) if own is not None else None,
+        "away_form": AwayForm() if own is not None else None,
     }
     return leaderboard(request, ladder, context)
+
+
+# ---- seasons -------------------------------------------------------------------------------
+
+
+def _refuse(request: HttpRequest, message: str) -> HttpResponse:
+    return render(request, "forbidden.html", {"message": message}, status=403)
+
+
+@require_http_methods(["GET", "POST"])
+def seasons(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """A ladder's seasons, newest first, each linking to its table; moderators add one here."""
+    ladder = get_ladder_for_user(request, slug)
+    is_moderator = request.user.is_authenticated and request.user.is_moderator
+    form = None
+    if is_moderator:
+        form = SeasonForm(
+            request.POST if request.method == "POST" else None, instance=Season(ladder=ladder)
+        )
+    if request.method == "POST":
+        if form is None:
+            return _refuse(request, "Only a moderator defines a ladder's seasons.")
+        if form.is_valid():
+            try:
+                season = save_season(form.save(commit=False))
+            except SeasonError as exc:
+                form.add_error(None, str(exc))
+            else:
+                messages.success(request, f"{season.name} is saved ({season.days_label}).")
+                return redirect("ladder:seasons", ladder.slug)
+    on = today()
+    context = {
+        "ladder": ladder,
+        "seasons": list(Season.objects.filter(ladder=ladder)),
+        "today": on,
+        "form": form,
+    }
+    return render(
+        request, "ratings/seasons.html", context, status=400 if form and form.errors else 200
+    )
+
+
+@require_GET
+def season(request: HtmxHttpRequest, slug: str, season: str) -> HttpResponse:
+    """A season's table: as it stands (the current season) or as it stood on its last day."""
+    ladder = get_ladder_for_user(request, slug)
+    found = Season.objects.filter(ladder=ladder, slug=season).first()
+    if found is None:
+        raise Http404("No such season.")
+    found.ladder = ladder
+    on = today()
+    context = {
+        "ladder": ladder,
+        "season": found,
+        "rows": season_table(found, viewer_for(request), on),
+        "today": on,
+        "is_moderator": request.user.is_authenticated and request.user.is_moderator,
+    }
+    return render(request, "ratings/season.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def edit_season(request: HtmxHttpRequest, slug: str, season: str) -> HttpResponse:
+    """A moderator changes a season's name and days, or deletes it."""
+    ladder = get_ladder_for_user(request, slug)
+    if not (request.user.is_authenticated and request.user.is_moderator):
+        return _refuse(request, "Only a moderator changes a ladder's seasons.")
+    found = Season.objects.filter(ladder=ladder, slug=season).first()
+    if found is None:
+        raise Http404("No such season.")
+    found.ladder = ladder
+    if request.method == "POST" and "delete" in request.POST:
+        delete_season(found)
+        messages.success(request, f"{found.name} is deleted; the ratings are unchanged.")
+        return redirect("ladder:seasons", ladder.slug)
+    form = SeasonForm(request.POST if request.method == "POST" else None, instance=found)
+    if request.method == "POST" and form.is_valid():
+        try:
+            saved = save_season(form.save(commit=False))
+        except SeasonError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"{saved.name} is saved ({saved.days_label}).")
+            return redirect("ladder:seasons", ladder.slug)
+    context = {"ladder": ladder, "season": found, "form": form}
+    return render(request, "ratings/season_edit.html", context, status=400 if form.errors else 200)
 
 
 # ---- player page -------------------------------------------------------------------------

@@ -10,16 +10,23 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework import permissions, viewsets
+from rest_framework import exceptions, permissions, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from accounts.models import User
 from accounts.tokens import API_AUTHENTICATION
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import LadderQuerySet, Membership, MembershipQuerySet
-from ladder.clubs.serializers import LadderSerializer, PlayerSerializer
+from ladder.clubs.serializers import (
+    AwaySerializer,
+    AwayStateSerializer,
+    LadderSerializer,
+    PlayerSerializer,
+)
+from ladder.clubs.services import LadderError, set_away
 
 MAX_PLAYER_RESULTS = 10
 
@@ -84,3 +91,31 @@ class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         players = self.get_queryset()[:MAX_PLAYER_RESULTS]
         return Response(self.get_serializer(players, many=True).data)
+
+
+@extend_schema(
+    tags=["ladders"],
+    request=AwaySerializer,
+    responses=AwayStateSerializer,
+    summary="Mark yourself away (or back)",
+    description='Your own time away on this ladder (RULES.md "Time away"): the board shows '
+    '"away until …" instead of "inactive", and no one may challenge you meanwhile. '
+    "A day before today is refused (400), as is one more than a year ahead; not a member: 403.",
+)
+class AwayView(APIView):
+    """PUT: the caller's time away on a ladder (``ladder.clubs.services.set_away``)."""
+
+    authentication_classes = API_AUTHENTICATION
+    permission_classes = [permissions.IsAuthenticated]
+
+    def put(self, request: Request, slug: str) -> Response:
+        ladder = access.ladder_or_404(viewer_for(request), slug)
+        body = AwaySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            membership = set_away(request.user, ladder, body.validated_data["until"])
+        except LadderError as exc:
+            if exc.field is None:
+                raise exceptions.PermissionDenied(str(exc)) from None
+            raise exceptions.ValidationError({exc.field: [str(exc)]}) from None
+        return Response(AwayStateSerializer(membership).data)

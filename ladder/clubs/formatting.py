@@ -5,6 +5,8 @@ through the engine's ``scales.display`` (decimal, half up), so 4505 is "4.51" ev
 
 from __future__ import annotations
 
+from datetime import date
+
 from ratings.engine.scales import display
 
 
@@ -41,3 +43,19 @@ def format_change(value: float | None) -> str:
     if size == "0.00":
         return size
     return f"+{size}" if value > 0 else f"\u2212{size}"
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def format_day(value: date | None) -> str:
+    """A date as the tables write it: "5 Mar 2026" (English month names, like the site)."""
+    return "" if value is None else f"{value.day} {_MONTHS[value.month - 1]} {value.year}"
+
+
+def format_days(first: date, last: date) -> str:
+    """A stretch of days, both included: "1 Sep – 30 Nov 2026", or with both years when
+    they differ: "1 Dec 2026 – 28 Feb 2027"."""
+    if first.year != last.year:
+        return f"{format_day(first)} – {format_day(last)}"
+    return f"{first.day} {_MONTHS[first.month - 1]} – {format_day(last)}"

@@ -102,3 +102,14 @@ class ProfileForm(forms.ModelForm):
                     membership.is_public = wanted
                     membership.save(update_fields=["is_public"])
         return user
+
+
+class AwayForm(forms.Form):
+    """ "Away until": the last day away, or empty to say you are back (RULES.md "Time away")."""
+
+    until = forms.DateField(
+        required=False,
+        label="Away until",
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="The last day you are away (injury, holiday). Your rating does not change.",
+    )

@@ -8,6 +8,7 @@ self-assessment and the starting rating and RD it gave (RATINGS.md §4).
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
@@ -533,6 +534,14 @@ class Membership(models.Model):
     )
     initial_rating = models.FloatField(help_text="Starting rating from the self-assessment.")
     initial_rd = models.FloatField("initial RD", help_text="Starting RD from the self-assessment.")
+    away_until = models.DateField(
+        "away until",
+        null=True,
+        blank=True,
+        help_text="Away (injury, holiday) up to and including this day: the board says so "
+        'instead of "inactive", and no one may challenge or invite the member '
+        '(RULES.md "Time away"). Empty: not away.',
+    )
 
     objects = MembershipQuerySet.as_manager()
 
@@ -560,6 +569,10 @@ class Membership(models.Model):
         self.self_certainty = certainty or ""
         self.initial_rating = state.rating
         self.initial_rd = state.rd
+
+    def away_on(self, on: date) -> date | None:
+        """The last day of the member's time away if they are away on ``on``, else None."""
+        return self.away_until if self.away_until is not None and self.away_until >= on else None
 
     @property
     def initial_rating_display(self) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from accounts.models import User
-from ladder.clubs.formatting import format_rd
+from ladder.clubs.formatting import format_day, format_rd
 from ladder.clubs.models import Ladder
 
 
@@ -82,3 +82,24 @@ class PlayerSerializer(serializers.ModelSerializer):
         model = User
         fields = ["username", "name"]
         read_only_fields = fields
+
+
+class AwaySerializer(serializers.Serializer):
+    """``PUT /api/v1/ladders/{slug}/away/``: the caller's own time away (RULES.md "Time away")."""
+
+    until = serializers.DateField(
+        allow_null=True,
+        help_text="The last day away (YYYY-MM-DD; today or later, at most a year ahead), "
+        "or null: back.",
+    )
+
+
+class AwayStateSerializer(serializers.Serializer):
+    ladder = serializers.CharField(source="ladder.slug")
+    until = serializers.DateField(
+        source="away_until", allow_null=True, help_text="The last day away; null: not away."
+    )
+    until_display = serializers.SerializerMethodField(help_text='As shown: "20 Dec 2026".')
+
+    def get_until_display(self, membership: Any) -> str | None:
+        return format_day(membership.away_until) if membership.away_until else None

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from ladder.clubs import access
+from ladder.clubs.formatting import format_day
 from ladder.clubs.models import Ladder, Membership
 from ratings.engine.types import EngineError
 
 
 class LadderError(Exception):
-    """An operation on a ladder that is not allowed; the message is for people."""
+    """An operation on a ladder that is not allowed; the message is for people. ``field``
+    names the input at fault, if one is (None: the operation itself is not allowed)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def can_join(user: Any, ladder: Ladder) -> bool:
@@ -54,4 +62,35 @@ def join_ladder(
             membership.save()
     except IntegrityError:
         raise LadderError(f"You are already a member of {ladder.name}.") from None
+    return membership
+
+
+# RULES.md "Time away": at most this far ahead; longer than that, a member leaves the ladder.
+MAX_AWAY_DAYS = 366
+
+
+def set_away(user: Any, ladder: Ladder, until: date | None) -> Membership:
+    """Mark ``user`` away from ``ladder`` up to and including ``until``, or back (None):
+    RULES.md "Time away". Their own membership only; a day before today (the club's date)
+    or more than ``MAX_AWAY_DAYS`` ahead is refused. Nothing in the ratings changes: the
+    board reads the day, the rating maths never does."""
+    membership = Membership.objects.filter(ladder=ladder, user=user).first()
+    if membership is None:
+        raise LadderError(f"You are not a member of {ladder.name}.")
+    today = timezone.localdate()
+    if until is not None and until < today:
+        raise LadderError(
+            f"{format_day(until)} is in the past: give today or a later day, "
+            "or clear the date to say you are back.",
+            field="until",
+        )
+    if until is not None and until > today + timedelta(days=MAX_AWAY_DAYS):
+        raise LadderError(
+            f"{format_day(until)} is more than a year ahead: mark yourself away for a "
+            "year at most.",
+            field="until",
+        )
+    if membership.away_until != until:
+        membership.away_until = until
+        membership.save(update_fields=["away_until"])
     return membership

@@ -10,14 +10,15 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
-from ladder.clubs.forms import JoinForm, ProfileForm
+from ladder.clubs.formatting import format_day
+from ladder.clubs.forms import AwayForm, JoinForm, ProfileForm
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership
-from ladder.clubs.services import LadderError, can_join, join_ladder
+from ladder.clubs.services import LadderError, can_join, join_ladder, set_away
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -112,3 +113,29 @@ def profile(request: HttpRequest) -> HttpResponse:
         return redirect("profile")
     context = {"form": form, "memberships": form.memberships}
     return render(request, "accounts/profile.html", context)
+
+
+@login_required
+@require_POST
+def away(request: HttpRequest, slug: str) -> HttpResponse:
+    """ "Away until" on the ladder page: the member's own time away, or back (an empty date
+    or the "I'm back" button). Refusals come back as a message on the ladder page."""
+    ladder = get_ladder_for_user(request, slug)
+    form = AwayForm(request.POST)
+    if "back" in request.POST:
+        until = None
+    elif form.is_valid() and form.cleaned_data["until"] is not None:
+        until = form.cleaned_data["until"]
+    else:
+        messages.error(request, "Give the last day you are away (a date such as 2026-12-20).")
+        return redirect(f"{ladder.get_absolute_url()}#membership")
+    try:
+        set_away(request.user, ladder, until)
+    except LadderError as exc:
+        messages.error(request, str(exc))
+    else:
+        if until is None:
+            messages.success(request, f"Welcome back: you are no longer away on {ladder.name}.")
+        else:
+            messages.success(request, f"You are away on {ladder.name} until {format_day(until)}.")
+    return redirect(f"{ladder.get_absolute_url()}#membership")

@@ -14,8 +14,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from ladder.clubs.access import Person
-from ladder.clubs.formatting import format_change, format_rd
-from ratings.chart import MONTHS
+from ladder.clubs.formatting import format_change, format_day, format_rd
 from ratings.histories import match_changes
 
 register = template.Library()
@@ -47,7 +46,7 @@ def day(value: date | None) -> str:
     """A date as the tables write it, "5 Mar 2026": ``|date:"j M Y"`` without its format
     parsing and translation lookups, which cost more than the rest of a row in the long
     lists (leaderboard, match history, head-to-head). English month names, like the site."""
-    return "" if value is None else f"{value.day} {MONTHS[value.month - 1]} {value.year}"
+    return format_day(value)
 
 
 @register.simple_tag

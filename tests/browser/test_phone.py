@@ -45,8 +45,9 @@ SHOWCASE = {
         "inbox",
         "notifications",
         "club-night",
+        "season-current",
     },
-    "moderator": {"moderation"},
+    "moderator": {"moderation", "seasons"},
 }
 
 
@@ -174,6 +175,20 @@ def visitor_pages() -> dict[str, str]:
         "login": "/accounts/login/",
         "signup": "/accounts/signup/",
         "password-reset": "/accounts/password/reset/",
+        **season_pages(),
+    }
+
+
+def season_pages() -> dict[str, str]:
+    """The seasons list, the current season's table and the archived one (RULES.md "Seasons")."""
+    from ratings.models import Season
+
+    seasons = Season.objects.filter(ladder__slug="singles").order_by("starts_on")
+    archived, current = seasons[0], seasons[1]
+    return {
+        "seasons": "/ladders/singles/seasons/",
+        "season-archived": archived.get_absolute_url(),
+        "season-current": current.get_absolute_url(),
     }
 
 
@@ -205,6 +220,7 @@ def member_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "head-to-head-5v5-chosen": demo["fives_h2h"],
         "report-form-doubles-chosen": demo["doubles_report"],
         "report-form-5v5-chosen": demo["fives_report"],
+        "season-current": season_pages()["season-current"],
     }
 
 
@@ -219,6 +235,9 @@ def moderator_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "notifications": "/notifications/",
         "club-night": "/ladders/doubles/club-night/",
         "integrity": "/ladders/singles/integrity/",
+        "leaderboard": "/ladders/singles/",
+        **season_pages(),
+        "season-edit": season_pages()["season-current"] + "edit/",
     }
 
 

@@ -71,6 +71,7 @@ def test_leaderboard_shape(api, club):
         "losses": 10,
         "matches": 30,
         "last_played": TODAY.isoformat(),
+        "away_until": None,
         "player": "http://testserver/players/top/?ladder=club",
     }
     ann_row = next(r for r in body["results"] if r["username"] == "ann")

@@ -393,12 +393,13 @@ def test_leaderboard_queries_do_not_grow_with_players_and_matches(
     counts = (leaderboard_queries(client, "small"), leaderboard_queries(client, "large"))
     assert counts[0] == counts[1]
     # Anonymous: ladder, status counts (which give the page count), page rows (one query per
-    # status the page shows: one here), their users, their trends, unrated members; ranks
-    # come from the places. Signed in: + session, user, moderator check, the navigation's
+    # status the page shows: one here), their users, their trends, unrated members, the
+    # current season (none here: RULES.md "Seasons"); ranks come from the places. Signed in:
+    # + session, user, moderator check, the navigation's
     # inbox badge and unread notifications; a member's own membership brings the ladder (and says whether their own
     # row is hidden: the cache key).
     caches["leaderboard"].clear()
-    with django_assert_num_queries(11 if signed_in else 6):
+    with django_assert_num_queries(12 if signed_in else 7):
         client.get("/ladders/large/")
     # Again: the page's data comes from the cache (the ladder row carries its version); a
     # visitor's whole page does, after its versions.
@@ -408,5 +409,5 @@ def test_leaderboard_queries_do_not_grow_with_players_and_matches(
         # A member whose own row is on the page: the same (the row says if it is hidden).
         client.force_login(big_players[0])
         caches["leaderboard"].clear()
-        with django_assert_num_queries(11):
+        with django_assert_num_queries(12):
             client.get("/ladders/large/")

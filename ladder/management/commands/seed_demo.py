@@ -8,15 +8,16 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ladder.clubs.models import Ladder
-from ladder.demo import DEMO_PASSWORD, read_old_news, seed_club, seed_matches
+from ladder.demo import DEMO_PASSWORD, read_old_news, seed_club, seed_matches, seed_seasons
 
 
 class Command(BaseCommand):
     help = (
         "Create a demo club: ladders Singles, Doubles and 5v5 League, a moderator, a "
         "superuser and 20 members, and twelve weeks of club nights on each ladder (most "
-        "matches confirmed, the last night's pending, one disputed). Idempotent; existing "
-        "data is left alone."
+        "matches confirmed, the last night's pending, one disputed), split into an archived "
+        "season and the current one, with a member away. Idempotent; existing data is left "
+        "alone."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -44,6 +45,7 @@ class Command(BaseCommand):
             )
         club = seed_club()
         season = seed_matches(club)
+        seed_seasons(club)
         read_old_news(club)  # rated in-process by now, unless a worker does it
         if not club.created:
             self.stdout.write("The demo club is complete already; nothing added.")
