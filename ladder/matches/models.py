@@ -388,6 +388,8 @@ NOTIFICATION_KINDS = (
     ("voided", "A match was voided"),
     ("rating", "Your rating changed"),
     ("moderation", "A moderation decision"),
+    ("challenge", "A challenge"),
+    ("open_game", "An open game"),
 )
 
 
