@@ -146,11 +146,8 @@ class LadderChallengesView(_Authenticated):
     def post(self, request: Request, slug: str) -> Response:
         ladder = self._ladder(slug)
         data = self._input(ChallengeInputSerializer)
-        challenge = services.create_challenge(
-            ladder=ladder,
-            by=request.user,
-            **data,  # type: ignore[arg-type]
-        )
+        by: Any = request.user
+        challenge = services.create_challenge(ladder=ladder, by=by, **data)
         return Response(ChallengeSerializer(challenge).data, status=status.HTTP_201_CREATED)
 
 
