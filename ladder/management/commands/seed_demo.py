@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ladder.clubs.models import Ladder
-from ladder.demo import DEMO_PASSWORD, read_old_news, seed_club, seed_matches
+from ladder.demo import DEMO_PASSWORD, read_old_news, seed_club, seed_matches, seed_play
 
 
 class Command(BaseCommand):
@@ -45,6 +45,7 @@ class Command(BaseCommand):
         club = seed_club()
         season = seed_matches(club)
         read_old_news(club)  # rated in-process by now, unless a worker does it
+        seed_play(club)
         if not club.created:
             self.stdout.write("The demo club is complete already; nothing added.")
             return
