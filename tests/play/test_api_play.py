@@ -92,7 +92,9 @@ def test_decline_and_cancel_by_api(ladder, alice, bob, charlie):
         ({"opponents": ["bob", "charlie"]}, "opponents", "Name 1 opponent"),
     ],
 )
-def test_bad_challenges_are_400_and_change_nothing(ladder, alice, bob, charlie, payload, field, message):
+def test_bad_challenges_are_400_and_change_nothing(
+    ladder, alice, bob, charlie, payload, field, message
+):
     body = {"opponents": ["bob"], "proposed_times": [soon().isoformat()], **payload}
     with unchanged():
         response = api_client(alice).post(
@@ -104,10 +106,24 @@ def test_bad_challenges_are_400_and_change_nothing(ladder, alice, bob, charlie, 
 
 def test_who_may_do_what(ladder, alice, bob, charlie, outsider, private_ladder):
     body = {"opponents": ["bob"], "proposed_times": [soon().isoformat()]}
-    assert api_client(None).post("/api/v1/ladders/singles/challenges/", body, format="json").status_code in (401, 403)
-    assert api_client(outsider).post("/api/v1/ladders/singles/challenges/", body, format="json").status_code == 403
-    assert api_client(bob).post("/api/v1/ladders/squad/challenges/", body, format="json").status_code == 404
-    pk = api_client(alice).post("/api/v1/ladders/singles/challenges/", body, format="json").json()["id"]
+    assert api_client(None).post(
+        "/api/v1/ladders/singles/challenges/", body, format="json"
+    ).status_code in (401, 403)
+    assert (
+        api_client(outsider)
+        .post("/api/v1/ladders/singles/challenges/", body, format="json")
+        .status_code
+        == 403
+    )
+    assert (
+        api_client(bob).post("/api/v1/ladders/squad/challenges/", body, format="json").status_code
+        == 404
+    )
+    pk = (
+        api_client(alice)
+        .post("/api/v1/ladders/singles/challenges/", body, format="json")
+        .json()["id"]
+    )
     # Not your challenge: it does not exist for you.
     with unchanged():
         assert api_client(charlie).post(f"/api/v1/challenges/{pk}/decline/").status_code == 404
@@ -120,11 +136,15 @@ def test_who_may_do_what(ladder, alice, bob, charlie, outsider, private_ladder):
 
 
 def test_moderators_see_and_cancel_any(ladder, alice, bob, mod):
-    pk = api_client(alice).post(
-        "/api/v1/ladders/singles/challenges/",
-        {"opponents": ["bob"], "proposed_times": [soon().isoformat()]},
-        format="json",
-    ).json()["id"]
+    pk = (
+        api_client(alice)
+        .post(
+            "/api/v1/ladders/singles/challenges/",
+            {"opponents": ["bob"], "proposed_times": [soon().isoformat()]},
+            format="json",
+        )
+        .json()["id"]
+    )
     assert [c["id"] for c in api_client(mod).get("/api/v1/challenges/").json()] == [pk]
     assert api_client(mod).post(f"/api/v1/challenges/{pk}/cancel/").json()["state"] == "cancelled"
 
@@ -132,8 +152,13 @@ def test_moderators_see_and_cancel_any(ladder, alice, bob, mod):
 def test_open_games_by_api(ladder, alice, bob):
     posted = api_client(alice).post(
         "/api/v1/ladders/singles/open-games/",
-        {"starts_at": soon().isoformat(), "place": "Court 3", "level_min": None,
-         "level_max": None, "team_size": 1},
+        {
+            "starts_at": soon().isoformat(),
+            "place": "Court 3",
+            "level_min": None,
+            "level_max": None,
+            "team_size": 1,
+        },
         format="json",
     )
     assert posted.status_code == 201, posted.json()
@@ -145,7 +170,10 @@ def test_open_games_by_api(ladder, alice, bob):
     assert [(g["id"], g["players"]) for g in listed] == [(game["id"], ["alice", "bob"])]
     left = api_client(bob).post(f"/api/v1/open-games/{game['id']}/leave/")
     assert (left.json()["state"], left.json()["places_left"]) == ("open", 1)
-    assert api_client(alice).post(f"/api/v1/open-games/{game['id']}/cancel/").json()["state"] == "cancelled"
+    assert (
+        api_client(alice).post(f"/api/v1/open-games/{game['id']}/cancel/").json()["state"]
+        == "cancelled"
+    )
 
 
 def test_bad_open_games_are_refused(ladder, alice, bob):

@@ -57,7 +57,9 @@ def test_the_feed_parses_back_with_stable_uids_and_the_club_time_zone(ladder, al
     assert int(cancelled["SEQUENCE"]) > int(event["SEQUENCE"])
 
 
-def test_the_feed_answers_without_a_session_and_only_its_owner_s_games(ladder, alice, bob, charlie, client):
+def test_the_feed_answers_without_a_session_and_only_its_owner_s_games(
+    ladder, alice, bob, charlie, client
+):
     made = scheduled_challenge(ladder, alice, bob)
     feed = CalendarFeed.objects.create(user=charlie)
     response = client.get(feed.get_absolute_url())
@@ -82,9 +84,7 @@ def test_one_scheduled_match_downloads_as_ics(ladder, alice, bob, charlie, clien
 
 
 def post(ladder, by, **kw):
-    return services.post_open_game(
-        ladder=ladder, by=by, starts_at=soon(1), place="Court 1", **kw
-    )
+    return services.post_open_game(ladder=ladder, by=by, starts_at=soon(1), place="Court 1", **kw)
 
 
 def rate(ladder, user, rating):
@@ -119,8 +119,13 @@ def test_joining_a_full_or_out_of_level_game_is_refused(ladder, alice, bob, char
 def test_bad_games_and_bad_steps(ladder, alice, bob, outsider):
     with unchanged(), pytest.raises(MatchValidationError) as caught:
         services.post_open_game(
-            ladder=ladder, by=alice, starts_at=timezone.now() - timedelta(hours=1), place="",
-            team_size=3, level_min=1800, level_max=1200,
+            ladder=ladder,
+            by=alice,
+            starts_at=timezone.now() - timedelta(hours=1),
+            place="",
+            team_size=3,
+            level_min=1800,
+            level_max=1200,
         )
     assert set(caught.value.errors) == {"starts_at", "place", "team_size", "level_max"}
     with unchanged(), pytest.raises(MatchPermissionError):

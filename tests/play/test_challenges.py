@@ -64,7 +64,9 @@ def test_a_challenge_is_open_with_its_times_and_tells_the_challenged(ladder, ali
     assert not Notification.objects.filter(user=alice).exists()
 
 
-def test_the_challenged_hear_by_mail_after_commit(ladder, alice, bob, django_capture_on_commit_callbacks):
+def test_the_challenged_hear_by_mail_after_commit(
+    ladder, alice, bob, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         challenge(ladder, alice, bob)
     assert [m.to for m in mail.outbox] == [["bob@example.org"]]
@@ -151,8 +153,14 @@ def test_out_of_places_range(ladder, alice, bob, charlie):
     today = timezone.localdate()
     for user, rating in ((alice, 1700), (charlie, 1600), (bob, 1500)):
         PlayerRating.objects.create(
-            ladder=ladder, user=user, rating=rating, rd=40, volatility=0.06,
-            matches=20, last_played=today, established_until=today + timedelta(days=30),
+            ladder=ladder,
+            user=user,
+            rating=rating,
+            rd=40,
+            volatility=0.06,
+            matches=20,
+            last_played=today,
+            established_until=today + timedelta(days=30),
         )
     message = refused(lambda: challenge(ladder, alice, bob), "opponents")
     assert message.startswith("Bob Baker is 2 places from you")
@@ -168,7 +176,9 @@ def test_the_open_challenge_limit(ladder, alice, bob, charlie):
     # The limit is everyone's: Bob is at his too.
     dave = UserFactory(username="dave")
     MembershipFactory(ladder=ladder, user=dave)
-    assert "Bob Baker has 1 open challenges" in refused(lambda: challenge(ladder, dave, bob), "__all__")
+    assert "Bob Baker has 1 open challenges" in refused(
+        lambda: challenge(ladder, dave, bob), "__all__"
+    )
 
 
 def test_one_challenge_at_a_time_and_the_cool_down(ladder, alice, bob):
@@ -187,7 +197,10 @@ def test_doubles_needs_a_partner(doubles, alice, bob, charlie, dave):
     )
     assert "Name your partner" in refused(call, "partners")
     made = services.create_challenge(
-        ladder=doubles, by=alice, partners=["bob"], opponents=["charlie", "dave"],
+        ladder=doubles,
+        by=alice,
+        partners=["bob"],
+        opponents=["charlie", "dave"],
         proposed_times=[soon()],
     )
     assert {u.username for u in made.side_a} == {"alice", "bob"}
@@ -238,7 +251,9 @@ def test_decline_and_cancel(ladder, alice, bob, charlie, mod):
     with unchanged(), pytest.raises(MatchPermissionError):
         services.cancel_challenge(second, bob)
     assert services.cancel_challenge(second, mod).state == CANCELLED
-    told = Notification.objects.filter(text__contains="cancelled").values_list("user__username", flat=True)
+    told = Notification.objects.filter(text__contains="cancelled").values_list(
+        "user__username", flat=True
+    )
     assert sorted(told) == ["alice", "charlie"]
 
 
@@ -280,8 +295,13 @@ def scheduled(ladder, alice, bob):
 
 def report(ladder, reporter, a, b, links):
     return matches.report_match(
-        ladder=ladder, reporter=reporter, played_on=timezone.localdate(),
-        side_a=[a], side_b=[b], games=[(21, 15), (21, 18)], links=links,
+        ladder=ladder,
+        reporter=reporter,
+        played_on=timezone.localdate(),
+        side_a=[a],
+        side_b=[b],
+        games=[(21, 15), (21, 18)],
+        links=links,
     )
 
 
