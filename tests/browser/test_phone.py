@@ -169,6 +169,11 @@ def member_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "inbox": "/inbox/",
         "notifications": "/notifications/",
         "club-night": "/ladders/singles/club-night/",
+        "challenge-form": "/ladders/singles/challenge/",
+        "challenges": "/challenges/",
+        "open-games": "/ladders/singles/open-games/",
+        "open-games-doubles": "/ladders/doubles/open-games/",
+        "calendar": "/calendar/",
         "profile": "/accounts/profile/",
         "tokens": "/accounts/tokens/",
         "password-change": "/accounts/password/change/",
@@ -186,6 +191,7 @@ def moderator_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "notifications": "/notifications/",
         "club-night": "/ladders/doubles/club-night/",
         "integrity": "/ladders/singles/integrity/",
+        "challenges-everyone": "/challenges/?all=1",
     }
 
 
