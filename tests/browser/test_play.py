@@ -54,7 +54,7 @@ def small_targets(page) -> list[str]:  # type: ignore[no-untyped-def]
     )
 
 
-def checked(page, axe) -> None:  # type: ignore[no-untyped-def]
+def checked(page, axe) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     assert axe(page) == []
     assert small_targets(page) == []
 
