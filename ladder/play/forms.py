@@ -9,6 +9,7 @@ from django import forms
 
 from ladder.clubs.models import Ladder
 from ladder.play.models import MAX_MESSAGE_LENGTH, MAX_PLACE_LENGTH, MAX_PROPOSED_TIMES
+from ratings.engine.scales import DISPLAY_DIVISOR
 
 
 class DateTimeInput(forms.DateTimeInput):
@@ -105,8 +106,26 @@ class OpenGameForm(DomainErrorsMixin, forms.Form):
     team_size = forms.TypedChoiceField(
         label="Game", choices=((1, "Singles"), (2, "Doubles")), coerce=int
     )
-    level_min = forms.IntegerField(label="Lowest rating (optional)", required=False, min_value=0)
-    level_max = forms.IntegerField(label="Highest rating (optional)", required=False, min_value=0)
+    # Levels as members read ratings (4.50); the domain takes rating points (4500).
+    level_min = forms.DecimalField(
+        label="Lowest rating (optional)",
+        required=False,
+        min_value=0,
+        max_value=20,
+        decimal_places=2,
+        help_text="As the ladder shows ratings, e.g. 4.00.",
+    )
+    level_max = forms.DecimalField(
+        label="Highest rating (optional)",
+        required=False,
+        min_value=0,
+        max_value=20,
+        decimal_places=2,
+    )
 
     def arguments(self) -> dict[str, Any]:
-        return dict(self.cleaned_data)
+        data = dict(self.cleaned_data)
+        for key in ("level_min", "level_max"):
+            if data.get(key) is not None:
+                data[key] = int(data[key] * DISPLAY_DIVISOR)
+        return data

@@ -65,7 +65,10 @@ class PlaySettings(models.Model):
         "N places", default=5, validators=[MinValueValidator(1)]
     )
     challenge_rating = models.PositiveIntegerField(
-        "±R rating", default=200, validators=[MinValueValidator(1)]
+        "±R rating",
+        default=500,
+        validators=[MinValueValidator(1)],
+        help_text="In rating points: 500 is ±0.50 as the ladder shows ratings.",
     )
     max_open_challenges = models.PositiveSmallIntegerField(
         default=3,
@@ -199,6 +202,7 @@ class OpenGame(Scheduled):
     team_size = models.PositiveSmallIntegerField(
         choices=((1, "Singles"), (2, "Doubles")), default=1
     )
+    # In rating points, as the API gives ratings (4500 reads "4.50"); empty: no bound.
     level_min = models.PositiveIntegerField(null=True, blank=True, help_text="Lowest rating.")
     level_max = models.PositiveIntegerField(null=True, blank=True, help_text="Highest rating.")
     state = models.CharField(max_length=10, choices=GAME_STATES, default=OPEN)

@@ -28,6 +28,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from accounts.models import User
+from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.errors import (
     FieldErrors,
@@ -128,8 +129,8 @@ def out_of_range(
         gap = abs(_rating(ladder, challenger) - _rating(ladder, other))
         if gap > rules.challenge_rating:
             return (
-                f"{name}'s rating is {gap:.0f} from yours; on {ladder.name} you may "
-                f"challenge members within ±{rules.challenge_rating}."
+                f"{name}'s rating is {format_rd(gap)} from yours; on {ladder.name} you may "
+                f"challenge members within ±{format_rd(rules.challenge_rating)}."
             )
     return None
 
@@ -582,8 +583,11 @@ def _level_refusal(game: OpenGame, membership: Membership) -> str | None:
     rating = _rating(game.ladder, membership)
     low, high = game.level_min, game.level_max
     if (low is not None and rating < low) or (high is not None and rating > high):
+        span = f"{format_rating(low) if low is not None else 'any'}–" + (
+            format_rating(high) if high is not None else "any"
+        )
         return (
-            f"This game is for ratings {low or 0}–{high or '…'}; yours is {rating:.0f}. "
+            f"This game is for ratings {span}; yours is {format_rating(rating)}. "
             "Look for a game at your level, or post one."
         )
     return None
@@ -614,7 +618,7 @@ def post_open_game(
         errors.add("team_size", "A game is singles (1) or doubles (2).")
     for key, value in (("level_min", level_min), ("level_max", level_max)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            errors.add(key, "A level is a whole rating, like 1500.")
+            errors.add(key, "A level is a rating in points, like 4500 (4.50).")
     if isinstance(level_min, int) and isinstance(level_max, int) and level_min > level_max:
         errors.add("level_max", "The highest level is below the lowest.")
     errors.raise_if_any()

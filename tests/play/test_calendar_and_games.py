@@ -105,13 +105,17 @@ def test_a_game_fills_and_is_scheduled_and_its_players_are_told(ladder, alice, b
 
 
 def test_joining_a_full_or_out_of_level_game_is_refused(ladder, alice, bob, charlie):
-    for user, rating in ((alice, 1500), (bob, 1550), (charlie, 1900)):
+    for user, rating in ((alice, 4500), (bob, 4550), (charlie, 4900)):
         rate(ladder, user, rating)
-    game = post(ladder, alice, level_min=1400, level_max=1600)
-    with unchanged(), pytest.raises(MatchValidationError, match="yours is 1900"):
+    game = post(ladder, alice, level_min=4400, level_max=4600)
+    with unchanged(), pytest.raises(MatchValidationError) as caught:
         services.join_open_game(game, charlie)
+    assert caught.value.errors["__all__"] == [
+        "This game is for ratings 4.40–4.60; yours is 4.90. "
+        "Look for a game at your level, or post one."
+    ]
     services.join_open_game(game, bob)
-    rate(ladder, charlie, 1500)
+    rate(ladder, charlie, 4500)
     with unchanged(), pytest.raises(MatchStateError, match="This game is full."):
         services.join_open_game(game, charlie)
 

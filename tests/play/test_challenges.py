@@ -139,11 +139,11 @@ def test_bad_times_are_refused(ladder, alice, bob, times, expected):
 
 def test_out_of_rating_range(ladder, alice, bob, charlie):
     PlaySettings.objects.create(ladder=ladder, challenge_scope="rating", challenge_rating=100)
-    for user, rating in ((alice, 1500), (bob, 1650), (charlie, 1580)):
+    for user, rating in ((alice, 4500), (bob, 4650), (charlie, 4580)):
         PlayerRating.objects.create(ladder=ladder, user=user, rating=rating, rd=60, volatility=0.06)
     message = refused(lambda: challenge(ladder, alice, bob), "opponents")
     assert message == (
-        "Bob Baker's rating is 150 from yours; on Club Singles you may challenge members within ±100."
+        "Bob Baker's rating is 0.15 from yours; on Club Singles you may challenge members within ±0.10."
     )
     assert challenge(ladder, alice, charlie).state == OPEN
 
