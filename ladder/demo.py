@@ -579,13 +579,14 @@ def seed_play(club: DemoClub, now: datetime | None = None) -> int:
     through the same functions as the pages: two waiting for an answer (one for the demo
     member), one scheduled, one played; an open game with places left and a full one.
     Returns how many challenges it made (none when the demo has some already)."""
-    now = now or timezone.now()
+    today: datetime = now or timezone.now()
+    now = today
     singles, doubles = club.ladders.get("singles"), club.ladders.get("doubles")
     if singles is None or doubles is None or Challenge.objects.filter(ladder=singles).exists():
         return 0
     member = club.members
 
-    def challenge(by: str, other: str, days: int, *, at: datetime = now, **kw: Any) -> Challenge:
+    def challenge(by: str, other: str, days: int, *, at: datetime = today, **kw: Any) -> Challenge:
         return play.create_challenge(
             ladder=singles,
             by=member[by],
