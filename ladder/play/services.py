@@ -71,7 +71,7 @@ MAX_DAYS_AHEAD = 365
 
 
 def is_away(membership: Membership, on: date) -> bool:
-    """Whether the member marked themselves away on ``on`` (RULES.md "Time away").
+    """Whether the member marked themselves away on ``on`` (issue 25 item 4).
 
     Reads ``Membership.away_until`` (a date or None), which the seasons work adds to the
     clubs app; until it is there, no one is away.
