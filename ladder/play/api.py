@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.request import Request
@@ -177,7 +178,11 @@ class ChallengeActionView(_Authenticated):
     action_name = ""
 
     @extend_schema(
-        summary="Answer or cancel a challenge", responses={200: ChallengeSerializer, **ERRORS}
+        summary="Answer or cancel a challenge",
+        description='accept: {"time": ISO, "place"?}; propose: {"proposed_times": [ISO…]}; '
+        "decline, cancel: no body.",
+        request=OpenApiTypes.OBJECT,
+        responses={200: ChallengeSerializer, **ERRORS},
     )
     def post(self, request: Request, pk: int) -> Response:
         user: Any = request.user
@@ -261,7 +266,9 @@ class OpenGameActionView(_Authenticated):
     action_name = ""
 
     @extend_schema(
-        summary="Join, leave or cancel a game", responses={200: OpenGameSerializer, **ERRORS}
+        summary="Join, leave or cancel a game",
+        request=None,
+        responses={200: OpenGameSerializer, **ERRORS},
     )
     def post(self, request: Request, pk: int) -> Response:
         user: Any = request.user
