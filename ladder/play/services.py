@@ -28,6 +28,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from accounts.models import User
+from ladder.clubs import access
 from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.errors import (
@@ -83,11 +84,10 @@ def is_away(membership: Membership, on: date) -> bool:
 def _memberships(ladder: Ladder, viewer: User, names: Sequence[str]) -> dict[str, Membership]:
     """The members among ``names`` whom ``viewer`` may see (a hidden member is not listed
     for them: ladder.clubs.visibility's rule), by username."""
-    rows = (
-        Membership.objects.filter(ladder=ladder, user__username__in=list(names))
-        .listed_for(viewer)
-        .select_related("user")
-    )
+    rows = access.members(
+        access.Viewer.of(viewer),
+        Membership.objects.filter(ladder=ladder, user__username__in=list(names)),
+    ).select_related("user")
     return {m.user.username: m for m in rows}
 
 
@@ -733,7 +733,7 @@ def open_games(ladder: Ladder, now: datetime | None = None) -> Any:
 
 def get_game(pk: Any, viewer: User) -> OpenGame:
     game = (
-        OpenGame.objects.filter(ladder__in=Ladder.objects.visible_to(viewer).values("pk"))
+        OpenGame.objects.filter(ladder__in=access.ladders(access.Viewer.of(viewer)).values("pk"))
         .filter(pk=pk)
         .first()
         if str(pk).isdigit()

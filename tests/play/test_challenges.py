@@ -94,7 +94,10 @@ def test_an_unknown_name_and_a_stranger_read_the_same(ladder, alice, outsider):
 
 def test_a_deactivated_member_cannot_be_challenged(ladder, alice, bob):
     User.objects.filter(pk=bob.pk).update(is_active=False)
-    assert "account is closed" in refused(lambda: challenge(ladder, alice, bob), "opponents")
+    # The access policy lists no deactivated account: it reads as no member.
+    assert refused(lambda: challenge(ladder, alice, bob), "opponents") == (
+        "No member of Club Singles is called 'bob'."
+    )
 
 
 def test_an_away_member_cannot_be_challenged(ladder, alice, bob, monkeypatch):
