@@ -10,6 +10,7 @@ from ladder.clubnight.api import ClubNightView
 from ladder.clubs.api import AwayView, LadderViewSet, PlayerViewSet
 from ladder.integrity.api import BanDetailView, BansView, FlagDecisionView, IntegrityView
 from ladder.matches.api import InboxView, MatchViewSet
+from ladder.play import api as play
 from ratings.api import (
     HistoryView,
     LeaderboardView,
@@ -46,6 +47,35 @@ urlpatterns = [
     path("ladders/<slug:slug>/bans/", BansView.as_view(), name="bans"),
     path("ladders/<slug:slug>/bans/<str:username>/", BanDetailView.as_view(), name="ban"),
     path("inbox/", InboxView.as_view(), name="inbox"),
+    path(
+        "ladders/<slug:slug>/challenges/",
+        play.LadderChallengesView.as_view(),
+        name="ladder-challenges",
+    ),
+    path("challenges/", play.ChallengeListView.as_view(), name="challenges"),
+    path("challenges/<int:pk>/", play.ChallengeDetailView.as_view(), name="challenge"),
+    *(
+        path(
+            f"challenges/<int:pk>/{name}/",
+            play.ChallengeActionView.as_view(action_name=name),
+            name=f"challenge-{name}",
+        )
+        for name in ("accept", "propose", "decline", "cancel")
+    ),
+    path(
+        "ladders/<slug:slug>/open-games/",
+        play.LadderOpenGamesView.as_view(),
+        name="ladder-open-games",
+    ),
+    *(
+        path(
+            f"open-games/<int:pk>/{name}/",
+            play.OpenGameActionView.as_view(action_name=name),
+            name=f"open-game-{name}",
+        )
+        for name in ("join", "leave", "cancel")
+    ),
+    path("me/calendar/", play.MyCalendarView.as_view(), name="my-calendar"),
     path("auth/token/", TokenView.as_view(), name="token"),
     *router.urls,
 ]

@@ -44,6 +44,9 @@ from ladder.matches.models import (
     Notification,
 )
 from ladder.matches.notifications import tell_disputed, tell_reported
+from ladder.matches.operations import confirm_match, report_match
+from ladder.play import services as play
+from ladder.play.models import Challenge
 from ratings.engine.scales import DISPLAY_DIVISOR
 from ratings.engine.types import MatchResult
 from ratings.lab import simulate
@@ -626,3 +629,66 @@ def seed_seasons(club: DemoClub, now: datetime | None = None) -> None:
         if membership.away_until is None:
             set_away(member, club.ladders[slug], today + timedelta(days=days))
             club.created.append(f"{username} away on {slug}")
+
+
+def _on(now: datetime, days: int, hour: int) -> datetime:
+    """A time ``days`` from ``now``'s day at ``hour`` o'clock, in the club's time zone."""
+    day = timezone.localdate(now) + timedelta(days=days)
+    return timezone.make_aware(datetime.combine(day, time(hour)))
+
+
+@transaction.atomic
+def seed_play(club: DemoClub, now: datetime | None = None) -> int:
+    """Challenges and open games on the demo ladders (RULES.md "Challenges and open games"),
+    through the same functions as the pages: two waiting for an answer (one for the demo
+    member), one scheduled, one played; an open game with places left and a full one.
+    Returns how many challenges it made (none when the demo has some already)."""
+    today: datetime = now or timezone.now()
+    now = today
+    singles, doubles = club.ladders.get("singles"), club.ladders.get("doubles")
+    if singles is None or doubles is None or Challenge.objects.filter(ladder=singles).exists():
+        return 0
+    member = club.members
+
+    def challenge(by: str, other: str, days: int, *, at: datetime = today, **kw: Any) -> Challenge:
+        return play.create_challenge(
+            ladder=singles,
+            by=member[by],
+            opponents=[other],
+            proposed_times=[_on(at, days, 18), _on(at, days + 1, 19)],
+            now=at,
+            **kw,
+        )
+
+    challenge("daniel", "priya", 2, message="Best of three, Thursday or Friday?")
+    challenge("mei", "daniel", 3, place="Court 2", message="Up for a rematch?")
+    booked = challenge("sofia", "daniel", 1, place="Court 1")
+    play.accept_challenge(booked, member["daniel"], _on(now, 1, 18), now=now)
+    # Played two days ago: arranged the week before, reported and confirmed since.
+    before = now - timedelta(days=7)
+    played = challenge("aisha", "mei", 5, at=before, place="Court 3")
+    play.accept_challenge(played, member["mei"], _on(before, 5, 18), now=before)
+    match = report_match(
+        ladder=singles,
+        reporter=member["aisha"],
+        played_on=timezone.localdate(now - timedelta(days=2)),
+        side_a=[member["aisha"]],
+        side_b=[member["mei"]],
+        games=[(21, 17), (18, 21), (21, 19)],
+        links={"challenge": played.pk},
+    )
+    confirm_match(match, member["mei"])
+    play.post_open_game(
+        ladder=singles, by=member["priya"], starts_at=_on(now, 2, 19), place="Court 4"
+    )
+    game = play.post_open_game(
+        ladder=doubles,
+        by=member["nadia"],
+        starts_at=_on(now, 3, 20),
+        place="Courts 1-2",
+        team_size=2,
+    )
+    for username in ("daniel", "mei", "grace"):
+        play.join_open_game(game, member[username], now=now)
+    club.created.append("challenges and open games")
+    return 4

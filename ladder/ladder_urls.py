@@ -8,6 +8,7 @@ from ladder.clubnight import views as clubnight_views
 from ladder.clubs import views as club_views
 from ladder.integrity import views as integrity_views
 from ladder.matches import report_views
+from ladder.play import views as play_views
 from ratings import views as rating_views
 
 app_name = "ladder"
@@ -33,4 +34,6 @@ urlpatterns = [
     path("<slug:slug>/bans/", integrity_views.ban, name="integrity_ban"),
     path("<slug:slug>/bans/<str:username>/lift/", integrity_views.lift, name="integrity_lift"),
     path("<slug:slug>/ban/", integrity_views.my_ban, name="my_ban"),
+    path("<slug:slug>/challenge/", play_views.challenge_new, name="challenge"),
+    path("<slug:slug>/open-games/", play_views.open_games, name="open_games"),
 ]

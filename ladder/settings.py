@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "ratings",
     "ladder.clubnight",
     "ladder.integrity",
+    "ladder.play",
 ]
 
 MIDDLEWARE = [
@@ -189,6 +190,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
+    # Challenges unanswered past their ladder's expiry_days: both sides are told.
+    "expire-open-challenges": {
+        "task": "ladder.play.tasks.expire_open_challenges",
+        "schedule": 600.0,
+    },
     # Writes down expiries; a report past its window is refused before this runs anyway.
     "expire-pending-matches": {
         "task": "ladder.matches.tasks.expire_pending_matches",

@@ -18,6 +18,7 @@ from ladder import views
 from ladder.clubs import views as club_views
 from ladder.matches import report_views
 from ladder.matches import views as match_views
+from ladder.play import views as play_views
 
 # The API docs pages run third-party bundles (drf-spectacular-sidecar): Swagger UI's set-up
 # script is served as a file (the split view), but both it and Redoc write inline styles,
@@ -53,6 +54,21 @@ urlpatterns = [
     ),
     path("inbox/badge/", match_views.inbox_badge, name="inbox_badge"),
     path("moderation/", match_views.moderation, name="moderation"),
+    path("challenges/", play_views.challenges, name="challenges"),
+    path("challenges/<int:pk>/ics/", play_views.challenge_ics, name="challenge_ics"),
+    path(
+        "challenges/<int:pk>/<slug:action>/",
+        play_views.challenge_action,
+        name="challenge_action",
+    ),
+    path("open-games/<int:pk>/ics/", play_views.open_game_ics, name="open_game_ics"),
+    path(
+        "open-games/<int:pk>/<slug:action>/",
+        play_views.open_game_action,
+        name="open_game_action",
+    ),
+    path("calendar/", play_views.calendar_settings, name="calendar"),
+    path("calendar/<str:token>.ics", play_views.calendar_feed, name="calendar_feed"),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico whatever the pages link (feed readers, bookmarks, tabs
     # opened on a JSON answer): the icon the pages use.

@@ -239,6 +239,7 @@ class MatchViewSet(
             side_b=data["side_b"],
             games=data["games"],
             stats=data.get("stats"),
+            links=data.get("links"),
         )
         return self._detail(match, status.HTTP_201_CREATED)
 

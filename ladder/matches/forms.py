@@ -28,6 +28,7 @@ from ladder.clubs import access
 from ladder.clubs.access import Viewer
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import MAIL_EVENTS, MailSettings
+from ladder.matches.serializers import SCHEDULED_LINKS
 from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
 
 # A guard against absurd posts, well above any format's best-of (7).
@@ -235,7 +236,18 @@ class ReportForm(MatchForm):
                 self.fields[self.stat_field(slot, index)] = forms.FloatField(
                     label=label, required=False
                 )
+        # What the match was scheduled as (?challenge=ID): kept through the POST and handed
+        # to report_match as its links.
+        for link in SCHEDULED_LINKS:
+            self.fields[link] = forms.IntegerField(
+                required=False, min_value=1, widget=forms.HiddenInput
+            )
         self.users: dict[str, User] = {}
+
+    def links(self) -> dict[str, int]:
+        """What the report says it was scheduled as: {"challenge": id} or {}."""
+        data = self.cleaned_data if hasattr(self, "cleaned_data") else {}
+        return {link: data[link] for link in SCHEDULED_LINKS if data.get(link)}
 
     @property
     def player_slots(self) -> list[str]:

@@ -392,6 +392,8 @@ NOTIFICATION_KINDS = (
     ("partner", "A report names you as a partner"),
     ("edited", "A report was changed"),
     ("cancelled", "A report was cancelled"),
+    ("challenge", "A challenge"),
+    ("open_game", "An open game"),
 )
 
 # What a member may be e-mailed about (the site's notifications are always written): each
@@ -403,6 +405,8 @@ MAIL_EVENTS = (
     ("disputed", "A dispute about my report (moderators: a dispute to settle)"),
     ("decided", "A moderator decides on my match"),
     ("cancelled", "A report waiting for me is cancelled"),
+    ("challenge", "Challenges: one to me, an answer, a cancellation or expiry"),
+    ("open_game", "Open games I am in: someone joins or leaves, it is full or cancelled"),
 )
 
 

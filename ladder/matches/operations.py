@@ -68,7 +68,7 @@ from ladder.matches.permissions import (
     check_resolve,
     check_void,
 )
-from ladder.matches.signals import ratings_due
+from ladder.matches.signals import match_reported, match_state_changed, ratings_due
 from ladder.matches.validation import check_date, check_games, check_reason, checked_report
 
 DECISIONS = ("uphold", "correct", "void")
@@ -138,6 +138,7 @@ def _transition(
         match.needs_rating = True
         update.append("needs_rating")
     match.save(update_fields=update)
+    match_state_changed.send(sender=Match, match=match, from_state=from_state, to_state=to_state)
     AuditEntry.objects.create(
         match=match,
         actor=actor,
@@ -176,8 +177,12 @@ def report_match(
     games: Sequence[Sequence[int]],
     stats: Mapping[Any, Mapping[str, Any]] | None = None,
     now: datetime | None = None,
+    links: Mapping[str, int] | None = None,
 ) -> Match:
-    """Report a match ``reporter`` played; it waits for an opponent to confirm it."""
+    """Report a match ``reporter`` played; it waits for an opponent to confirm it.
+
+    ``links`` names what it was scheduled as ({"challenge": id}): the ``match_reported``
+    signal hands it to the app that keeps those, which may refuse the report."""
     now = now or timezone.now()
     with transaction.atomic():
         played_on, side_a, side_b, game_scores, player_stats = checked_report(
@@ -219,6 +224,8 @@ def report_match(
             after=_snapshot_of(played_on, side_a, side_b, game_scores, stats_by_name),
         )
         match = Match.objects.with_details().get(pk=match.pk)
+        if links:
+            match_reported.send(sender=Match, match=match, links=dict(links))
         notify_reported(match)
     return match
 

@@ -30,7 +30,8 @@ from ladder.matches.errors import (
 )
 from ladder.matches.forms import ReportForm
 from ladder.matches.rematch import recent_lineups
-from ladder.matches.signals import predict_lineup, stakes_of_lineup
+from ladder.matches.serializers import SCHEDULED_LINKS
+from ladder.matches.signals import predict_lineup, scheduled_lineup, stakes_of_lineup
 from ladder.matches.templatetags.match_tags import names_and, names_or
 from ladder.matches.validation import check_report
 from ladder.matches.views import SignedInRequest, forbidden
@@ -155,7 +156,9 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
             arguments = form.report_arguments()
             if arguments is not None:
                 try:
-                    match = domain.report_match(ladder=ladder, reporter=request.user, **arguments)
+                    match = domain.report_match(
+                        ladder=ladder, reporter=request.user, links=form.links(), **arguments
+                    )
                 except MatchValidationError as exc:
                     form.add_domain_errors(exc.errors)
                 except MatchPermissionError as exc:
@@ -203,16 +206,27 @@ def _prefilled(ladder: Ladder, form: ReportForm) -> dict[str, Any] | None:
     }
 
 
-def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, str]:
-    """Players filled in from `?side_a=u1,u2&side_b=u3,u4` (club night's "Report this match").
+def _links_from_query(request: SignedInRequest) -> dict[str, int]:
+    """`?challenge=ID` (or `?open_game=ID`): what the match was scheduled as."""
+    raw = {link: request.GET.get(link, "") for link in SCHEDULED_LINKS}
+    return {link: int(value) for link, value in raw.items() if value.isdigit() and int(value)}
+
+
+def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, Any]:
+    """Players filled in from `?side_a=u1,u2&side_b=u3,u4` (club night's "Report this match"),
+    or from the scheduled match of `?challenge=ID` (ladder/play answers the signal).
 
     The reporter is always "you": your side gives the partners, the other the opponents.
     A lineup you are not in fills nothing (one of its players reports it).
     """
+    links = _links_from_query(request) if request.method == "GET" else {}
+    arranged = scheduled_lineup(ladder, request.user, links) if links else None
     sides = [
         [name.strip() for name in request.GET.get(key, "").split(",") if name.strip()]
         for key in ("side_a", "side_b")
     ]
+    if arranged:
+        sides = [list(arranged["side_a"]), list(arranged["side_b"])]
     me = request.user.username
     mine = next((i for i, side in enumerate(sides) if me in side), None)
     if request.method != "GET" or mine is None:
@@ -221,8 +235,10 @@ def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, st
         return {}
     partners = [name for name in sides[mine] if name != me]
     opponents = sides[1 - mine]
-    initial = {f"partner_{i}": name for i, name in enumerate(partners, 1)}
+    initial: dict[str, Any] = {f"partner_{i}": name for i, name in enumerate(partners, 1)}
     initial.update({f"opponent_{i}": name for i, name in enumerate(opponents, 1)})
+    if arranged:
+        initial.update(links)
     return initial
 
 

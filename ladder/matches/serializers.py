@@ -19,6 +19,8 @@ from ladder.matches.permissions import allowed_actions
 from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
 from ratings.engine.types import MAX_TEAM_SIZE
 
+# What a report may say it was scheduled as (ladder.matches.signals.match_reported).
+SCHEDULED_LINKS = ("challenge", "open_game")
 MAX_GAMES = 25  # more than any format plays; a bound on what a request can make us check
 
 
@@ -276,6 +278,12 @@ class ReportSerializer(serializers.Serializer):
         required=False,
         help_text='Performance-weighted ladders only: {"username": {"kills": 21, "deaths": 14}}.',
     )
+    challenge = serializers.IntegerField(
+        required=False, min_value=1, help_text="The challenge this match was played for."
+    )
+    open_game = serializers.IntegerField(
+        required=False, min_value=1, help_text="The open game this match was played as."
+    )
 
     def validate_ladder(self, slug: str) -> Ladder:
         return visible_ladder(self.context["request"], slug)
@@ -294,6 +302,7 @@ class ReportSerializer(serializers.Serializer):
             )
         attrs["side_a"] = [members[n] for n in attrs["side_a"]]
         attrs["side_b"] = [members[n] for n in attrs["side_b"]]
+        attrs["links"] = {k: attrs.pop(k) for k in SCHEDULED_LINKS if k in attrs}
         return attrs
 
 

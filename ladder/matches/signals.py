@@ -27,6 +27,32 @@ lineup_wanted = Signal()
 stakes_wanted = Signal()
 
 
+# A report names what it was scheduled as (``links``: {"challenge": id} or {"open_game": id});
+# sent inside the report's transaction with keywords ``match`` and ``links``. The app that
+# keeps scheduled matches (ladder/play) links them, or refuses the report by raising a
+# MatchValidationError, which rolls the report back.
+match_reported = Signal()
+
+# Sent inside the transaction of every change of a match's state: keywords ``match``,
+# ``from_state``, ``to_state`` (ladder/play marks a challenge played once its match counts).
+match_state_changed = Signal()
+
+# Asks for the lineup a scheduled match was arranged with, for the report form's prefill:
+# keywords ``ladder``, ``user``, ``links``; the answer is {"side_a": [...], "side_b": [...]}
+# (usernames) or None.
+scheduled_lineup_wanted = Signal()
+
+
+def scheduled_lineup(ladder: Any, user: Any, links: dict[str, int]) -> Any:
+    """The first answer to ``scheduled_lineup_wanted``: the arranged lineup, or None."""
+    for _receiver, answer in scheduled_lineup_wanted.send(
+        sender=type(ladder), ladder=ladder, user=user, links=links
+    ):
+        if answer is not None:
+            return answer
+    return None
+
+
 def _first_answer(signal: Signal, **lineup: Any) -> Any:
     for _receiver, answer in signal.send(sender=type(lineup["ladder"]), **lineup):
         if answer is not None:

@@ -210,6 +210,11 @@ def member_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "inbox": "/inbox/",
         "notifications": "/notifications/",
         "club-night": "/ladders/singles/club-night/",
+        "challenge-form": "/ladders/singles/challenge/",
+        "challenges": "/challenges/",
+        "open-games": "/ladders/singles/open-games/",
+        "open-games-doubles": "/ladders/doubles/open-games/",
+        "calendar": "/calendar/",
         "profile": "/accounts/profile/",
         "tokens": "/accounts/tokens/",
         "password-change": "/accounts/password/change/",
@@ -238,6 +243,7 @@ def moderator_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "leaderboard": "/ladders/singles/",
         **season_pages(),
         "season-edit": season_pages()["season-current"] + "edit/",
+        "challenges-everyone": "/challenges/?all=1",
     }
 
 

@@ -167,3 +167,25 @@ def test_seed_demo_hands_its_matches_to_the_worker_before_it_exits(  # type: ign
     assert Match.objects.count() > 100
     assert not Match.objects.filter(needs_rating=True).exists()
     assert "Task ratings.rate_ladder" in celery_worker_process.output()
+
+
+def test_the_demo_shows_challenges_and_open_games(db, debug):
+    from ladder.play.models import Challenge, OpenGame
+
+    seed()
+    states = sorted(
+        (c.challenger.username, c.side_b[0].username, c.state)
+        for c in Challenge.objects.prefetch_related("players__user").select_related("challenger")
+    )
+    assert states == [
+        ("aisha", "mei", "played"),
+        ("daniel", "priya", "open"),
+        ("mei", "daniel", "open"),
+        ("sofia", "daniel", "scheduled"),
+    ]
+    played = Challenge.objects.get(state="played")
+    assert played.match is not None and played.match.state == "confirmed"
+    games = sorted((g.ladder.slug, g.state, g.players.count()) for g in OpenGame.objects.all())
+    assert games == [("doubles", "scheduled", 4), ("singles", "open", 1)]
+    seed()  # again: nothing more
+    assert Challenge.objects.count() == 4 and OpenGame.objects.count() == 2

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ladder.clubs.models import Ladder
-from ladder.demo import DEMO_PASSWORD, read_old_news, seed_club, seed_matches, seed_seasons
+from ladder.demo import (
+    DEMO_PASSWORD,
+    read_old_news,
+    seed_club,
+    seed_matches,
+    seed_play,
+    seed_seasons,
+)
+from ladder.matches.models import Match
 
 
 class Command(BaseCommand):
@@ -47,6 +56,7 @@ class Command(BaseCommand):
         season = seed_matches(club)
         seed_seasons(club)
         read_old_news(club)  # rated in-process by now, unless a worker does it
+        seed_play(club)
         if not club.created:
             self.stdout.write("The demo club is complete already; nothing added.")
             return
@@ -59,7 +69,10 @@ class Command(BaseCommand):
                 f"{ladder.name} (/ladders/{slug}/)" for slug, ladder in club.ladders.items()
             )
         )
-        for slug, states in season.items():
+        for slug in season:  # what the ladder holds now: the season and the played challenge
+            states = Counter(
+                Match.objects.filter(ladder=club.ladders[slug]).values_list("state", flat=True)
+            )
             played = ", ".join(f"{count} {state}" for state, count in sorted(states.items()))
             self.stdout.write(f"Season on {club.ladders[slug].name}: {played}.")
         self.stdout.write(

@@ -1,0 +1,27 @@
+"""The play app's answers to the matches app's signals (docs/ARCHITECTURE.md): matches
+never import this app; a report names its challenge or game and the state changes reach
+it through ladder/matches/signals.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.dispatch import receiver
+
+from ladder.matches.signals import match_reported, match_state_changed, scheduled_lineup_wanted
+from ladder.play import services
+
+
+@receiver(match_reported, dispatch_uid="play.link_reported_match")
+def link_reported_match(sender: Any, match: Any, links: dict[str, int], **kwargs: Any) -> None:
+    services.link_reported_match(match, links)
+
+
+@receiver(match_state_changed, dispatch_uid="play.match_state_changed")
+def follow_match(sender: Any, match: Any, to_state: str, **kwargs: Any) -> None:
+    services.match_state_changed(match, to_state)
+
+
+@receiver(scheduled_lineup_wanted, dispatch_uid="play.scheduled_lineup")
+def lineup(sender: Any, ladder: Any, user: Any, links: dict[str, int], **kwargs: Any) -> Any:
+    return services.scheduled_lineup(ladder, user, links)

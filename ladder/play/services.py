@@ -1,0 +1,747 @@
+"""The rules of challenges and open games (RULES.md "Challenges and open games"): the only
+code that changes them. The pages and the API call these functions and hold no rules.
+
+Each function checks its preconditions and either raises a ``MatchError`` (a message for
+people, a status for HTTP; bad input as ``MatchValidationError`` by field) having changed
+nothing, or makes the change in one transaction with the row locked and tells the others
+(``notifications.py``).
+
+Challenge states::
+
+    open ──accept (a proposed time)──▶ scheduled ──its match confirmed──▶ played
+      ├──propose (other times: the other side answers)──▶ open
+      ├──decline──▶ declined
+      ├──cancel (a player, a moderator)──▶ cancelled      (also from scheduled)
+      └──time (expiry_days)──▶ expired
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.http import Http404
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from accounts.models import User
+from ladder.clubs import access
+from ladder.clubs.formatting import format_day, format_rating, format_rd
+from ladder.clubs.models import Ladder, Membership
+from ladder.matches.errors import (
+    FieldErrors,
+    MatchPermissionError,
+    MatchStateError,
+    MatchValidationError,
+)
+from ladder.matches.models import LIVE_STATES as LIVE_MATCH_STATES
+from ladder.matches.models import RATED_STATES, Match
+from ladder.matches.validation import no_member_called
+from ladder.play import notifications as tell
+from ladder.play.models import (
+    CANCELLED,
+    DECLINED,
+    EXPIRED,
+    LIVE,
+    MAX_MESSAGE_LENGTH,
+    MAX_PLACE_LENGTH,
+    MAX_PROPOSED_TIMES,
+    OPEN,
+    PLACES,
+    PLAYED,
+    RATING,
+    SCHEDULED,
+    CalendarFeed,
+    Challenge,
+    ChallengePlayer,
+    OpenGame,
+    OpenGamePlayer,
+    PlaySettings,
+    new_feed_token,
+)
+from ratings.models import RANKED, PlayerRating, active_since
+
+# How far ahead a time may be proposed: a season, not a typo's year 2205.
+MAX_DAYS_AHEAD = 365
+
+
+# ---- who may play whom -------------------------------------------------------------------
+
+
+def _memberships(ladder: Ladder, viewer: User, names: Sequence[str]) -> dict[str, Membership]:
+    """The members among ``names`` whom ``viewer`` may see (a hidden member is not listed
+    for them: ladder.clubs.visibility's rule), by username."""
+    rows = access.members(
+        access.Viewer.of(viewer),
+        Membership.objects.filter(ladder=ladder, user__username__in=list(names)),
+    ).select_related("user")
+    return {m.user.username: m for m in rows}
+
+
+def _places(ladder: Ladder, on: date) -> dict[int, int]:
+    """Each ranked member's place on the ladder on ``on``: {user id: place}."""
+    cutoffs = {ladder.pk: active_since(ladder.lookback_days, on)}
+    ranked = (
+        PlayerRating.objects.filter(ladder=ladder)
+        .of_status(RANKED, cutoffs, on)
+        .order_by("-rating", "pk")
+        .values_list("user_id", flat=True)
+    )
+    return {user_id: place for place, user_id in enumerate(ranked, 1)}
+
+
+def _rating(ladder: Ladder, membership: Membership) -> float:
+    row = PlayerRating.objects.filter(ladder=ladder, user_id=membership.user_id).first()
+    return row.rating if row else membership.initial_rating
+
+
+def out_of_range(
+    rules: PlaySettings, challenger: Membership, other: Membership, on: date
+) -> str | None:
+    """Why ``other`` is out of ``challenger``'s range under the ladder's rules, or None.
+
+    A member without a place yet (not ranked) may challenge and be challenged by anyone
+    within the rating rule's range: they need games to earn a place."""
+    ladder = rules.ladder
+    name = other.user.name
+    if rules.challenge_scope == PLACES:
+        places = _places(ladder, on)
+        mine, theirs = places.get(challenger.user_id), places.get(other.user_id)
+        if mine and theirs and abs(mine - theirs) > rules.challenge_places:
+            return (
+                f"{name} is {abs(mine - theirs)} places from you; on {ladder.name} you may "
+                f"challenge members within {rules.challenge_places} places."
+            )
+    if rules.challenge_scope == RATING:
+        gap = abs(_rating(ladder, challenger) - _rating(ladder, other))
+        if gap > rules.challenge_rating:
+            return (
+                f"{name}'s rating is {format_rd(gap)} from yours; on {ladder.name} you may "
+                f"challenge members within ±{format_rd(rules.challenge_rating)}."
+            )
+    return None
+
+
+def _playable(membership: Membership, on: date, role: str) -> str | None:
+    user = membership.user
+    if not user.is_active:
+        return f"{user.name} cannot be {role}: their account is closed."
+    until = membership.away_on(on)  # RULES.md "Time away"
+    if until is not None:
+        return f"{user.name} is away until {format_day(until)} and cannot be {role}."
+    return None
+
+
+# ---- times -------------------------------------------------------------------------------
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO 8601 time as an aware datetime (a time without an offset is the club's)."""
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str):
+        try:
+            parsed = parse_datetime(value.strip())
+        except ValueError:
+            return None
+        if parsed is None:
+            return None
+        moment = parsed
+    else:
+        return None
+    if timezone.is_naive(moment):
+        moment = timezone.make_aware(moment)
+    return moment
+
+
+def check_times(
+    values: Sequence[Any], now: datetime, errors: FieldErrors, key: str = "proposed_times"
+) -> list[datetime]:
+    """One to three distinct future times, none more than a year ahead."""
+    if not isinstance(values, list | tuple) or not values:
+        errors.add(key, "Propose at least one time.")
+        return []
+    if len(values) > MAX_PROPOSED_TIMES:
+        errors.add(key, f"Propose at most {MAX_PROPOSED_TIMES} times.")
+        return []
+    times: list[datetime] = []
+    for value in values:
+        moment = parse_time(value)
+        if moment is None:
+            errors.add(key, f"{str(value)[:40]!r} is not a time like 2026-05-04T18:30+01:00.")
+        elif moment <= now:
+            errors.add(key, f"{_when(moment)} is in the past: propose a time to come.")
+        elif moment > now + timedelta(days=MAX_DAYS_AHEAD):
+            errors.add(key, f"{_when(moment)} is more than a year ahead.")
+        elif moment in times:
+            errors.add(key, f"{_when(moment)} is proposed twice.")
+        else:
+            times.append(moment)
+    return times
+
+
+def _when(moment: datetime) -> str:
+    local = timezone.localtime(moment)
+    return f"{local:%a} {local.day} {local:%b %Y %H:%M}"
+
+
+def _text(value: Any, limit: int, key: str, errors: FieldErrors, what: str) -> str:
+    text = value.strip() if isinstance(value, str) else ""
+    if len(text) > limit:
+        errors.add(key, f"{what} is at most {limit} characters.")
+    return text
+
+
+# ---- challenges --------------------------------------------------------------------------
+
+
+def _lock_challenge(challenge: Challenge | int) -> Challenge:
+    pk = challenge if isinstance(challenge, int) else challenge.pk
+    try:
+        return (
+            Challenge.objects.select_for_update(of=("self",))
+            .select_related("ladder", "challenger")
+            .prefetch_related("players__user")
+            .get(pk=pk)
+        )
+    except Challenge.DoesNotExist:
+        raise Http404("No such challenge.") from None
+
+
+def challenges_for(user: User) -> Any:
+    """The challenges ``user`` sees: theirs; every one for moderators."""
+    queryset = Challenge.objects.select_related("ladder", "challenger", "match").prefetch_related(
+        "players__user"
+    )
+    if user.is_moderator:
+        return queryset
+    return queryset.filter(players__user=user).distinct()
+
+
+def get_challenge_for_user(user: User, pk: Any) -> Challenge:
+    """The one door to a challenge: its players' and the moderators'; 404 for anyone else."""
+    found = challenges_for(user).filter(pk=pk).first() if str(pk).isdigit() else None
+    if found is None:
+        raise Http404("No such challenge.")
+    return found
+
+
+def _live_with(user_ids: Iterable[int]) -> Any:
+    return Challenge.objects.filter(state__in=LIVE, players__user_id__in=list(user_ids))
+
+
+def create_challenge(
+    *,
+    ladder: Ladder,
+    by: User,
+    opponents: Sequence[str],
+    partners: Sequence[str] = (),
+    message: str = "",
+    proposed_times: Sequence[Any],
+    place: str = "",
+    now: datetime | None = None,
+) -> Challenge:
+    """``by`` (with ``partners`` in doubles) challenges ``opponents`` (usernames) at one of
+    ``proposed_times``; the challenged answer before the ladder's expiry."""
+    now = now or timezone.now()
+    on = timezone.localdate(now)
+    errors = FieldErrors()
+    rules = PlaySettings.of(ladder)
+    me = Membership.objects.filter(ladder=ladder, user=by).select_related("user").first()
+    if me is None:
+        raise MatchPermissionError(f"Only members of {ladder.name} challenge its players.")
+    names = [*opponents, *partners]
+    if by.username in names:
+        errors.add("opponents", "You cannot challenge yourself.")
+    if len(set(names)) != len(names):
+        errors.add("opponents", "Name each player once.")
+    need = ladder.team_size
+    if len(opponents) != need:
+        errors.add("opponents", f"Name {need} opponent{'s' if need > 1 else ''} ({ladder.name}).")
+    if len(partners) != need - 1:
+        errors.add(
+            "partners",
+            f"Name your partner ({ladder.name} is doubles)."
+            if need > 1
+            else "Singles: no partner.",
+        )
+    found = _memberships(ladder, by, names)
+    for key, group in (("opponents", opponents), ("partners", partners)):
+        for name in group:
+            membership = found.get(name)
+            if membership is None:
+                errors.add(key, no_member_called(ladder, name))
+                continue
+            role = "challenged" if key == "opponents" else "your partner"
+            refusal = _playable(membership, on, role)
+            if refusal is None and key == "opponents":
+                refusal = out_of_range(rules, me, membership, on)
+            if refusal:
+                errors.add(key, refusal)
+    times = check_times(list(proposed_times), now, errors)
+    message = _text(message, MAX_MESSAGE_LENGTH, "message", errors, "A message")
+    place = _text(place, MAX_PLACE_LENGTH, "place", errors, "A place")
+    errors.raise_if_any()
+    side_a = [by, *(found[n].user for n in partners)]
+    side_b = [found[n].user for n in opponents]
+    with transaction.atomic():
+        # One member's challenges at a time: the limit and the cool-down hold under races.
+        list(Membership.objects.select_for_update().filter(ladder=ladder, user=by))
+        _check_limits(rules, side_a, side_b, now)
+        challenge = Challenge.objects.create(
+            ladder=ladder,
+            challenger=by,
+            message=message,
+            place=place,
+            proposed_times=[t.isoformat() for t in times],
+            proposed_by="a",
+            expires_at=now + timedelta(days=rules.expiry_days),
+            created_at=now,
+            updated_at=now,
+        )
+        ChallengePlayer.objects.bulk_create(
+            [ChallengePlayer(challenge=challenge, user=u, side="a") for u in side_a]
+            + [ChallengePlayer(challenge=challenge, user=u, side="b") for u in side_b]
+        )
+        challenge = _lock_challenge(challenge)
+        tell.challenged(challenge)
+    return challenge
+
+
+def _check_limits(
+    rules: PlaySettings, side_a: Sequence[User], side_b: Sequence[User], now: datetime
+) -> None:
+    errors = FieldErrors()
+    limit = rules.max_open_challenges
+    for user in [*side_a, *side_b]:
+        waiting = _live_with([user.pk]).filter(state=OPEN).count()
+        if waiting >= limit:
+            who = "You have" if user == side_a[0] else f"{user.name} has"
+            errors.add("__all__", f"{who} {waiting} open challenges already (at most {limit}).")
+    since = now - timedelta(days=rules.cooldown_days)
+    for other in side_b:
+        pair = Challenge.objects.filter(ladder=rules.ladder, players__user=side_a[0]).filter(
+            players__user=other
+        )
+        if pair.filter(state__in=LIVE).exists():
+            errors.add("opponents", f"You and {other.name} have a challenge going already.")
+        elif (
+            rules.cooldown_days and pair.filter(~Q(state=CANCELLED), decided_at__gt=since).exists()
+        ):
+            errors.add(
+                "opponents",
+                f"You and {other.name} had a challenge in the last {rules.cooldown_days} "
+                "days: challenge someone else for now.",
+            )
+    errors.raise_if_any()
+
+
+def _check_answering(challenge: Challenge, by: User, now: datetime) -> None:
+    if challenge.state != OPEN or challenge.expires_at <= now:
+        state = EXPIRED if challenge.state == OPEN else challenge.state
+        raise MatchStateError(f"This challenge is {dict(_STATE_WORDS)[state]}: nothing to answer.")
+    if challenge.side_of(by) != challenge.answering_side:
+        raise MatchPermissionError(
+            "The other side answers these times."
+            if challenge.side_of(by)
+            else "Only the challenged players answer a challenge."
+        )
+
+
+_STATE_WORDS = (
+    (OPEN, "open"),
+    (SCHEDULED, "scheduled"),
+    (PLAYED, "played"),
+    (DECLINED, "declined"),
+    (CANCELLED, "cancelled"),
+    (EXPIRED, "expired"),
+)
+
+
+def accept_challenge(
+    challenge: Challenge | int, by: User, time: Any, place: str | None = None, now: Any = None
+) -> Challenge:
+    """The answering side takes one of the proposed times: the challenge is scheduled."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        challenge = _lock_challenge(challenge)
+        _check_answering(challenge, by, now)
+        moment = parse_time(time)
+        proposed = [parse_time(t) for t in challenge.proposed_times]
+        errors = FieldErrors()
+        if moment is None or moment not in proposed:
+            offered = ", ".join(_when(t) for t in proposed if t)
+            errors.add("time", f"Pick one of the proposed times ({offered}), or propose others.")
+        elif moment <= now:
+            errors.add("time", f"{_when(moment)} has passed: propose another time.")
+        if place is not None:
+            place = _text(place, MAX_PLACE_LENGTH, "place", errors, "A place")
+        errors.raise_if_any()
+        challenge.state = SCHEDULED
+        challenge.starts_at = moment
+        if place:
+            challenge.place = place
+        _save(challenge, now, "state", "starts_at", "place", decided=True)
+        tell.challenge_scheduled(challenge, by)
+    return challenge
+
+
+def propose_times(
+    challenge: Challenge | int, by: User, times: Sequence[Any], now: Any = None
+) -> Challenge:
+    """The answering side proposes other times; now the other side answers, and the
+    challenge waits the ladder's expiry days again."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        challenge = _lock_challenge(challenge)
+        _check_answering(challenge, by, now)
+        errors = FieldErrors()
+        moments = check_times(list(times), now, errors)
+        errors.raise_if_any()
+        challenge.proposed_times = [t.isoformat() for t in moments]
+        challenge.proposed_by = challenge.answering_side
+        challenge.expires_at = now + timedelta(days=PlaySettings.of(challenge.ladder).expiry_days)
+        _save(challenge, now, "proposed_times", "proposed_by", "expires_at")
+        tell.times_proposed(challenge, by)
+    return challenge
+
+
+def decline_challenge(challenge: Challenge | int, by: User, now: Any = None) -> Challenge:
+    """The answering side says no."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        challenge = _lock_challenge(challenge)
+        _check_answering(challenge, by, now)
+        challenge.state = DECLINED
+        _save(challenge, now, "state", decided=True)
+        tell.challenge_ended(challenge, by, "declined")
+    return challenge
+
+
+def cancel_challenge(challenge: Challenge | int, by: User, now: Any = None) -> Challenge:
+    """A player (either side) or a moderator calls it off while open or scheduled."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        challenge = _lock_challenge(challenge)
+        if challenge.side_of(by) is None and not by.is_moderator:
+            raise MatchPermissionError("Only its players or a moderator cancel a challenge.")
+        if challenge.state not in LIVE:
+            raise MatchStateError(
+                f"This challenge is {dict(_STATE_WORDS)[challenge.state]}: nothing to cancel."
+            )
+        if challenge.match is not None and challenge.match.state in LIVE_MATCH_STATES:
+            raise MatchStateError("Its match is reported: cancel or dispute the match instead.")
+        challenge.state = CANCELLED
+        _save(challenge, now, "state", decided=True)
+        tell.challenge_ended(challenge, by, "cancelled")
+    return challenge
+
+
+def expire_challenges(now: datetime | None = None) -> int:
+    """Open challenges past their expiry: expired, both sides told. Returns how many."""
+    now = now or timezone.now()
+    expired = 0
+    due = Challenge.objects.filter(state=OPEN, expires_at__lte=now).values_list("pk", flat=True)
+    for pk in list(due):
+        with transaction.atomic():
+            challenge = _lock_challenge(pk)
+            if challenge.state != OPEN or challenge.expires_at > now:
+                continue  # answered in the meantime
+            challenge.state = EXPIRED
+            _save(challenge, now, "state", decided=True)
+            tell.challenge_ended(challenge, None, "expired")
+            expired += 1
+    return expired
+
+
+def _save(item: Any, now: datetime, *fields: str, decided: bool = False) -> None:
+    item.updated_at = now
+    item.sequence += 1
+    update = [*fields, "updated_at", "sequence"]
+    if decided and hasattr(item, "decided_at"):
+        item.decided_at = now
+        update.append("decided_at")
+    item.save(update_fields=update)
+
+
+# ---- matches reported from what was scheduled (ladder.matches.signals) --------------------
+
+
+def _scheduled_item(links: dict[str, int]) -> tuple[Any, str] | None:
+    if "challenge" in links:
+        return Challenge, "challenge"
+    if "open_game" in links:
+        return OpenGame, "open_game"
+    return None
+
+
+def link_reported_match(match: Match, links: dict[str, int]) -> None:
+    """A report names its challenge or open game: check it is that game and not reported
+    already, and link them (inside the report's transaction: a refusal undoes the report)."""
+    kind = _scheduled_item(links)
+    if kind is None:
+        return
+    model, key = kind
+    what = "challenge" if key == "challenge" else "open game"
+    item = (
+        model.objects.select_for_update(of=("self",))
+        .select_related("match")
+        .filter(pk=links[key], ladder=match.ladder)
+        .first()
+    )
+    players = {p.user_id for p in match.players.all()}
+    if item is None or match.reporter_id not in {p.user_id for p in item.players.all()}:
+        raise MatchValidationError({key: [f"No {what} of yours has number {links[key]}."]})
+    if item.match_id and item.match.state in LIVE_MATCH_STATES:
+        raise MatchValidationError(
+            {key: [f"This {what} is reported already (match {item.match_id})."]}
+        )
+    if item.state != SCHEDULED:
+        raise MatchValidationError(
+            {key: [f"This {what} is {dict(_STATE_WORDS)[item.state]}, not scheduled."]}
+        )
+    if players != {p.user_id for p in item.players.all()}:
+        raise MatchValidationError({key: [f"The players are not those of this {what}."]})
+    item.match = match
+    item.save(update_fields=["match"])
+
+
+def match_state_changed(match: Match, to_state: str) -> None:
+    """A linked challenge or game is played once its match counts; a voided, cancelled or
+    expired report lets go of it, so the game can be reported again."""
+    for model in (Challenge, OpenGame):
+        for item in model.objects.select_for_update().filter(match=match):
+            now = timezone.now()
+            if to_state in RATED_STATES and item.state == SCHEDULED:
+                item.state = PLAYED
+                _save(item, now, "state", decided=True)
+            elif to_state not in LIVE_MATCH_STATES and item.state in (SCHEDULED, PLAYED):
+                item.state = SCHEDULED
+                item.match = None
+                _save(item, now, "state", "match")
+
+
+def scheduled_lineup(ladder: Ladder, user: User, links: dict[str, int]) -> dict[str, Any] | None:
+    """The sides of ``user``'s scheduled challenge or game named by ``links`` (usernames),
+    for the report form's prefill; None when it is not theirs or not scheduled."""
+    if "challenge" in links:
+        challenge = (
+            Challenge.objects.filter(pk=links["challenge"], ladder=ladder, state=SCHEDULED)
+            .filter(players__user=user)
+            .prefetch_related("players__user")
+            .first()
+        )
+        if challenge:
+            return {
+                "side_a": [u.username for u in challenge.side_a],
+                "side_b": [u.username for u in challenge.side_b],
+            }
+    if "open_game" in links:
+        game = (
+            OpenGame.objects.filter(pk=links["open_game"], ladder=ladder, state=SCHEDULED)
+            .filter(players__user=user)
+            .prefetch_related("players__user")
+            .first()
+        )
+        if game:
+            names = [u.username for u in game.players_list]
+            half = game.team_size
+            return {"side_a": names[:half], "side_b": names[half:]}
+    return None
+
+
+# ---- open games --------------------------------------------------------------------------
+
+
+def _lock_game(game: OpenGame | int) -> OpenGame:
+    pk = game if isinstance(game, int) else game.pk
+    try:
+        return (
+            OpenGame.objects.select_for_update(of=("self",))
+            .select_related("ladder", "host")
+            .prefetch_related("players__user")
+            .get(pk=pk)
+        )
+    except OpenGame.DoesNotExist:
+        raise Http404("No such game.") from None
+
+
+def _level_refusal(game: OpenGame, membership: Membership) -> str | None:
+    rating = _rating(game.ladder, membership)
+    low, high = game.level_min, game.level_max
+    if (low is not None and rating < low) or (high is not None and rating > high):
+        span = f"{format_rating(low) if low is not None else 'any'}–" + (
+            format_rating(high) if high is not None else "any"
+        )
+        return (
+            f"This game is for ratings {span}; yours is {format_rating(rating)}. "
+            "Look for a game at your level, or post one."
+        )
+    return None
+
+
+def post_open_game(
+    *,
+    ladder: Ladder,
+    by: User,
+    starts_at: Any,
+    place: str = "",
+    level_min: int | None = None,
+    level_max: int | None = None,
+    team_size: int = 1,
+    now: datetime | None = None,
+) -> OpenGame:
+    """``by`` posts a game for members in a rating range to join; they are its first player."""
+    now = now or timezone.now()
+    me = Membership.objects.filter(ladder=ladder, user=by).select_related("user").first()
+    if me is None:
+        raise MatchPermissionError(f"Only members of {ladder.name} post its games.")
+    errors = FieldErrors()
+    times = check_times([starts_at], now, errors, key="starts_at")
+    place = _text(place, MAX_PLACE_LENGTH, "place", errors, "A place")
+    if not place:
+        errors.add("place", "Say where the game is played.")
+    if team_size not in (1, 2):
+        errors.add("team_size", "A game is singles (1) or doubles (2).")
+    for key, value in (("level_min", level_min), ("level_max", level_max)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            errors.add(key, "A level is a rating in points, like 4500 (4.50).")
+    if isinstance(level_min, int) and isinstance(level_max, int) and level_min > level_max:
+        errors.add("level_max", "The highest level is below the lowest.")
+    errors.raise_if_any()
+    with transaction.atomic():
+        game = OpenGame(
+            ladder=ladder,
+            host=by,
+            starts_at=times[0],
+            place=place,
+            level_min=level_min,
+            level_max=level_max,
+            team_size=team_size,
+            created_at=now,
+            updated_at=now,
+        )
+        refusal = _level_refusal(game, me)
+        if refusal:
+            raise MatchValidationError({"level_min": ["Your own rating is outside the range."]})
+        game.save()
+        OpenGamePlayer.objects.create(game=game, user=by, joined_at=now)
+    return _lock_game_readonly(game.pk)
+
+
+def _lock_game_readonly(pk: int) -> OpenGame:
+    return (
+        OpenGame.objects.select_related("ladder", "host")
+        .prefetch_related("players__user")
+        .get(pk=pk)
+    )
+
+
+def join_open_game(game: OpenGame | int, by: User, now: Any = None) -> OpenGame:
+    """A member in range takes a place; the last place makes the game scheduled."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        # The row lock makes two members racing for the last place take turns: the
+        # second finds the game full.
+        game = _lock_game(game)
+        membership = (
+            Membership.objects.filter(ladder=game.ladder, user=by).select_related("user").first()
+        )
+        if membership is None:
+            raise MatchPermissionError(f"Only members of {game.ladder.name} join its games.")
+        if game.state != OPEN:
+            word = "full" if game.state == SCHEDULED else dict(_STATE_WORDS)[game.state]
+            raise MatchStateError(f"This game is {word}.")
+        if game.starts_at and game.starts_at <= now:
+            raise MatchStateError("This game has started.")
+        if by.pk in {u.pk for u in game.players_list}:
+            raise MatchStateError("You are in this game already.")
+        refusal = _level_refusal(game, membership) or _playable(
+            membership, timezone.localdate(now), "invited"
+        )
+        if refusal:
+            raise MatchValidationError({"__all__": [refusal]})
+        OpenGamePlayer.objects.create(game=game, user=by, joined_at=now)
+        game = _lock_game(game)
+        if game.places_left == 0:
+            game.state = SCHEDULED
+            _save(game, now, "state")
+            tell.game_full(game)
+        else:
+            _save(game, now)
+            tell.game_changed(game, by, "joined")
+    return game
+
+
+def leave_open_game(game: OpenGame | int, by: User, now: Any = None) -> OpenGame:
+    """A player leaves; a full game opens again. The host cancels instead."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = _lock_game(game)
+        if by.pk not in {u.pk for u in game.players_list}:
+            raise MatchStateError("You are not in this game.")
+        if by.pk == game.host_id:
+            raise MatchStateError("You posted this game: cancel it instead.")
+        if game.state not in LIVE or game.match_id:
+            raise MatchStateError(f"This game is {dict(_STATE_WORDS)[game.state]}.")
+        OpenGamePlayer.objects.filter(game=game, user=by).delete()
+        game.state = OPEN
+        _save(game, now, "state")
+        game = _lock_game(game)
+        tell.game_changed(game, by, "left")
+    return game
+
+
+def cancel_open_game(game: OpenGame | int, by: User, now: Any = None) -> OpenGame:
+    """The host or a moderator calls the game off; its players are told."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = _lock_game(game)
+        if by.pk != game.host_id and not by.is_moderator:
+            raise MatchPermissionError("Only the member who posted it or a moderator cancels it.")
+        if game.state not in LIVE or game.match_id:
+            raise MatchStateError(f"This game is {dict(_STATE_WORDS)[game.state]}.")
+        game.state = CANCELLED
+        _save(game, now, "state")
+        tell.game_changed(game, by, "cancelled")
+    return game
+
+
+def open_games(ladder: Ladder, now: datetime | None = None) -> Any:
+    """A ladder's games to come (open and full), soonest first."""
+    now = now or timezone.now()
+    return (
+        OpenGame.objects.filter(ladder=ladder, state__in=LIVE, starts_at__gt=now)
+        .select_related("ladder", "host")
+        .prefetch_related("players__user")
+        .order_by("starts_at", "pk")
+    )
+
+
+def get_game(pk: Any, viewer: User) -> OpenGame:
+    game = (
+        OpenGame.objects.filter(ladder__in=access.ladders(access.Viewer.of(viewer)).values("pk"))
+        .filter(pk=pk)
+        .first()
+        if str(pk).isdigit()
+        else None
+    )
+    if game is None:
+        raise Http404("No such game.")
+    return game
+
+
+# ---- calendar feeds ----------------------------------------------------------------------
+
+
+def renew_feed(user: User) -> CalendarFeed:
+    """A new secret for ``user``'s calendar address: the old address stops answering."""
+    feed, created = CalendarFeed.objects.get_or_create(user=user)
+    if not created:
+        feed.token = new_feed_token()
+        feed.created_at = timezone.now()
+        feed.save(update_fields=["token", "created_at"])
+    return feed

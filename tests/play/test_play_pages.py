@@ -1,0 +1,160 @@
+"""The play pages: the challenge form, My challenges (accept, propose, decline, cancel),
+the report form prefilled from a challenge, open games and the calendar settings."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from ladder.matches.models import Match
+from ladder.play import services
+from ladder.play.models import CalendarFeed, Challenge, OpenGame
+from tests.play.support import soon, unchanged
+
+
+def local(moment):
+    return moment.strftime("%Y-%m-%dT%H:%M")
+
+
+def test_the_challenge_form_sends_a_challenge(ladder, alice, bob, client):
+    client.force_login(alice)
+    page = client.get("/ladders/singles/challenge/?opponent=bob")
+    assert page.status_code == 200
+    assert b'value="bob"' in page.content and b"Send challenge" in page.content
+    response = client.post(
+        "/ladders/singles/challenge/",
+        {"opponent_1": "bob", "time_1": local(soon(2)), "time_2": local(soon(3)), "message": "Hi"},
+    )
+    assert response.status_code == 302 and response["Location"] == "/challenges/"
+    made = Challenge.objects.get()
+    assert (made.state, made.message, made.proposed_datetimes) == ("open", "Hi", [soon(2), soon(3)])
+
+
+def test_the_challenge_form_shows_the_domain_s_refusal_and_changes_nothing(
+    ladder, alice, bob, client
+):
+    client.force_login(alice)
+    with unchanged():
+        response = client.post(
+            "/ladders/singles/challenge/", {"opponent_1": "zed", "time_1": "2001-01-01T10:00"}
+        )
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "No member of Club Singles is called &#x27;zed&#x27;." in text
+    assert "is in the past" in text
+
+
+def test_outsiders_cannot_open_the_form(ladder, alice, outsider, client):
+    client.force_login(outsider)
+    assert client.get("/ladders/singles/challenge/").status_code == 403
+    client.logout()
+    assert client.get("/ladders/singles/challenge/").status_code == 302  # to log in
+
+
+def test_my_challenges_accept_from_the_page(ladder, alice, bob, client):
+    made = services.create_challenge(
+        ladder=ladder, by=alice, opponents=["bob"], proposed_times=[soon(2), soon(3)]
+    )
+    client.force_login(bob)
+    page = client.get("/challenges/").content.decode()
+    assert "To answer" in page and "Alice Archer" in page and 'name="time"' in page
+    response = client.post(f"/challenges/{made.pk}/accept/", {"time": soon(3).isoformat()})
+    assert response.status_code == 302
+    made.refresh_from_db()
+    assert (made.state, made.starts_at) == ("scheduled", soon(3))
+    page = client.get("/challenges/").content.decode()
+    assert f"/ladders/singles/report/?challenge={made.pk}" in page
+    assert f"/challenges/{made.pk}/ics/" in page
+
+
+def test_propose_decline_and_cancel_from_the_page(ladder, alice, bob, charlie, client):
+    one = services.create_challenge(
+        ladder=ladder, by=alice, opponents=["bob"], proposed_times=[soon()]
+    )
+    two = services.create_challenge(
+        ladder=ladder, by=alice, opponents=["charlie"], proposed_times=[soon()]
+    )
+    client.force_login(bob)
+    client.post(f"/challenges/{one.pk}/propose/", {f"c{one.pk}-time_1": local(soon(4))})
+    one.refresh_from_db()
+    assert (one.proposed_by, one.proposed_datetimes) == ("b", [soon(4)])
+    client.force_login(charlie)
+    client.post(f"/challenges/{two.pk}/decline/")
+    assert Challenge.objects.get(pk=two.pk).state == "declined"
+    client.force_login(alice)
+    client.post(f"/challenges/{one.pk}/cancel/")
+    assert Challenge.objects.get(pk=one.pk).state == "cancelled"
+    # A refusal is said on the page, and nothing changes.
+    with unchanged():
+        response = client.post(f"/challenges/{one.pk}/cancel/", follow=True)
+    assert "nothing to cancel" in response.content.decode()
+
+
+def test_the_report_form_is_prefilled_from_a_challenge_and_links_the_match(
+    ladder, alice, bob, client
+):
+    made = services.create_challenge(
+        ladder=ladder, by=alice, opponents=["bob"], proposed_times=[soon()]
+    )
+    services.accept_challenge(made, bob, soon().isoformat())
+    client.force_login(bob)
+    form = client.get(f"/ladders/singles/report/?challenge={made.pk}").content.decode()
+    assert 'name="opponent_1" id="id_opponent_1" value="alice"' in form
+    assert f'name="challenge" value="{made.pk}"' in form
+    response = client.post(
+        "/ladders/singles/report/",
+        {
+            "challenge": made.pk,
+            "opponent_1": "alice",
+            "played_on": timezone.localdate().isoformat(),
+            "game_a": ["21", "21"],
+            "game_b": ["10", "12"],
+        },
+    )
+    assert response.status_code == 302
+    made.refresh_from_db()
+    assert made.match_id == Match.objects.get().pk
+
+
+def test_someone_else_s_challenge_prefills_nothing(ladder, alice, bob, charlie, client):
+    made = services.create_challenge(
+        ladder=ladder, by=alice, opponents=["bob"], proposed_times=[soon()]
+    )
+    services.accept_challenge(made, bob, soon().isoformat())
+    client.force_login(charlie)
+    form = client.get(f"/ladders/singles/report/?challenge={made.pk}").content.decode()
+    assert 'value="alice"' not in form and f'name="challenge" value="{made.pk}"' not in form
+
+
+def test_open_games_page_post_join_leave(ladder, alice, bob, client):
+    client.force_login(alice)
+    response = client.post(
+        "/ladders/singles/open-games/",
+        {"starts_at": local(soon()), "place": "Court 5", "team_size": "1"},
+    )
+    assert response.status_code == 302
+    game = OpenGame.objects.get()
+    client.force_login(bob)
+    page = client.get("/ladders/singles/open-games/").content.decode()
+    assert "Court 5" in page and "1 place left" in page
+    client.post(f"/open-games/{game.pk}/join/")
+    game.refresh_from_db()
+    assert game.state == "scheduled"
+    assert "Full" in client.get("/ladders/singles/open-games/").content.decode()
+    with unchanged():
+        bad = client.post("/ladders/singles/open-games/", {"starts_at": "", "place": ""})
+    assert bad.status_code == 400
+
+
+def test_calendar_settings_show_and_renew_the_address(alice, client):
+    client.force_login(alice)
+    page = client.get("/calendar/").content.decode()
+    token = CalendarFeed.objects.get(user=alice).token
+    assert f"/calendar/{token}.ics" in page and "webcal://" in page
+    client.post("/calendar/")
+    assert CalendarFeed.objects.get(user=alice).token != token
+
+
+@pytest.mark.parametrize("url", ["/challenges/", "/calendar/"])
+def test_pages_need_a_session(client, url, db):
+    assert client.get(url).status_code == 302
