@@ -92,16 +92,22 @@ class Choice:
 
 Space = Mapping[str, Dimension | Choice]
 
-#: The numbers every outcome model uses, and their ranges: wide enough to hold every
-#: sensible setting (the badminton seed's ranges, widened where the data may want more).
+#: The numbers every outcome model uses, and their ranges: the sensible ones, not every
+#: value the engine accepts. tau around §2's sensible 0.3–0.8 (to 1.2); the expected
+#: score's slope from half to 1.75 times standard Glicko-2's; a new player's RD from a
+#: sure self-assessment's to an unknown one's; damping, gate and inactivity period within
+#: what a club would set. Wider boxes (tau 0.2–1.5, scale 100–800, initial RD 50–500, ...)
+#: let the search pair a steep slope with a small RD, each undoing the other on the
+#: training half only (chosen on the training halves alone: docs/RATINGS_EVALUATION.md
+#: "The search's box").
 COMMON_SPACE: dict[str, Dimension] = {
-    "tau": Dimension(0.2, 1.5, 3),
-    "scale_factor": Dimension(100.0, 800.0, 0),
-    "repetition_alpha": Dimension(0.0, 1.0, 3),
-    "diversity_threshold": Dimension(0.0, 0.5, 3),
-    "margin_clamp": Dimension(0.05, 1.0, 3),
-    "initial_rd": Dimension(50.0, 500.0, 0),
-    "rating_period_days": Dimension(1.0, 90.0, 0),
+    "tau": Dimension(0.3, 1.2, 3),
+    "scale_factor": Dimension(200.0, 700.0, 0),
+    "repetition_alpha": Dimension(0.0, 0.5, 3),
+    "diversity_threshold": Dimension(0.0, 0.3, 3),
+    "margin_clamp": Dimension(0.1, 1.0, 3),
+    "initial_rd": Dimension(150.0, 400.0, 0),
+    "rating_period_days": Dimension(3.0, 60.0, 0),
 }
 #: What only one outcome model uses (RATINGS.md §3 step 2).
 MODEL_SPACE: dict[str, dict[str, Dimension]] = {

@@ -206,6 +206,30 @@ def test_every_setting_tried_has_the_floor_on(history, monkeypatch):
     assert floors and not any(floors)
 
 
+def test_the_box_holds_the_defaults_and_every_setting_tried_lies_in_it(history, monkeypatch):
+    # The sensible box (tune.COMMON_SPACE): §2's values and the team preset inside it, and
+    # nothing outside it is ever replayed (the corners a wider box allowed, e.g. scale_factor
+    # 104 with initial_rd 134, are not in it).
+    for params in (Params(), Params(margin_boost=0.0)):
+        for model in OUTCOME_MODELS:
+            for name, dim in search_space(model).items():
+                assert dim.low <= getattr(params, name) <= dim.high, name
+    assert SEARCH_SPACE["scale_factor"].low >= 200 and SEARCH_SPACE["initial_rd"].low >= 150
+    tried = []
+    real = tune_module.train_losses
+
+    def spy(matches, params, scoring_format):
+        tried.append(params)
+        return real(matches, params, scoring_format)
+
+    monkeypatch.setattr(tune_module, "train_losses", spy)
+    tune(history, Params(), BADMINTON, budget=30, workers=1)
+    assert len(tried) > 20
+    for params in tried:
+        for name, dim in SEARCH_SPACE.items():
+            assert dim.low <= getattr(params, name) <= dim.high, (name, getattr(params, name))
+
+
 def test_the_floor_is_never_a_searched_parameter():
     for model in OUTCOME_MODELS:
         for teams in (False, True):
