@@ -27,7 +27,10 @@ chosen only when it beats the ladder's setting steadily across the folds, not wh
 wins on a few lucky matches. The folds also stop the search early: each setting reports its
 running log-loss fold by fold, and one worse than the median of the settings before it at
 the same fold is pruned (optuna's median rule) and cannot be chosen; the whole search stops
-when :data:`PATIENCE` settings in a row found nothing better. A last pass puts back the
+when :data:`PATIENCE` settings in a row found nothing better. Each model's choice is then
+the consensus of its :data:`CONSENSUS` best settings by that score (:func:`consensus`: each
+number their median, each choice the commonest), not the single best, whose corner of the box
+is partly luck; the validation fold picks between the models. A last pass puts back the
 ladder's value of every parameter that does not earn its change.
 
 Settings are asked for and scored :data:`BATCH` at a time (the sampler's "constant liar"
@@ -99,7 +102,7 @@ Space = Mapping[str, Dimension | Choice]
 #: what a club would set. Wider boxes (tau 0.2–1.5, scale 100–800, initial RD 50–500, ...)
 #: let the search pair a steep slope with a small RD, each undoing the other on the
 #: training half only (chosen on the training halves alone: docs/RATINGS_EVALUATION.md
-#: "The search's box").
+#: "The search's box and its consensus").
 COMMON_SPACE: dict[str, Dimension] = {
     "tau": Dimension(0.3, 1.2, 3),
     "scale_factor": Dimension(200.0, 700.0, 0),
@@ -148,6 +151,10 @@ STARTUP_TRIALS = 24
 PRUNE_AFTER = 12
 #: The search stops after this many settings in a row without a better score.
 PATIENCE = 80
+#: The best settings whose consensus (:func:`consensus`) is each model's choice; 0 takes the
+#: incumbent with the lowest validation log-loss instead (chosen on the training halves
+#: alone: docs/RATINGS_EVALUATION.md "The search's box and its consensus").
+CONSENSUS = 10
 #: The paired bootstrap of the held-out gain: resamples, interval, seed.
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_LEVEL = 0.95
@@ -447,6 +454,25 @@ def search(
     return found
 
 
+def consensus(found: Searched, model: str, space: Space, k: int) -> Overrides:
+    """The setting the ``k`` best settings of ``model`` (by the search objective) agree on:
+    each number their median, each choice the most common (the better-ranked on a tie)."""
+    mine = sorted(
+        (value, i, key)
+        for i, (key, value) in enumerate(found.scores.items())
+        if dict(key)["outcome_model"] == model
+    )[:k]
+    best = [dict(key) for _, _, key in mine]
+    setting: Overrides = {"outcome_model": model}
+    for name, dim in space.items():
+        values = [b[name] for b in best]
+        if isinstance(dim, Choice):
+            setting[name] = max(values, key=lambda v: (values.count(v), -values.index(v)))
+        else:
+            setting[name] = dim.clip(statistics.median(values))
+    return setting
+
+
 def _pruned(trial: Any, running: Sequence[float]) -> bool:
     """Report the running log-loss fold by fold; whether the median rule prunes the setting."""
     for step, value in enumerate(running):
@@ -568,20 +594,33 @@ def tune(
             {"outcome_model": m, **{n: dim.clip(ladder[n]) for n, dim in spaces[m].items()}}
             for m in sorted(OUTCOME_MODELS, key=lambda m: m != base.outcome_model)
         ]
-        reserve = min(max(len(space) for space in spaces.values()), budget // 4)
+        # Kept back from the search: each model's consensus, then a try per parameter to
+        # put back the ladder's value.
+        reserve = min(max(len(space) for space in spaces.values()) + len(spaces), budget // 4)
         found = search(
             score, starts, spaces, reference, budget - reserve, seed=seed, progress=progress
         )
         models: dict[str, dict[str, Any]] = {}
+        losses = found.losses
+
+        def validation(setting: Overrides) -> float:
+            fit, held = split_validation(losses[_key(setting)])
+            return statistics.fmean(held or fit)
+
         for model in OUTCOME_MODELS:
             key = found.chosen(model)
+            if key is not None and CONSENSUS:
+                agreed = consensus(found, model, spaces[model], CONSENSUS)
+                if _key(agreed) not in losses:
+                    losses[_key(agreed)] = score([agreed])[0]
+                    reserve -= 1
+                key = _key(agreed)
             if key is not None:
                 models[model] = {"params": dict(key)}
-        validation = dict(found.incumbents)
-        ranked = sorted(models, key=lambda m: (validation[_key(models[m]["params"])], m))
-        losses = found.losses
+
+        ranked = sorted(models, key=lambda m: (validation(models[m]["params"]), m))
         models[ranked[0]]["params"] = _simplify(
-            models[ranked[0]]["params"], ladder, reference, losses, score, reserve
+            models[ranked[0]]["params"], ladder, reference, losses, score, max(reserve, 0)
         )
         for entry in models.values():
             model = entry["params"]["outcome_model"]

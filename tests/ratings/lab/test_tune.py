@@ -364,6 +364,26 @@ def test_search_stops_early_when_the_validation_fold_stops_improving():
     assert len(found.incumbents) > 1  # it did find settings better on the first folds
 
 
+def test_consensus_is_the_median_of_the_best_settings_and_their_commonest_choice():
+    space = {"x": Dimension(0.0, 10.0, 1), "m": Choice(("a", "b"))}
+    scores = {  # objective of each setting; the worst two are left out with k = 3
+        (("m", "b"), ("outcome_model", "score"), ("x", 1.0)): 0.50,
+        (("m", "a"), ("outcome_model", "score"), ("x", 2.0)): 0.51,
+        (("m", "b"), ("outcome_model", "score"), ("x", 9.0)): 0.52,
+        (("m", "a"), ("outcome_model", "score"), ("x", 8.0)): 0.60,
+        (("m", "a"), ("outcome_model", "score"), ("x", 7.0)): 0.61,
+        (("m", "a"), ("outcome_model", "margin_information"), ("x", 0.0)): 0.10,
+    }
+    found = tune_module.Searched({}, scores, [])
+    assert tune_module.consensus(found, "score", space, 3) == {
+        "outcome_model": "score",
+        "x": 2.0,
+        "m": "b",
+    }
+    # A tie between choices goes to the better-ranked one.
+    assert tune_module.consensus(found, "score", space, 2)["m"] == "b"
+
+
 def test_split_validation_keeps_the_last_fold_apart():
     fit, validation = tune_module.split_validation(list(range(80)))
     assert list(fit) == list(range(60)) and list(validation) == list(range(60, 80))
