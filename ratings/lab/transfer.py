@@ -25,6 +25,12 @@ The verdict (:func:`verdict`): a default moves away from §2 only when every fol
 picked the same candidate and it beat §2's values on every unseen part; otherwise §2's
 values stay. The defaults of the day (:data:`INCUMBENT`) are judged the same way, fold by
 fold, beside them.
+
+A team-game preset (:data:`TEAM_GRID`, :func:`preset_rows`, :func:`preset_verdict`) is chosen
+within the one team history by its time-ordered splits alone: the axes on which every fold's
+pick agrees move, and only if that beats §2's values and plain Glicko-2 on every unseen part
+(``ratings.engine.types.TEAM_GAME_PRESET`` is its verdict on CS:GO). :func:`preset_elsewhere`
+shows what it would do to the histories it does not apply to.
 """
 
 from __future__ import annotations
