@@ -40,6 +40,10 @@
     summary.textContent = text;
   }
 
+  // Enter in the search box only filters: the form's first button is "Add guest".
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && event.target.id === "present-search") event.preventDefault();
+  });
   document.addEventListener("input", function (event) {
     if (event.target.id === "present-search") filter();
   });
