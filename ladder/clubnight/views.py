@@ -382,11 +382,11 @@ def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpRespon
         if any(c.errors for c in courts):
             status = 400
             saved = len([o for o in entered if o.status != clubnight.ALREADY])
-            if saved:
-                error = (
-                    f"{saved} court{'s' if saved != 1 else ''} saved; "
-                    "correct the courts marked below and enter them again."
-                )
+            error = (
+                f"{saved} court{'s' if saved != 1 else ''} saved; "
+                if saved
+                else "Nothing saved: "
+            ) + "correct the courts marked below and save again."
         # The courts saved just now show as entered.
         night = clubnight.tonight(ladder, today)
         fresh = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}[number]
