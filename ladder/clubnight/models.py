@@ -25,8 +25,8 @@ class ClubNight(models.Model):
     "by": username}`` (``match`` None: a game with a guest, kept here and never rated).
     ``guests`` are tonight's players who are not members, ``[{"id": "guest:1", "name": ...}]``;
     their ids can be ``present`` and in rounds beside usernames (a username has no colon).
-    ``created_by`` proposed the first round: with the moderators, the only one who may
-    start the evening over.
+    ``created_by`` started the evening (its first round or guest): with the moderators,
+    the only one who may start it over.
     """
 
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="club_nights")

@@ -332,7 +332,7 @@ def add_round(
 
 def may_start_over(night: ClubNight | None, user: Any) -> bool:
     """Whether ``user`` may forget the night's rounds: a moderator, or the member who
-    started the evening (proposed its first round)."""
+    started the evening (proposed its first round or added its first guest)."""
     if night is None or not getattr(user, "is_authenticated", False):
         return False
     return bool(user.is_moderator) or (

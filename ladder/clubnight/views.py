@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, QueryDict
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -339,12 +339,7 @@ def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpRespon
     people |= {g.id: _guest(g) for g in clubnight.guests_of(night).values()}
     rounds = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}
     if number not in rounds:
-        return render(
-            request,
-            "forbidden.html",
-            {"message": f"There is no round {number} on tonight's club night of {ladder.name}."},
-            status=404,
-        )
+        raise Http404(f"There is no round {number} on tonight's club night of {ladder.name}.")
     data = request.POST if request.method == "POST" else None
     courts = _court_forms(ladder, rounds[number], data)
     error = ""
@@ -383,9 +378,7 @@ def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpRespon
             status = 400
             saved = len([o for o in entered if o.status != clubnight.ALREADY])
             error = (
-                f"{saved} court{'s' if saved != 1 else ''} saved; "
-                if saved
-                else "Nothing saved: "
+                f"{saved} court{'s' if saved != 1 else ''} saved; " if saved else "Nothing saved: "
             ) + "correct the courts marked below and save again."
         # The courts saved just now show as entered.
         night = clubnight.tonight(ladder, today)

@@ -231,3 +231,36 @@ def test_a_guest_name_that_is_a_new_members_later_name_is_still_theirs(ladder, a
     clubnight.add_guest(ladder, alice, "Sam Visitor")
     UserFactory(username="sam", display_name="Sam Visitor")
     assert ClubNight.objects.get(ladder=ladder).guests[0]["name"] == "Sam Visitor"
+
+
+# ---- the API: the same names rule, guests paired as newcomers ------------------------------------
+
+
+def test_the_api_pairs_guests_by_name(ladder, alice, bob, charlie) -> None:
+    api = APIClient()
+    api.force_authenticate(alice)
+    body = {"present": ["alice", "bob", "charlie"], "guests": ["Sam Visitor"]}
+    answer = api.post(f"/api/v1/ladders/{ladder.slug}/club-night/", body, format="json")
+    assert answer.status_code == 200, answer.content
+    data = answer.json()
+    assert data["guests"] == [{"id": "guest:1", "name": "Sam Visitor"}]
+    assert "guest:1" in {p for m in data["matches"] for p in m["side_a"] + m["side_b"]}
+    assert [p["username"] for p in data["players"]] == ["alice", "bob", "charlie"]
+    assert not ClubNight.objects.exists()  # stateless, as before
+
+
+@pytest.mark.parametrize(
+    ("guests", "message"),
+    [
+        (["Bob Baker"], "reads like the name of someone with an account here"),
+        (["Sam", "sam"], "There is already a guest called"),
+        (["Sam\u200bV"], "plain text"),
+    ],
+)
+def test_the_api_refuses_bad_guest_names(ladder, alice, bob, charlie, guests, message) -> None:
+    api = APIClient()
+    api.force_authenticate(alice)
+    body = {"present": ["alice", "bob", "charlie"], "guests": guests}
+    answer = api.post(f"/api/v1/ladders/{ladder.slug}/club-night/", body, format="json")
+    assert answer.status_code == 400
+    assert message in " ".join(str(m) for m in answer.json().get("guests", [answer.json()]))
