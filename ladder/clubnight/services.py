@@ -370,7 +370,8 @@ REPORTED, KEPT, ALREADY, REFUSED = "reported", "kept", "already", "refused"
 class CourtOutcome:
     """What became of one court's score: ``reported`` (a match waiting for confirmation,
     ``match_id``), ``kept`` (a game with a guest, kept with the night), ``already`` (entered
-    before: nothing done again) or ``refused`` (``message`` says why; nothing saved)."""
+    before with the same score: nothing done again) or ``refused`` (``message`` says why,
+    another score for a court entered before included; nothing saved)."""
 
     court: int
     status: str
@@ -435,7 +436,16 @@ def _enter_court(
 ) -> CourtOutcome:
     """One court of ``enter_scores``: its outcome, and ``match["result"]`` once saved."""
     if "result" in match:
-        return CourtOutcome(court, ALREADY, match_id=match["result"]["match"])
+        entered = match["result"]
+        if [tuple(g) for g in entered["games"]] == [tuple(g) for g in games]:
+            return CourtOutcome(court, ALREADY, match_id=entered["match"])
+        score = " ".join(f"{a}-{b}" for a, b in entered["games"])
+        change = (
+            "; to change it, its reporter edits the match or a player disputes it"
+            if entered["match"]
+            else ""
+        )
+        return CourtOutcome(court, REFUSED, f"Court {court} was entered already: {score}{change}.")
     players = match["side_a"] + match["side_b"]
     if any(is_guest(p) for p in players):
         errors = FieldErrors()

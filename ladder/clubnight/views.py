@@ -382,8 +382,8 @@ def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpRespon
             ) + "correct the courts marked below and save again."
         # The courts saved just now show as entered.
         night = clubnight.tonight(ladder, today)
-        fresh = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}[number]
-        for court, match in zip(courts, fresh.matches, strict=True):
+        fresh = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}.get(number)
+        for court, match in zip(courts, fresh.matches if fresh else [], strict=False):
             court.match = match
     return render(
         request,

@@ -505,10 +505,11 @@ def test_api_in_the_schema(client):
     components = schema["components"]["schemas"]
     assert set(components[request.rsplit("/", 1)[1]]["properties"]) == {
         "present",
+        "guests",
         "previous_rounds",
         "courts",
     }
-    assert {"matches", "byes", "exact"} <= set(components[response.rsplit("/", 1)[1]]["properties"])
+    assert {"matches", "byes", "exact", "guests"} <= set(components[response.rsplit("/", 1)[1]]["properties"])
     assert {"400", "401", "403", "404"} <= set(operation["responses"])
 
 

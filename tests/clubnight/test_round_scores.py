@@ -112,8 +112,13 @@ def test_entering_a_court_twice_reports_it_once(ladder, night, alice) -> None:
     second = clubnight.enter_scores(ladder, alice, 1, scores)
     assert [second[1].status, second[2].status] == [clubnight.ALREADY, clubnight.ALREADY]
     assert second[1].match_id == first[1].match_id
-    # Another score for an entered court changes nothing either (edit the match instead).
-    clubnight.enter_scores(ladder, alice, 1, {1: [(21, 0), (21, 0)]})
+    # Another score for an entered court is refused and changes nothing (edit the match).
+    other = clubnight.enter_scores(ladder, alice, 1, {1: [(21, 0), (21, 0)], 2: [(21, 0), (21, 0)]})
+    assert other[1].message == (
+        "Court 1 was entered already: 21-15 21-18; to change it, its reporter edits the "
+        "match or a player disputes it."
+    )
+    assert other[2].message == "Court 2 was entered already: 21-3 21-4."
     assert Match.objects.count() == 1 and results(ladder) == after_first
 
 
