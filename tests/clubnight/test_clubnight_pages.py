@@ -509,7 +509,9 @@ def test_api_in_the_schema(client):
         "previous_rounds",
         "courts",
     }
-    assert {"matches", "byes", "exact", "guests"} <= set(components[response.rsplit("/", 1)[1]]["properties"])
+    assert {"matches", "byes", "exact", "guests"} <= set(
+        components[response.rsplit("/", 1)[1]]["properties"]
+    )
     assert {"400", "401", "403", "404"} <= set(operation["responses"])
 
 
