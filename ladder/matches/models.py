@@ -158,8 +158,12 @@ class Match(models.Model):
 
     @property
     def opponents(self) -> list[Any]:
-        """The players of the side opposing the reporter: they confirm or dispute."""
-        return self.side_b_players if self.reporter_side == "a" else self.side_a_players
+        """The players of the side opposing the reporter: they confirm or dispute. Every
+        player, when a club night organiser who did not play reported it."""
+        side = self.reporter_side
+        if side is None:
+            return self.side_a_players + self.side_b_players
+        return self.side_b_players if side == "a" else self.side_a_players
 
     @property
     def game_scores(self) -> list[tuple[int, int]]:

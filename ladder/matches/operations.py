@@ -176,12 +176,25 @@ def report_match(
     games: Sequence[Sequence[int]],
     stats: Mapping[Any, Mapping[str, Any]] | None = None,
     now: datetime | None = None,
+    organiser: bool = False,
 ) -> Match:
-    """Report a match ``reporter`` played; it waits for an opponent to confirm it."""
+    """Report a match ``reporter`` played; it waits for an opponent to confirm it.
+
+    ``organiser``: a club night organiser enters a court's score (``checked_report``); when
+    they did not play, a player of either side confirms it."""
     now = now or timezone.now()
     with transaction.atomic():
         played_on, side_a, side_b, game_scores, player_stats = checked_report(
-            ladder, reporter, played_on, side_a, side_b, games, stats, now, lock=True
+            ladder,
+            reporter,
+            played_on,
+            side_a,
+            side_b,
+            games,
+            stats,
+            now,
+            lock=True,
+            organiser=organiser,
         )
         players = side_a + side_b
         match = Match.objects.create(

@@ -151,6 +151,7 @@ def checked_report(
     now: datetime,
     *,
     lock: bool,
+    organiser: bool = False,
 ) -> tuple[date, list[User], list[User], list[tuple[int, int]], dict[int, Any]]:
     """Every rule a report must pass, or MatchError; the report's values, cleaned.
 
@@ -158,7 +159,12 @@ def checked_report(
     first, in a fixed order so that two reports cannot deadlock: a second report of the
     same match, or a double click, waits for this one and then sees it as a duplicate, and
     the pending and hourly limits cannot be raced. Without it (``check_report``, as the
-    member types) the same rules read without locks and nothing is written."""
+    member types) the same rules read without locks and nothing is written.
+
+    ``organiser``: entered on club night's round screen by the member running it, who need
+    not have played (ladder/clubnight/services.py ``enter_scores`` checks the court is one of
+    tonight's); the reporter's pending and hourly limits do not apply, the evening's courts
+    bound those reports."""
     require_signed_in(reporter)
     side_a, side_b = list(side_a), list(side_b)
     players = side_a + side_b
@@ -175,7 +181,7 @@ def checked_report(
         if user.pk in seen:
             errors.add("players", f"{user.name} is named twice; every player must be different.")
         seen.add(user.pk)
-    if reporter.pk not in seen:
+    if reporter.pk not in seen and not organiser:
         errors.add("players", "You can only report a match you played in: add yourself to a side.")
     game_scores = check_games(games, ladder, errors)
     player_stats = _stats(stats, ladder, players, errors)
@@ -199,7 +205,8 @@ def checked_report(
             errors.add("players", no_member_called(ladder, user.username))
         elif (refusal := access.playing_refusal(user)) is not None:
             errors.add("players", refusal)
-    _check_limits(ladder, reporter, now, errors)
+    if not organiser:
+        _check_limits(ladder, reporter, now, errors)
     if not errors:
         duplicate = _find_duplicate(ladder, played_on, side_a, side_b, game_scores)
         if duplicate is not None:
