@@ -203,17 +203,19 @@ def report_match(
             return repeat
         refused: MatchError | None = None
         try:
-            played_on, side_a, side_b, game_scores, player_stats = checked_report(
+            checked = checked_report(
                 ladder, reporter, played_on, side_a, side_b, games, stats, now, lock=True
             )
         except MatchError as error:
             refused = error
-        # Asked again under the reporter's lock: a repeat sent while the first was still
-        # being made waited for it, and reads now as its duplicate.
+        # Asked again under the reporter's lock (checked_report took it): a repeat sent while
+        # the first was still being made waited for it and reads now as its duplicate;
+        # another report sent under the key at that moment is refused as the key's reuse.
         if (repeat := _reported_with(key, reporter, report)) is not None:
             return repeat
         if refused is not None:
             raise refused
+        played_on, side_a, side_b, game_scores, player_stats = checked
         players = side_a + side_b
         match = Match.objects.create(
             ladder=ladder,
@@ -262,12 +264,12 @@ def _reported_with(key: str | None, reporter: User, report: tuple[Any, ...]) -> 
     if earlier is None:
         return None
     ladder, played_on, side_a, side_b, games = report
-    first = AuditEntry.objects.filter(match=earlier, action="report").values_list("after")[0][0]
+    first = AuditEntry.objects.get(match=earlier, action="report").after or {}
     try:
         asked = _snapshot_of(played_on, side_a, side_b, [(int(a), int(b)) for a, b in games])
     except (TypeError, ValueError, AttributeError):  # not a score at all: not that report
         asked = {}
-    if earlier.ladder_id != ladder.pk or any(asked.get(k) != first[k] for k in SNAPSHOT_REPORT):
+    if earlier.ladder_id != ladder.pk or any(asked.get(k) != first.get(k) for k in SNAPSHOT_REPORT):
         raise ReportKeyReused(
             f"This Idempotency-Key was sent with another report (match {earlier.pk}, "
             f"{describe(Match.objects.with_details().get(pk=earlier.pk))}); "
