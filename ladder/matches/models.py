@@ -99,6 +99,7 @@ class Match(models.Model):
         max_length=64,
         blank=True,
         default="",
+        db_default="",  # the imports' COPY and other raw inserts leave it out
         help_text="The API client's Idempotency-Key for this report: a repeat answers this match.",
     )
 
