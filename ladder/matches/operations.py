@@ -83,7 +83,7 @@ _DECISION_RESOLUTION = {"uphold": "upheld", "correct": "corrected", "void": "voi
 _DECIDED_STATES = (CONFIRMED, CORRECTED, VOIDED, CANCELLED, EXPIRED)
 
 
-# What names a report, of its snapshot (stats are not compared: the same report carries them).
+# What a report sent again under its key must repeat of the first (its snapshot, bar stats).
 SNAPSHOT_REPORT = ("played_on", "side_a", "side_b", "games")
 
 
