@@ -95,8 +95,18 @@ class Match(models.Model):
         help_text="Set when the match enters or leaves a rated state; the ratings pipeline clears it.",
     )
     rated_at = models.DateTimeField(null=True, blank=True)
+    report_key = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",  # the imports' COPY and other raw inserts leave it out
+        help_text="The API client's Idempotency-Key for this report: a repeat answers this match.",
+    )
 
     objects = MatchQuerySet.as_manager()
+
+    # Set (not stored) on the match report_match returns for a repeated key: nothing was made.
+    repeated = False
 
     class Meta:
         db_table = "ladder_match"  # its name from before the move
@@ -111,6 +121,14 @@ class Match(models.Model):
                 fields=["ladder"],
                 condition=Q(needs_rating=True),
                 name="match_needs_rating",
+            ),
+        ]
+        constraints = [
+            # One report per key and reporter; its index is the repeat's lookup.
+            models.UniqueConstraint(
+                fields=["reporter", "report_key"],
+                condition=~Q(report_key=""),
+                name="match_report_key_unique",
             ),
         ]
 

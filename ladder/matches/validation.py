@@ -17,7 +17,7 @@ from django.utils.formats import date_format
 from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.models import Ladder, Membership
-from ladder.matches.errors import FieldErrors, MatchPermissionError
+from ladder.matches.errors import FieldErrors, MatchPermissionError, MatchValidationError
 from ladder.matches.models import (
     LIVE_STATES,
     PENDING,
@@ -52,6 +52,23 @@ def check_games(
     for number in too_many:
         errors.add(key, f"Game {number}: more than {MAX_POINTS} points is not a real score.")
     return [] if too_many else [(int(a), int(b)) for a, b in games]
+
+
+REPORT_KEY_LENGTH = 64  # a UUID is 36 characters; Match.report_key holds this many
+
+
+def check_report_key(key: str) -> None:
+    """A client's key for a report (the API's Idempotency-Key): 1 to 64 visible ASCII
+    characters, such as a UUID it made for this report."""
+    if not key or len(key) > REPORT_KEY_LENGTH or not all("!" <= c <= "~" for c in key):
+        raise MatchValidationError(
+            {
+                "report_key": [
+                    f"Send 1 to {REPORT_KEY_LENGTH} visible ASCII characters without spaces "
+                    "(a UUID made for this report, say), or no key."
+                ]
+            }
+        )
 
 
 # No club's records go back further: an earlier date is a typo (imports refuse it too).
