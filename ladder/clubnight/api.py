@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR
-from ladder.api_support import TextField
+from ladder.api_support import InputSerializer, TextField
 from ladder.clubnight import services as clubnight
 from ladder.clubnight.matchmaking import MAX_COURTS, ClubNightError
 from ladder.clubs import access
@@ -29,19 +29,19 @@ from ladder.clubs.models import Membership
 MAX_PRESENT = 200  # a hall, not the whole club twice over
 
 
-class PairingSerializer(serializers.Serializer):
+class PairingSerializer(InputSerializer):
     side_a = serializers.ListField(child=TextField(max_length=150), min_length=1)
     side_b = serializers.ListField(child=TextField(max_length=150), min_length=1)
 
 
-class PreviousRoundSerializer(serializers.Serializer):
+class PreviousRoundSerializer(InputSerializer):
     matches = PairingSerializer(many=True)
     byes = serializers.ListField(
         child=TextField(max_length=150), required=False, help_text="Ignored."
     )
 
 
-class ClubNightRequestSerializer(serializers.Serializer):
+class ClubNightRequestSerializer(InputSerializer):
     present = serializers.ListField(
         child=TextField(max_length=150),
         max_length=MAX_PRESENT,
