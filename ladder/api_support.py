@@ -55,8 +55,7 @@ class InputSerializer(serializers.Serializer):
                 raise serializers.ValidationError(
                     {
                         api_settings.NON_FIELD_ERRORS_KEY: [
-                            f"Unknown field {names}: this request reads only "
-                            f"{', '.join(known)}."
+                            f"Unknown field {names}: this request reads only {', '.join(known)}."
                         ]
                     }
                 )

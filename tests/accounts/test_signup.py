@@ -119,8 +119,7 @@ def test_the_unconfirmed_hint_needs_the_accounts_own_password(client):
     right = client.post(reverse("login"), {"username": "dana", "password": PASSWORD})
     page = html.unescape(right.content.decode())
     assert (
-        "Your account is not confirmed yet: follow the link we e-mailed to "
-        "d•••@example.org" in page
+        "Your account is not confirmed yet: follow the link we e-mailed to d•••@example.org" in page
     )
     assert "do not match an account" not in page
     wrong = client.post(reverse("login"), {"username": "dana", "password": "not-" + PASSWORD})
