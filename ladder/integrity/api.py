@@ -16,7 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -111,11 +116,14 @@ def flag_data(flag: Flag) -> dict[str, Any]:
     }
 
 
+@extend_schema_field({"type": "string", "enum": [flags.KEPT, flags.DISMISSED]})
+class FlagStateField(TextField):
+    """kept or dismissed: the domain (flags.decide_flag) refuses anything else, beside the
+    note's error when there is one."""
+
+
 class DecisionSerializer(InputSerializer):
-    state = serializers.ChoiceField(
-        choices=[flags.KEPT, flags.DISMISSED],
-        error_messages={"invalid_choice": 'Choose "kept" or "dismissed".'},
-    )
+    state = FlagStateField()
     note = ReasonField(max_length=flags.MAX_NOTE_LENGTH, help_text="Required: what you checked.")
 
 

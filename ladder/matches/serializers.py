@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import User
-from ladder.api_support import NO_NUL, InputSerializer, ReasonField, TextField
+from ladder.api_support import InputSerializer, ReasonField, TextField
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
@@ -87,7 +87,7 @@ class ScoreField(GamesField):
 
     default_error_messages = {
         **GamesField.default_error_messages,
-        "empty": "Enter the score: one game at least, like [[21, 15], [21, 18]].",
+        "empty": "A match needs at least one game.",
     }
 
     def to_internal_value(self, data: Any) -> list[tuple[int, int]]:
@@ -100,12 +100,9 @@ class ScoreField(GamesField):
     {
         "type": "object",
         "maxProperties": 2 * MAX_TEAM_SIZE,
-        "propertyNames": {"pattern": NO_NUL},
-        "additionalProperties": {
-            "type": "object",
-            "propertyNames": {"pattern": NO_NUL},
-            "additionalProperties": {"type": "number"},
-        },
+        # Keys are usernames and stat names, without NUL (RefuseBadInput): OpenAPI 3.0 has no
+        # propertyNames to say so.
+        "additionalProperties": {"type": "object", "additionalProperties": {"type": "number"}},
     }
 )
 class StatsField(serializers.DictField):

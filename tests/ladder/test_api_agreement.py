@@ -108,7 +108,9 @@ def test_an_empty_score_is_refused_as_the_schema_says(schema, ladder, alice, bob
     client.force_authenticate(alice)
     body = {"ladder": "singles", "played_on": "2026-01-01", "side_a": ["alice"], "side_b": ["bob"]}
     response = client.post("/api/v1/matches/", {**body, "games": []}, format="json")
-    assert response.status_code == 400 and response.json()["games"][0].startswith("Enter the score")
+    assert response.status_code == 400 and response.json()["games"][0].startswith(
+        "A match needs at least one game"
+    )
     assert not Match.objects.exists()
 
 

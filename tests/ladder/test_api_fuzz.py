@@ -300,7 +300,7 @@ def _domain_refusal(response: Any) -> str | None:
 
 NUL_IN_A_KEY = (
     "a NUL byte in a key of a map (stats' usernames and stat names): OpenAPI 3.0 has no "
-    "propertyNames, so the schema says it (StatsField) where no generator reads it"
+    "propertyNames, so the schema cannot say it (StatsField)"
 )
 
 
