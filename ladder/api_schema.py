@@ -8,8 +8,8 @@ REST_FRAMEWORK's DEFAULT_SCHEMA_CLASS (settings.py). What a request may send:
 - text has no NUL byte (``NO_NUL``), and text that may not be blank has a character that is
   not a space (``NOT_BLANK``): put on every string of a request body, query and path that
   has no pattern, enum or format of its own;
-- slugs and usernames in a path have their patterns (SLUG, USERNAME), so any other is a 400
-  for its form and a well-formed one that names nothing is a 404.
+- slugs and usernames in a path have their patterns (slugs: PATH_CONVERTER_OVERRIDES in
+  settings.py; USERNAME), so a well-formed one that names nothing you may see is a 404.
 What no schema can say (a name that is no member, a score that is no game, a duplicate, the
 date rules that depend on today and the ladder) stays a 400 with its message: docs/API.md
 "Errors" lists them.
@@ -25,7 +25,6 @@ from rest_framework import serializers
 
 from ladder.api_support import NO_NUL, NOT_BLANK
 
-SLUG = "^[-a-zA-Z0-9_]+$"  # Django's slug path converter and SlugField
 USERNAME = "^[\\w.@+-]+$"  # accounts.User.username's validator (Django's)
 USERNAME_PARAMETER = {"type": "string", "pattern": USERNAME, "maxLength": 150}
 ERROR = inline_serializer("Error", {"detail": serializers.CharField()})
