@@ -317,6 +317,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # A match's state appears as state, from_state and to_state: one named enum.
     "ENUM_NAME_OVERRIDES": {"MatchStateEnum": "ladder.matches.models.MATCH_STATES"},
+    # A <slug:…> in an address is a slug: anything else is a 404 page, never a ladder's.
+    "PATH_CONVERTER_OVERRIDES": {
+        "slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$", "maxLength": 80}
+    },
 }
 
 CACHES = {

@@ -31,6 +31,7 @@ from ratings.models import (
 )
 
 LEADERBOARD_PAGE_SIZE = 50
+MAX_QUERY_LENGTH = 100  # a search is part of a name (the API refuses a longer one)
 # "Not yet rated" is a short list under the leaderboard; past this many, search finds the rest.
 UNRATED_LIMIT = 100
 

@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR
-from ladder.api_support import TextField
+from ladder.api_support import InputSerializer, TextField
 from ladder.clubnight import services as clubnight
 from ladder.clubnight.matchmaking import MAX_COURTS, ClubNightError
 from ladder.clubs import access
@@ -30,19 +30,37 @@ from ladder.clubs.models import Membership
 MAX_PRESENT = 200  # a hall, not the whole club twice over
 
 
-class PairingSerializer(serializers.Serializer):
+# A previous round is sent back as this endpoint answered it: the pairings count, the rest of
+# the answer is read for its form only (a body's fields are the schema's: api_support).
+class PairingSerializer(InputSerializer):
     side_a = serializers.ListField(child=TextField(max_length=150), min_length=1)
     side_b = serializers.ListField(child=TextField(max_length=150), min_length=1)
+    quality = serializers.FloatField(required=False, help_text="Ignored.")
+    win_probability = serializers.FloatField(required=False, help_text="Ignored.")
 
 
-class PreviousRoundSerializer(serializers.Serializer):
+class AnsweredPlayerSerializer(InputSerializer):
+    username = TextField(max_length=150, required=False)
+    rating = serializers.FloatField(required=False)
+    rating_display = TextField(max_length=20, required=False)
+    rd = serializers.FloatField(required=False)
+    rd_display = TextField(max_length=20, required=False)
+    status = TextField(max_length=20, required=False)
+
+
+class PreviousRoundSerializer(InputSerializer):
     matches = PairingSerializer(many=True)
     byes = serializers.ListField(
         child=TextField(max_length=150), required=False, help_text="Ignored."
     )
+    ladder = TextField(max_length=80, required=False, help_text="Ignored.")
+    team_size = serializers.IntegerField(required=False, help_text="Ignored.")
+    floor = serializers.FloatField(required=False, help_text="Ignored.")
+    exact = serializers.BooleanField(required=False, help_text="Ignored.")
+    players = AnsweredPlayerSerializer(many=True, required=False, help_text="Ignored.")
 
 
-class ClubNightRequestSerializer(serializers.Serializer):
+class ClubNightRequestSerializer(InputSerializer):
     present = serializers.ListField(
         child=TextField(max_length=150),
         max_length=MAX_PRESENT,

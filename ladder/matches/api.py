@@ -281,7 +281,7 @@ class MatchViewSet(
         match = matches.edit_match(
             match,
             request.user,  # type: ignore[arg-type]
-            data["games"],
+            data.get("games", match.game_scores),
             played_on=data.get("played_on"),
         )
         return self._detail(match)
