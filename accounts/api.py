@@ -18,9 +18,10 @@ from rest_framework.views import APIView
 from accounts.models import ApiToken
 from accounts.security import ScopedRateThrottle
 from accounts.tokens import TokenAuthentication, issue_token
+from ladder.api_support import InputSerializer
 
 
-class TokenRequestSerializer(AuthTokenSerializer):
+class TokenRequestSerializer(InputSerializer, AuthTokenSerializer):
     # Usernames are at most 150 characters (the web login form's limit): a longer one is no
     # account's, and is refused before any password is checked or any attempt written down.
     username = serializers.CharField(

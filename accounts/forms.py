@@ -15,13 +15,17 @@ class LoginForm(auth_forms.AuthenticationForm):
     """Django's login form, saying why an account that is not confirmed yet cannot log in.
 
     Django refuses an inactive account with the same words as a wrong password. An account
-    signed up and never confirmed hears that instead, when the password is right (or the
-    account has none yet): only its owner learns that it waits for the e-mail's link."""
+    that waits for its e-mail's link hears that, with a hint of the address, only when the
+    password typed is its own: only its owner learns it. A sign-up has no password until
+    its link is followed (the password is chosen there), so no password typed is right and
+    every failed log-in reads the same, naming the link for everyone (issue 22: the hint
+    shown for any password told a stranger who signed up and did not confirm)."""
 
     error_messages = {
         **auth_forms.AuthenticationForm.error_messages,
         "invalid_login": "That username and password do not match an account. Both are "
-        "case-sensitive.",
+        "case-sensitive. Signed up but not confirmed yet? Follow the link we e-mailed you "
+        "first: you choose your password there.",
         "unconfirmed": "Your account is not confirmed yet: follow the link we e-mailed to "
         "%(email)s when you signed up. No e-mail? Sign up again with the same address for a "
         "new link.",
@@ -46,7 +50,7 @@ class LoginForm(auth_forms.AuthenticationForm):
         user = User.objects.filter(username=username).first()
         if user is None or not user.awaiting_confirmation:
             return None  # no such account, or one that works (or was switched off)
-        if user.has_usable_password() and not user.check_password(password):
+        if not (user.has_usable_password() and user.check_password(password)):
             return None
         return user
 

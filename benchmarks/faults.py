@@ -15,10 +15,11 @@ confirm it as the opponent, over and over, and a visitor reads the leaderboard. 
 3. ``redis back``: SIGCONT, ``--seconds``;
 4. ``postgres restart``: PostgreSQL stopped (fast) and started again under the load;
    a client whose action failed waits for the database and retries once, as a client
-   would. Counted: actions that committed and yet answered 5xx, retries that did not
-   answer 2xx.
-5. Afterwards: how many confirmed matches still wait (beat does not run here): those whose
-   hints were lost while Redis was frozen, which the sweep rates.
+   would (a report under the same Idempotency-Key). Counted: actions that committed and
+   yet answered 5xx (a report found by its key, a confirm by its match's state), retries
+   that did not answer 2xx.
+5. Afterwards: how many confirmed matches still wait 5 s after the load stopped (beat does
+   not run here, so these would wait for the sweep), by the phase they were confirmed in.
 
 Prints per phase and kind the requests, p50 / p95 / max and the answers that were not 2xx;
 ``--json`` prints the same as JSON (tests/ladder/test_faults.py reads it).
@@ -36,8 +37,9 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import defaultdict
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -52,9 +54,16 @@ HEADERS = {"Host": HOST, "X-Forwarded-Proto": "https"}
 
 
 def call(
-    port: int, method: str, path: str, token: str | None = None, body: Any = None
+    port: int,
+    method: str,
+    path: str,
+    token: str | None = None,
+    body: Any = None,
+    key: str | None = None,
 ) -> tuple[int, bytes]:
     headers = dict(HEADERS)
+    if key:
+        headers["Idempotency-Key"] = key
     if token:
         headers["Authorization"] = f"Token {token}"
     data = None
@@ -79,6 +88,7 @@ class Load:
         self.port, self.members, self.slug = port, members, slug
         self.phase = "normal"
         self.phase_started = time.monotonic()
+        self.phase_began = [("normal", time.time())]  # wall clock, to compare with the rows
         self.stop = threading.Event()
         self.records: list[tuple[str, str, float, float, int]] = []
         self.failed_actions: list[tuple[str, int | None, dict[str, Any]]] = []
@@ -86,13 +96,20 @@ class Load:
 
     def set_phase(self, phase: str) -> None:
         self.phase, self.phase_started = phase, time.monotonic()
+        self.phase_began.append((phase, time.time()))
 
     def timed(
-        self, kind: str, method: str, path: str, token: str | None, body: Any = None
+        self,
+        kind: str,
+        method: str,
+        path: str,
+        token: str | None,
+        body: Any = None,
+        key: str | None = None,
     ) -> tuple[int, bytes]:
         phase, since = self.phase, time.monotonic() - self.phase_started
         started = time.monotonic()
-        status, answer = call(self.port, method, path, token, body)
+        status, answer = call(self.port, method, path, token, body, key)
         with self.lock:
             self.records.append((phase, kind, since, time.monotonic() - started, status))
         return status, answer
@@ -109,10 +126,11 @@ class Load:
                 "side_b": [b],
                 "games": games,
             }
-            started = time.time()
-            status, answer = self.timed("report", "POST", "/api/v1/matches/", a_token, report)
+            key = str(uuid.UUID(int=rng.getrandbits(128)))
+            status, answer = self.timed("report", "POST", "/api/v1/matches/", a_token, report, key)
             if status >= 500:
-                self.failed_actions.append(("report", None, {**report, "started": started}))
+                sent = {"report": report, "key": key, "token": a_token, "reporter": a}
+                self.failed_actions.append(("report", None, sent))
                 continue
             if status != 201:
                 continue
@@ -221,6 +239,7 @@ def main() -> None:
         outcome = after_faults(load, port)
         outcome["phases"] = summary(load.records, {"redis frozen": 1.0})
         outcome["unrated_after_5s"] = wait_rated(slug)
+        outcome["waiting_by_phase"] = waiting_by_phase(slug, load.phase_began)
     finally:
         for process in reversed(processes):
             if process is redis:
@@ -242,8 +261,9 @@ def main() -> None:
     print(
         f"\nactions answered 5xx: {outcome['failed_actions']}; of them committed: "
         f"{outcome['committed_5xx_by_kind']}; retries not 2xx: {outcome['retries_not_2xx']}; "
-        f"matches left to the sweep (hints lost while Redis was frozen): "
-        f"{outcome['unrated_after_5s']}"
+        f"confirmed matches still waiting 5 s later (left to the sweep): "
+        f"{outcome['unrated_after_5s']}, by the phase they were confirmed in: "
+        f"{outcome['waiting_by_phase']}"
     )
 
 
@@ -266,7 +286,8 @@ def prepare() -> tuple[list[tuple[str, str]], str]:
 
 def after_faults(load: Load, port: int) -> dict[str, Any]:
     """Each action that answered 5xx: did it commit? Its retry (once the database answers)
-    must answer 2xx: the same success for a confirm that happened, or the report made."""
+    must answer 2xx: the same success for a confirm that happened, and for a report sent
+    again under its key the match it made (or the one made now, if the first was not)."""
     from django.db import connections
 
     from ladder.matches.models import Match
@@ -281,16 +302,11 @@ def after_faults(load: Load, port: int) -> dict[str, Any]:
             path = f"/api/v1/matches/{match_id}/confirm/"
             status, _ = call(port, "POST", path, data["token"], {})
         else:
-            report = data
-            exists = Match.objects.filter(
-                ladder__slug=report["ladder"],
-                played_on=report["played_on"],
-                reporter__username=report["side_a"][0],
-                created_at__gte=datetime.fromtimestamp(report["started"] - 1, tz=UTC),
-            ).exists()
-            # (by the reporter, date and time: another client's report may match too)
-            committed["report"] += exists
-            status = 200  # a report is not retried here: its duplicate is refused by rule
+            mine = Match.objects.filter(reporter__username=data["reporter"])
+            committed["report"] += mine.filter(report_key=data["key"]).exists()
+            status, _ = call(
+                port, "POST", "/api/v1/matches/", data["token"], data["report"], data["key"]
+            )
         retries_bad += not 200 <= status < 300
     return {
         "failed_actions": len(load.failed_actions),
@@ -298,6 +314,18 @@ def after_faults(load: Load, port: int) -> dict[str, Any]:
         "committed_5xx_by_kind": committed,
         "retries_not_2xx": retries_bad,
     }
+
+
+def waiting_by_phase(slug: str, phase_began: list[tuple[str, float]]) -> dict[str, int]:
+    """The confirmed matches still waiting, by the phase they were confirmed in."""
+    from ladder.matches.models import Match
+
+    waiting: dict[str, int] = {}
+    confirmed = Match.objects.filter(ladder__slug=slug, needs_rating=True)
+    for decided_at in confirmed.values_list("decided_at", flat=True):
+        phase = max((at, name) for name, at in phase_began if at <= decided_at.timestamp())[1]
+        waiting[phase] = waiting.get(phase, 0) + 1
+    return waiting
 
 
 def wait_rated(slug: str) -> int:

@@ -21,7 +21,20 @@ sys.path.insert(0, str(ROOT))
 from ratings.engine.formats import get_format  # noqa: E402
 from ratings.engine.types import Params  # noqa: E402
 from ratings.lab.importfmt import parse_matches  # noqa: E402
-from ratings.lab.transfer import evaluate, format_transfer, online_losses, verdict  # noqa: E402
+from ratings.lab.transfer import (  # noqa: E402
+    TEAM_GRID,
+    evaluate,
+    format_preset,
+    format_transfer,
+    online_losses,
+    preset_elsewhere,
+    preset_rows,
+    preset_verdict,
+    verdict,
+)
+
+#: The team history: the one a team-game preset is chosen on (3 to 5 a side).
+TEAM = "csgo"
 
 #: File name -> (short name, scoring format).
 HISTORIES = {
@@ -37,18 +50,28 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     start = time.perf_counter()
-    data = {}
+    data, team = {}, {}
     for file, (name, fmt) in HISTORIES.items():
         path = args.data / file
         if path.exists():
             matches = parse_matches(path.read_text(encoding="utf-8"), fmt)
             data[name] = online_losses(name, matches, Params(), fmt)
+            team[name] = online_losses(name, matches, Params(), fmt, TEAM_GRID)
     rows = evaluate(data)
     summary = verdict(rows)
+    out: dict[str, object] = {"folds": rows, "verdict": summary}
+    text = [format_transfer(rows, summary)]
+    if TEAM in team:
+        preset = preset_rows(team[TEAM])
+        chosen = preset_verdict(team[TEAM], preset)
+        others = [preset_elsewhere(team[n], chosen["candidate"]) for n in team if n != TEAM]
+        out["team_preset"] = {"folds": preset, "verdict": chosen, "elsewhere": others}
+        text += ["", "Team-game preset (time-ordered splits within CS:GO, the one team history):"]
+        text += ["", format_preset(preset, chosen, others)]
     if args.json:
-        print(json.dumps({"folds": rows, "verdict": summary}, indent=2))
+        print(json.dumps(out, indent=2))
     else:
-        print(format_transfer(rows, summary))
+        print("\n".join(text))
         print(f"\n({len(data)} histories, {time.perf_counter() - start:.1f} s)")
 
 

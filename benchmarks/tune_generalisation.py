@@ -37,11 +37,12 @@ def main() -> None:
     seeds = [int(s) for s in args.seeds.split(",")]
     print(
         "| history | matches | tuned held out (min–max, median) | best peer | gain per seed (%) "
-        "| ≥ 2% every seed? | defaults | plain Glicko-2 | model chosen | s per tune |"
+        "| 95% interval per seed (%) | beats the best peer by its interval | ≥ 2% every seed? "
+        "| defaults | plain Glicko-2 | model chosen | s per tune |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, matches, fmt, params in histories(names):
-        tuned, gains, models, times = [], [], [], []
+        tuned, gains, models, times, intervals = [], [], [], [], []
         result = None
         for seed in seeds:
             start = time.perf_counter()
@@ -51,6 +52,8 @@ def main() -> None:
             gain = gain_over_best_peer(result)
             assert gain is not None
             gains.append(gain[2])
+            ci = result["gain"]["best_peer"]
+            intervals.append((ci["low"], ci["high"]))
             model = result["params"]["outcome_model"]
             method = result["params"].get("team_method")
             models.append(model if method is None else f"{model}/{method}")
@@ -61,6 +64,8 @@ def main() -> None:
             f"| {name} | {len(matches)} | {min(tuned):.4f}–{max(tuned):.4f} "
             f"({statistics.median(tuned):.4f}) | {gain[0]} {gain[1]:.4f} "
             f"| {', '.join(f'{g * 100:+.1f}' for g in gains)} "
+            f"| {', '.join(f'{lo * 100:+.1f}..{hi * 100:+.1f}' for lo, hi in intervals)} "
+            f"| {sum(lo > 0 for lo, _ in intervals)} of {len(intervals)} "
             f"| {'yes' if min(gains) >= TARGET else 'no'} "
             f"| {test['default']['logloss']:.4f} | {test['glicko2']['logloss']:.4f} "
             f"| {chosen} | {statistics.median(times):.1f} |",

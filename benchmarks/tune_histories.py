@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ratings.engine.formats import get_format  # noqa: E402
-from ratings.engine.types import MatchResult, Params  # noqa: E402
+from ratings.engine.types import MatchResult, Params, defaults_for  # noqa: E402
 from ratings.lab.evaluate import time_order  # noqa: E402
 from ratings.lab.importfmt import parse_matches  # noqa: E402
 from ratings.lab.simulate import club_season, make_world, spread_levels  # noqa: E402
@@ -48,11 +48,12 @@ def histories(names: set[str] | None = None) -> Iterator[History]:
             yield "bwf_h2", bwf[half:], BADMINTON, Params()
     if want("csgo"):
         fmt = get_format("generic", None, 16)
-        yield "csgo", _file("csgo_5v5_2022.csv", fmt), fmt, Params()
+        yield "csgo", _file("csgo_5v5_2022.csv", fmt), fmt, defaults_for(5)
     if want("csgo_stats"):
         fmt = get_format("generic", None, 16)
         weights = {"kills": 1.0, "deaths": -1.0, "adr": 0.01}
-        yield "csgo_stats", _file("csgo_5v5_2022.csv", fmt), fmt, Params(stat_weights=weights)
+        params = defaults_for(5).with_overrides(stat_weights=weights)
+        yield "csgo_stats", _file("csgo_5v5_2022.csv", fmt), fmt, params
     if want("tennis"):
         fmt = get_format("generic", 5, 6)
         yield "tennis", _file("tennis_doubles_club_2021_2024.csv", fmt), fmt, Params()

@@ -1,6 +1,18 @@
-"""The API's OpenAPI schema: drf-spectacular's, with the errors every endpoint can answer.
+"""The API's OpenAPI schema: drf-spectacular's, with the errors every endpoint can answer,
+and the rules of what a request may send that the validation holds (issue 22.10: the schema
+and the validation agree, both ways; tests/ladder/test_api_fuzz.py checks it).
 
-REST_FRAMEWORK's DEFAULT_SCHEMA_CLASS (settings.py).
+REST_FRAMEWORK's DEFAULT_SCHEMA_CLASS (settings.py). What a request may send:
+- a body has only the fields it reads (``additionalProperties: false``; api_support's
+  InputSerializer refuses any other);
+- text has no NUL byte (``NO_NUL``), and text that may not be blank has a character that is
+  not a space (``NOT_BLANK``): put on every string of a request body, query and path that
+  has no pattern, enum or format of its own;
+- slugs and usernames in a path have their patterns (slugs: PATH_CONVERTER_OVERRIDES in
+  settings.py; USERNAME), so a well-formed one that names nothing you may see is a 404.
+What no schema can say (a name that is no member, a score that is no game, a duplicate, the
+date rules that depend on today and the ladder) stays a 400 with its message: docs/API.md
+"Errors" lists them.
 """
 
 from __future__ import annotations
@@ -11,6 +23,10 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
+from ladder.api_support import NO_NUL, NOT_BLANK
+
+USERNAME = "^[\\w.@+-]+$"  # accounts.User.username's validator (Django's)
+USERNAME_PARAMETER = {"type": "string", "pattern": USERNAME, "maxLength": 150}
 ERROR = inline_serializer("Error", {"detail": serializers.CharField()})
 FIELD_ERRORS = OpenApiResponse(
     {"type": "object", "additionalProperties": True},
@@ -45,3 +61,35 @@ class Schema(AutoSchema):
                     OpenApiResponse(body, description=description), code, direction=direction
                 )
         return responses
+
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> Any:
+        schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "request":
+            schema["additionalProperties"] = False
+            fields = serializer.fields
+            for name, prop in schema.get("properties", {}).items():
+                text_rules(prop, fields.get(name))
+        return schema
+
+    def _get_parameters(self) -> Any:
+        parameters = super()._get_parameters()
+        for parameter in parameters:
+            text_rules(parameter.get("schema", {}), None)
+        return parameters
+
+
+def text_rules(schema: dict[str, Any], field: Any) -> None:
+    """Put the rules of a request's text on ``schema`` (and its items): no NUL byte, and a
+    character that is not a space where DRF refuses a blank value."""
+    if isinstance(field, serializers.ListField) and isinstance(schema.get("items"), dict):
+        text_rules(schema["items"], field.child)
+    elif schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        text_rules(schema["items"], None)
+    if schema.get("type") != "string" or {"enum", "format", "pattern", "oneOf"} & set(schema):
+        return
+    if getattr(field, "read_only", False):
+        return
+    refuses_blank = isinstance(field, serializers.CharField) and not field.allow_blank
+    if refuses_blank:
+        schema["minLength"] = max(schema.get("minLength", 0), 1)
+    schema["pattern"] = NOT_BLANK if refuses_blank and field.trim_whitespace else NO_NUL

@@ -8,15 +8,25 @@ schema (ladder/api_schema.py; tests/ladder/test_api_fuzz.py checks both with sch
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, parsers, renderers, serializers
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.fields import empty
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
+
+# What the schema says of text a request sends (ladder/api_schema.py puts it on every string
+# of a request): no NUL byte anywhere (RefuseBadInput, ladder/errors.py, refuses a request
+# with one before any view reads it), and, where a blank value is refused, one character at
+# least that is not a space (DRF trims the spaces first).
+NO_NUL = "^[^\\u0000]*$"
+NOT_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
 
 
 class JSONParser(parsers.JSONParser):
@@ -31,6 +41,27 @@ class JSONParser(parsers.JSONParser):
             ) from None
 
 
+class InputSerializer(serializers.Serializer):
+    # A request's body: a field it does not read is refused, as the schema says
+    # (additionalProperties: false), rather than dropped in silence (a misspelt "reasn").
+    # (A comment, not a docstring: the schema would give it as each body's description.)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            known = [name for name, field in self.fields.items() if not field.read_only]
+            unknown = [key for key in data if key not in known]
+            if unknown:
+                names = ", ".join(repr(key) for key in unknown[:5])
+                raise serializers.ValidationError(
+                    {
+                        api_settings.NON_FIELD_ERRORS_KEY: [
+                            f"Unknown field {names}: this request reads only {', '.join(known)}."
+                        ]
+                    }
+                )
+        return super().to_internal_value(data)
+
+
 class TextField(serializers.CharField):
     """A string, as the schema says (type: string): DRF's CharField turns a number into its
     digits ("reason": 0 → "0"), input the schema calls invalid."""
@@ -39,6 +70,17 @@ class TextField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return str(super().to_internal_value(data))
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "pattern": NOT_BLANK})
+class ReasonField(TextField):
+    """A reason or note people read, required, as the schema says (NOT_BLANK): a blank one
+    goes on to the domain, which refuses it in its own words ("Say what is wrong…")."""
+
+    def run_validation(self, data: Any = empty) -> Any:
+        if isinstance(data, str) and not data.strip():
+            return ""
+        return super().run_validation(data)
 
 
 class QueryChoiceField(serializers.ChoiceField):

@@ -25,6 +25,11 @@ urlpatterns = [
     path("<slug:slug>/report/validate/", report_views.report_validate, name="report_validate"),
     path("<slug:slug>/players/", report_views.player_search, name="player_search"),
     path("<slug:slug>/club-night/", clubnight_views.club_night, name="club_night"),
+    path(
+        "<slug:slug>/club-night/rounds/<int:number>/scores/",
+        clubnight_views.round_scores,
+        name="club_night_scores",
+    ),
     path("<slug:slug>/integrity/", integrity_views.integrity, name="integrity"),
     path(
         "<slug:slug>/integrity/<int:flag_id>/",

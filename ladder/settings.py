@@ -172,7 +172,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Rating hints are published after commit, in the request (ratings.tasks.enqueue_rating):
 # these bound how long a broker that does not answer holds it up, once; after that the
 # breaker (CACHE_BREAKER_SECONDS) skips the broker and the periodic sweep catches up.
-# Celery's default connection timeout is 4 s.
+# Celery's default connection timeout is 4 s. The worker reads the broker without a socket
+# timeout (ladder/celery.py: an acknowledgement that timed out stopped it taking work).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "max_retries": 1,
     "interval_start": 0,
@@ -327,6 +328,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # A match's state appears as state, from_state and to_state: one named enum.
     "ENUM_NAME_OVERRIDES": {"MatchStateEnum": "ladder.matches.models.MATCH_STATES"},
+    # A <slug:…> in an address is a slug: anything else is a 404 page, never a ladder's.
+    "PATH_CONVERTER_OVERRIDES": {
+        "slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$", "maxLength": 80}
+    },
 }
 
 CACHES = {

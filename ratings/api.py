@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from django.core.validators import slug_re
 from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -25,7 +26,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
-from ladder.api_schema import FIELD_ERRORS
+from ladder.api_schema import ERROR, FIELD_ERRORS, USERNAME_PARAMETER
 from ladder.api_support import Pagination
 from ladder.cache import cache_get, cache_set
 from ladder.clubs import access
@@ -58,7 +59,11 @@ class HistoryPagination(Pagination):
 @extend_schema(
     tags=["ratings"],
     parameters=[
-        OpenApiParameter("q", OpenApiTypes.STR, description="Part of a name or username."),
+        OpenApiParameter(
+            "q",
+            {"type": "string", "maxLength": leaderboards.MAX_QUERY_LENGTH},
+            description="Part of a name or username.",
+        ),
         OpenApiParameter(
             "status",
             OpenApiTypes.STR,
@@ -142,7 +147,8 @@ class LeaderboardView(generics.ListAPIView):
     parameters=[
         OpenApiParameter(
             "ladder", OpenApiTypes.STR, description="Only this ladder (slug); default: all."
-        )
+        ),
+        OpenApiParameter("username", USERNAME_PARAMETER, OpenApiParameter.PATH),
     ],
 )
 class HistoryView(generics.ListAPIView):
@@ -212,7 +218,7 @@ class PredictView(APIView):
             ),
             OpenApiParameter("on", OpenApiTypes.DATE, description="Default: today."),
         ],
-        responses={200: PredictionSerializer, 400: FIELD_ERRORS},
+        responses={200: PredictionSerializer, 400: FIELD_ERRORS, 404: ERROR},
     )
     def get(self, request: Request) -> Response:
         params = request.query_params
@@ -220,8 +226,11 @@ class PredictView(APIView):
         def names(key: str) -> list[str]:
             return [n.strip() for v in params.getlist(key) for n in v.split(",") if n.strip()]
 
+        slug = params.get("ladder", "")
+        if slug_re.match(slug):  # the ladder the answer is about: unknown to you is a 404
+            access.ladder_or_404(viewer_for(request), slug)
         data = {
-            "ladder": params.get("ladder", ""),
+            "ladder": slug,
             "side_a": names("side_a"),
             "side_b": names("side_b"),
         }

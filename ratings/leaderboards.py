@@ -32,6 +32,7 @@ from ratings.models import (
 from ratings.seasons import current_table
 
 LEADERBOARD_PAGE_SIZE = 50
+MAX_QUERY_LENGTH = 100  # a search is part of a name (the API refuses a longer one)
 # The ladder page shows the current season's top this many; the season's page shows everyone.
 SEASON_PREVIEW = 10
 # "Not yet rated" is a short list under the leaderboard; past this many, search finds the rest.

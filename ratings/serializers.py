@@ -7,12 +7,13 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from ladder.api_support import QueryChoiceField
+from ladder.api_support import InputSerializer, QueryChoiceField
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.formatting import format_change, format_rd
 from ladder.clubs.models import Ladder
 from ladder.matches.serializers import UsernamesField, visible_ladder
+from ratings import leaderboards
 from ratings.engine.scales import display
 from ratings.leaderboards import ALL, STATUS_FILTERS
 from ratings.models import STATUSES
@@ -27,7 +28,10 @@ class LeaderboardQuerySerializer(serializers.Serializer):
     """The leaderboard's query parameters (the same search and filter as the page)."""
 
     q = serializers.CharField(
-        required=False, allow_blank=True, max_length=100, help_text="Part of a name or username."
+        required=False,
+        allow_blank=True,
+        max_length=leaderboards.MAX_QUERY_LENGTH,
+        help_text="Part of a name or username.",
     )
     status = QueryChoiceField(
         choices=[value for value, _ in STATUS_FILTERS], required=False, default=ALL
@@ -154,7 +158,7 @@ class RatingChangeSerializer(serializers.Serializer):
         return format_change(entry.change.change)
 
 
-class PredictInputSerializer(serializers.Serializer):
+class PredictInputSerializer(InputSerializer):
     """A lineup to predict; a name that is no member of the ladder listed to the caller
     (whether or not such an account exists, hidden or deactivated: the access policy) makes
     no prediction, like an incomplete side."""

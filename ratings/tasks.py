@@ -5,7 +5,8 @@
 season). The database is the source of truth (``Match.needs_rating``); the message is a hint,
 so a publish that fails is logged and the periodic ``sweep`` rates the ladder later.
 Publishing is Celery's ``apply_async`` with one quick retry and the broker's short timeouts;
-a broker that did not answer is skipped for a few seconds (``ladder.cache``'s breaker).
+a broker that did not answer is skipped for a few seconds (``ladder.cache``'s breaker), and
+the hints it missed go out with this process's next one.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ log = logging.getLogger(__name__)
 
 # One retry at once, then give up: the sweep is the safety net, and a request waits for this.
 PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.1, "interval_max": 0.1}
+
+# Ladders whose hint this process could not send (the broker away, or skipped by the
+# breaker for a few seconds after it): sent before the next hint that goes through, so a
+# ladder confirmed just as Redis came back is rated then, not at the sweep.
+_owed: set[int] = set()
 
 
 @shared_task(
@@ -69,17 +75,24 @@ def enqueue_rating(ladder_id: int) -> bool:
     app = rate_ladder.app
     server = "" if app.conf.task_always_eager else server_of(app.conf.broker_url or "")
     if server and skipping(server):
+        _owed.add(ladder_id)
         log.warning(
-            "The broker is skipped for now; the periodic sweep will rate ladder %s", ladder_id
+            "The broker is skipped for now; ladder %s is rated with the next hint this process "
+            "sends, or by the periodic sweep",
+            ladder_id,
         )
         return False
     try:
-        rate_ladder.apply_async(args=[ladder_id], retry=True, retry_policy=PUBLISH_RETRY)
+        for owed in [*sorted(_owed - {ladder_id}), ladder_id]:
+            rate_ladder.apply_async(args=[owed], retry=True, retry_policy=PUBLISH_RETRY)
+            _owed.discard(owed)
     except Exception:  # any broker or connection error: the sweep catches up
+        _owed.add(ladder_id)
         if server:
             failed(server)
         log.warning(
-            "Could not enqueue rating work for ladder %s; the periodic sweep will rate it",
+            "Could not enqueue rating work for ladder %s; it is rated with the next hint this "
+            "process sends, or by the periodic sweep",
             ladder_id,
             exc_info=True,
         )

@@ -1,7 +1,8 @@
 """POST /api/v1/ladders/<slug>/club-night/: a proposed round for the players present.
 
-Stateless: the caller sends who is present and, for a next round, the rounds already
-played tonight (the answers it got before); nothing is stored. The page keeps tonight's
+Stateless: the caller sends who is present (members by username, guests by name) and, for
+a next round, the rounds already played tonight (the answers it got before); nothing is
+stored. The page keeps tonight's
 rounds in a ClubNight instead (ladder/clubnight/views.py). Same rules and messages as
 the page: ladder/clubnight/services.py (and the search, matchmaking.py).
 """
@@ -19,7 +20,7 @@ from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR
-from ladder.api_support import TextField
+from ladder.api_support import InputSerializer, TextField
 from ladder.clubnight import services as clubnight
 from ladder.clubnight.matchmaking import MAX_COURTS, ClubNightError
 from ladder.clubs import access
@@ -29,23 +30,49 @@ from ladder.clubs.models import Membership
 MAX_PRESENT = 200  # a hall, not the whole club twice over
 
 
-class PairingSerializer(serializers.Serializer):
+# A previous round is sent back as this endpoint answered it: the pairings count, the rest of
+# the answer is read for its form only (a body's fields are the schema's: api_support).
+class PairingSerializer(InputSerializer):
     side_a = serializers.ListField(child=TextField(max_length=150), min_length=1)
     side_b = serializers.ListField(child=TextField(max_length=150), min_length=1)
+    quality = serializers.FloatField(required=False, help_text="Ignored.")
+    win_probability = serializers.FloatField(required=False, help_text="Ignored.")
 
 
-class PreviousRoundSerializer(serializers.Serializer):
+class AnsweredPlayerSerializer(InputSerializer):
+    username = TextField(max_length=150, required=False)
+    rating = serializers.FloatField(required=False)
+    rating_display = TextField(max_length=20, required=False)
+    rd = serializers.FloatField(required=False)
+    rd_display = TextField(max_length=20, required=False)
+    status = TextField(max_length=20, required=False)
+
+
+class PreviousRoundSerializer(InputSerializer):
     matches = PairingSerializer(many=True)
     byes = serializers.ListField(
         child=TextField(max_length=150), required=False, help_text="Ignored."
     )
+    ladder = TextField(max_length=80, required=False, help_text="Ignored.")
+    team_size = serializers.IntegerField(required=False, help_text="Ignored.")
+    floor = serializers.FloatField(required=False, help_text="Ignored.")
+    exact = serializers.BooleanField(required=False, help_text="Ignored.")
+    players = AnsweredPlayerSerializer(many=True, required=False, help_text="Ignored.")
 
 
-class ClubNightRequestSerializer(serializers.Serializer):
+class ClubNightRequestSerializer(InputSerializer):
     present = serializers.ListField(
         child=TextField(max_length=150),
         max_length=MAX_PRESENT,
         help_text="Usernames of the ladder's members in the hall.",
+    )
+    guests = serializers.ListField(
+        child=TextField(max_length=clubnight.MAX_GUEST_NAME),
+        required=False,
+        max_length=clubnight.MAX_GUESTS,
+        help_text="Names of players who are not members (unrated, paired as newcomers). "
+        'They are "guest:1", "guest:2", ... in the answer, in this order; send the same '
+        "list with every round of the evening.",
     )
     previous_rounds = PreviousRoundSerializer(
         many=True,
@@ -86,6 +113,11 @@ class PresentPlayerSerializer(serializers.Serializer):
     )
 
 
+class GuestSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text='"guest:1": how the round names them.')
+    name = serializers.CharField()
+
+
 class RoundSerializer(serializers.Serializer):
     ladder = serializers.CharField(help_text="The ladder's slug.")
     team_size = serializers.IntegerField()
@@ -99,7 +131,8 @@ class RoundSerializer(serializers.Serializer):
         help_text="Whether the round is provably the best (halls of up to 12), or the "
         "local search's best."
     )
-    players = PresentPlayerSerializer(many=True, help_text="Everyone present, as listed.")
+    players = PresentPlayerSerializer(many=True, help_text="The members present, as listed.")
+    guests = GuestSerializer(many=True, help_text="The guests present, as listed (unrated).")
 
 
 class ClubNightView(APIView):
@@ -154,10 +187,17 @@ class ClubNightView(APIView):
         data.is_valid(raise_exception=True)
         previous = clubnight.pairings_from_json(data.validated_data.get("previous_rounds", []))
         today = timezone.localdate()
+        guests: list[clubnight.Guest] = []
+        try:
+            for typed in data.validated_data.get("guests", []):
+                name = clubnight.checked_guest_name(typed, guests)
+                guests.append(clubnight.Guest(f"{clubnight.GUEST_PREFIX}{len(guests) + 1}", name))
+        except ClubNightError as exc:
+            raise exceptions.ValidationError({"guests": [str(exc)]}) from None
         try:
             users = clubnight.members_named(ladder, data.validated_data["present"], viewer)
             rnd = clubnight.propose_round(
-                ladder, users, previous, today, data.validated_data.get("courts")
+                ladder, users, previous, today, data.validated_data.get("courts"), guests
             )
         except ClubNightError as exc:
             raise exceptions.ValidationError({"present": [str(exc)]}) from None
@@ -181,5 +221,6 @@ class ClubNightView(APIView):
             **clubnight.round_to_json(rnd),
             "exact": rnd.exact,
             "players": players,
+            "guests": [{"id": g.id, "name": g.name} for g in guests],
         }
         return Response(RoundSerializer(body).data)

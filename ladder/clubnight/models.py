@@ -20,8 +20,13 @@ class ClubNight(models.Model):
     ``present`` is a list of usernames; ``rounds`` a list of
     ``{"matches": [{"side_a": [...], "side_b": [...], "quality": q, "win_probability": p}],
     "byes": [...], "floor": f}`` in the order they were proposed (ladder/clubnight/matchmaking.py;
-    rounds kept before the quality floor have no "floor"). ``created_by`` proposed the first
-    round: with the moderators, the only one who may start the evening over.
+    rounds kept before the quality floor have no "floor"); a match whose score was entered
+    on the round's screen has ``"result": {"games": [[a, b], ...], "match": id or None,
+    "by": username}`` (``match`` None: a game with a guest, kept here and never rated).
+    ``guests`` are tonight's players who are not members, ``[{"id": "guest:1", "name": ...}]``;
+    their ids can be ``present`` and in rounds beside usernames (a username has no colon).
+    ``created_by`` started the evening (its first round or guest): with the moderators,
+    the only one who may start it over.
     """
 
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="club_nights")
@@ -36,6 +41,9 @@ class ClubNight(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     present = models.JSONField(default=list, blank=True, help_text="Usernames.")
     rounds = models.JSONField(default=list, blank=True)
+    guests = models.JSONField(
+        default=list, blank=True, help_text='Players who are not members: {"id", "name"}.'
+    )
     courts = models.PositiveSmallIntegerField(
         null=True,
         blank=True,

@@ -1,5 +1,6 @@
 """Club night on the site: a ladder's players and their ratings into the pure search of
-``matchmaking.py``, and tonight's rounds kept in a ``ClubNight``."""
+``matchmaking.py``, tonight's rounds kept in a ``ClubNight``, its guests, and a round's
+scores entered together (``enter_scores``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import User
+from accounts.names import confusable_with
 from ladder.clubnight.matchmaking import (
     ClubNightError,
     ClubNightPermissionError,
@@ -25,12 +28,110 @@ from ladder.clubnight.models import ClubNight
 from ladder.clubs import access
 from ladder.clubs.access import Viewer
 from ladder.clubs.formatting import format_rating, format_rd
-from ladder.clubs.models import Ladder
+from ladder.clubs.models import Ladder, Membership
+from ladder.matches.errors import FieldErrors, MatchError
 from ladder.matches.models import LIVE_STATES, MatchPlayer
+from ladder.matches.operations import report_match
+from ladder.matches.validation import check_games
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import PlayerState
 from ratings.models import status_of
 from ratings.predictions import player_states as current_states
+
+# ---- guests: tonight's players who are not members -------------------------------------------
+
+#: A guest's id in a night's ``present`` and rounds: a username never has a colon
+#: (Django's username characters are letters, digits and @.+-_).
+GUEST_PREFIX = "guest:"
+#: As long as a member's display name may be.
+MAX_GUEST_NAME = 60
+#: A hall's worth; more is a typo or a script.
+MAX_GUESTS = 40
+
+
+@dataclass(frozen=True)
+class Guest:
+    """Someone who is not a member, playing tonight: a friend, a visitor, a trial player.
+
+    Unrated: paired as a newcomer (``guest_state``), their games kept with the night and
+    never reported as matches, so they reach no rating, leaderboard or player page."""
+
+    id: str
+    name: str
+
+
+def is_guest(player_id: str) -> bool:
+    return player_id.startswith(GUEST_PREFIX)
+
+
+def guests_of(night: ClubNight | None) -> dict[str, Guest]:
+    """Tonight's guests by id, in the order they were added."""
+    if night is None:
+        return {}
+    return {g["id"]: Guest(g["id"], g["name"]) for g in night.guests}
+
+
+def guest_state(ladder: Ladder) -> PlayerState:
+    """How the matchmaking sees a guest, for pairing only: a member who joined without a
+    self-assessment (the ladder's starting rating, its wide starting RD)."""
+    return PlayerState(ladder.initial_rating, ladder.initial_rd, ladder.initial_volatility)
+
+
+def checked_guest_name(typed: str, guests: Iterable[Guest]) -> str:
+    """The name typed for a guest, spaces tidied; ClubNightError when it is blank, too long,
+    has control characters, or reads like the name of anyone with an account here (a guest
+    cannot pass for a member: accounts.names, the rule members' own names keep) or of
+    another guest tonight."""
+    name = " ".join(typed.split())
+    if not name:
+        raise ClubNightError("Give the guest a name: what everyone will call them tonight.")
+    if len(name) > MAX_GUEST_NAME:
+        raise ClubNightError(
+            f"A guest's name is at most {MAX_GUEST_NAME} characters; this one has {len(name)}."
+        )
+    if not name.isprintable():
+        raise ClubNightError("A guest's name is plain text: letters, spaces and punctuation.")
+    if confusable_with(name, [(g.id, g.name) for g in guests]):
+        raise ClubNightError(f"There is already a guest called \u201c{name}\u201d tonight.")
+    if confusable_with(name, list(User.objects.values_list("username", "display_name"))):
+        raise ClubNightError(
+            f"\u201c{name}\u201d reads like the name of someone with an account here, and a "
+            "guest must not pass for a member: if they are one, tick them; otherwise add a "
+            "surname or an initial."
+        )
+    return name
+
+
+def add_guest(ladder: Ladder, by: Any, typed: str, on: date | None = None) -> Guest:
+    """Add a guest to tonight's club night (ticked as present); ClubNightError, changing
+    nothing, for a name ``checked_guest_name`` refuses or a hall already full of guests."""
+    on = on or timezone.localdate()
+    with transaction.atomic():
+        night, _ = ClubNight.objects.select_for_update().get_or_create(
+            ladder=ladder, date=on, defaults={"created_by": by}
+        )
+        guests = guests_of(night)
+        if len(guests) >= MAX_GUESTS:
+            raise ClubNightError(f"A club night has at most {MAX_GUESTS} guests.")
+        name = checked_guest_name(typed, guests.values())
+        number = max((int(g.removeprefix(GUEST_PREFIX)) for g in guests), default=0) + 1
+        guest = Guest(f"{GUEST_PREFIX}{number}", name)
+        night.guests = [*night.guests, {"id": guest.id, "name": guest.name}]
+        night.present = [*night.present, guest.id]
+        night.save(update_fields=["guests", "present"])
+    return guest
+
+
+def guests_named(night: ClubNight | None, ids: Sequence[str]) -> list[Guest]:
+    """Tonight's guests with these ids, in that order; ClubNightError for any other id."""
+    guests = guests_of(night)
+    unknown = [i for i in ids if i not in guests]
+    if unknown:
+        raise ClubNightError("That guest is not on tonight's list; add them again.")
+    return [guests[i] for i in ids]
+
+
+# ---- a round ---------------------------------------------------------------------------------
 
 
 def propose_round(
@@ -39,31 +140,34 @@ def propose_round(
     previous_rounds: Sequence[Sequence[Pairing]] = (),
     on: date | None = None,
     courts: int | None = None,
+    guests: Sequence[Guest] = (),
 ) -> Round:
-    """A round for the ladder's members in the hall (users), avoiding tonight's earlier rounds
-    (pairings of usernames) and the ladder's recent matches.
+    """A round for the ladder's members in the hall (users) and tonight's guests, avoiding
+    tonight's earlier rounds (pairings of usernames and guest ids) and the ladder's recent
+    matches.
 
     States are the players' stored ratings (ratings.PlayerRating), else their starting ones
     (the membership's self-assessment, the ladder's initial volatility); their priority is
-    their rated matches. Raises ClubNightError for a player listed twice, a non-member, or
-    too few players for one match.
+    their rated matches. A guest is paired as a newcomer (``guest_state``). Raises
+    ClubNightError for a player listed twice, a non-member, or too few players for one match.
     """
     on = on or timezone.localdate()
     users = list(present_users)
-    _listed_once([u.username for u in users])
+    _listed_once([u.username for u in users] + [g.id for g in guests])
     states = hall_states(ladder, users)
     strangers = [u.name for u in users if u.pk not in states]
     if strangers:
         verb = "is not a member" if len(strangers) == 1 else "are not members"
         raise ClubNightError(f"{', '.join(strangers)} {verb} of {ladder.name}.")
     size = 2 * ladder.team_size
-    if len(users) < size:
+    count = len(users) + len(guests)
+    if count < size:
         kind = {1: "A singles match", 2: "A doubles match"}.get(ladder.team_size, "A match")
         raise ClubNightError(
-            f"{kind} needs {size} players; "
-            f"{len(users)} {'is' if len(users) == 1 else 'are'} present."
+            f"{kind} needs {size} players; {count} {'is' if count == 1 else 'are'} present."
         )
     present = [Present(u.username, u.name, *states[u.pk]) for u in users]
+    present += [Present(g.id, g.name, guest_state(ladder), 0) for g in guests]
     return propose(
         present,
         ladder.team_size,
@@ -202,9 +306,10 @@ def add_round(
     present_users: Sequence[Any],
     on: date | None = None,
     courts: int | None = None,
+    guest_ids: Sequence[str] = (),
 ) -> tuple[ClubNight, Round]:
-    """Propose tonight's next round for the players ticked, on at most ``courts`` courts,
-    and keep it (and who is present, and the courts).
+    """Propose tonight's next round for the members and guests (ids) ticked, on at most
+    ``courts`` courts, and keep it (and who is present, and the courts).
 
     The night's row is locked while the round is chosen, so two organisers proposing at
     once get two consecutive rounds, never the same one twice. Nothing is saved when the
@@ -215,8 +320,10 @@ def add_round(
         night, _ = ClubNight.objects.select_for_update().get_or_create(
             ladder=ladder, date=on, defaults={"created_by": by}
         )
-        rnd = propose_round(ladder, present_users, pairings_from_json(night.rounds), on, courts)
-        night.present = sorted(u.username for u in present_users)
+        guests = guests_named(night, guest_ids)
+        previous = pairings_from_json(night.rounds)
+        rnd = propose_round(ladder, present_users, previous, on, courts, guests)
+        night.present = sorted(u.username for u in present_users) + [g.id for g in guests]
         night.rounds = [*night.rounds, round_to_json(rnd)]
         night.courts = courts
         night.save(update_fields=["present", "rounds", "courts"])
@@ -225,7 +332,7 @@ def add_round(
 
 def may_start_over(night: ClubNight | None, user: Any) -> bool:
     """Whether ``user`` may forget the night's rounds: a moderator, or the member who
-    started the evening (proposed its first round)."""
+    started the evening (proposed its first round or added its first guest)."""
     if night is None or not getattr(user, "is_authenticated", False):
         return False
     return bool(user.is_moderator) or (
@@ -252,3 +359,117 @@ def start_over(ladder: Ladder, by: Any, on: date | None = None) -> None:
             )
         night.rounds = []
         night.save(update_fields=["rounds"])
+
+
+# ---- a round's scores, entered together ------------------------------------------------------
+
+REPORTED, KEPT, ALREADY, REFUSED = "reported", "kept", "already", "refused"
+
+
+@dataclass(frozen=True)
+class CourtOutcome:
+    """What became of one court's score: ``reported`` (a match waiting for confirmation,
+    ``match_id``), ``kept`` (a game with a guest, kept with the night), ``already`` (entered
+    before with the same score: nothing done again) or ``refused`` (``message`` says why,
+    another score for a court entered before included; nothing saved)."""
+
+    court: int
+    status: str
+    message: str = ""
+    match_id: int | None = None
+
+
+def may_run(ladder: Ladder, user: Any) -> bool:
+    """Whether ``user`` may run the ladder's club night: a member, or a moderator."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return bool(user.is_moderator) or Membership.objects.filter(ladder=ladder, user=user).exists()
+
+
+def enter_scores(
+    ladder: Ladder,
+    by: Any,
+    number: int,
+    scores: Mapping[int, Sequence[tuple[int, int]]],
+    on: date | None = None,
+) -> dict[int, CourtOutcome]:
+    """Enter the scores of tonight's round ``number``, by court (1 is the round's first
+    match). Each court on its own: a court of members is reported through
+    ``report_match`` (``organiser``: ``by`` need not have played; a player of the match
+    confirms it, as any report), a court with a guest is kept with the night and never
+    rated; a refused court saves nothing and says why, the others are saved. A court
+    entered before is left alone (a double submit reports nothing twice: the night's row
+    is locked while the round is entered).
+
+    Raises ClubNightPermissionError unless ``by`` may run the club night; ClubNightError
+    when there is no such round tonight.
+    """
+    on = on or timezone.localdate()
+    if not may_run(ladder, by):
+        raise ClubNightPermissionError(
+            f"Only members of {ladder.name} and moderators run its club nights."
+        )
+    outcomes: dict[int, CourtOutcome] = {}
+    with transaction.atomic():
+        night = ClubNight.objects.select_for_update().filter(ladder=ladder, date=on).first()
+        if night is None or not 1 <= number <= len(night.rounds):
+            raise ClubNightError(f"There is no round {number} tonight.")
+        matches = night.rounds[number - 1]["matches"]
+        for court, games in sorted(scores.items()):
+            if not 1 <= court <= len(matches):
+                outcomes[court] = CourtOutcome(
+                    court, REFUSED, f"Round {number} has no court {court}."
+                )
+                continue
+            outcomes[court] = _enter_court(ladder, by, night.date, matches[court - 1], court, games)
+        night.save(update_fields=["rounds"])
+    return outcomes
+
+
+def _enter_court(
+    ladder: Ladder,
+    by: Any,
+    played_on: date,
+    match: dict[str, Any],
+    court: int,
+    games: Sequence[tuple[int, int]],
+) -> CourtOutcome:
+    """One court of ``enter_scores``: its outcome, and ``match["result"]`` once saved."""
+    if "result" in match:
+        entered = match["result"]
+        if [tuple(g) for g in entered["games"]] == [tuple(g) for g in games]:
+            return CourtOutcome(court, ALREADY, match_id=entered["match"])
+        score = " ".join(f"{a}-{b}" for a, b in entered["games"])
+        change = (
+            "; to change it, its reporter edits the match or a player disputes it"
+            if entered["match"]
+            else ""
+        )
+        return CourtOutcome(court, REFUSED, f"Court {court} was entered already: {score}{change}.")
+    players = match["side_a"] + match["side_b"]
+    if any(is_guest(p) for p in players):
+        errors = FieldErrors()
+        checked = check_games(list(games), ladder, errors)
+        if errors:
+            return CourtOutcome(court, REFUSED, " ".join(m for ms in errors.values() for m in ms))
+        match["result"] = {"games": [list(g) for g in checked], "match": None, "by": by.username}
+        return CourtOutcome(court, KEPT)
+    users = {u.username: u for u in User.objects.filter(username__in=players)}
+    try:
+        reported = report_match(
+            ladder=ladder,
+            reporter=by,
+            played_on=played_on,
+            side_a=[users[u] for u in match["side_a"] if u in users],
+            side_b=[users[u] for u in match["side_b"] if u in users],
+            games=games,
+            organiser=True,
+        )
+    except MatchError as exc:
+        return CourtOutcome(court, REFUSED, exc.message)
+    match["result"] = {
+        "games": [list(g) for g in reported.game_scores],
+        "match": reported.pk,
+        "by": by.username,
+    }
+    return CourtOutcome(court, REPORTED, match_id=reported.pk)

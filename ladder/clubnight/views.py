@@ -1,9 +1,11 @@
-"""The club night page: tick who is in the hall, get a round of balanced matches, then the next.
+"""The club night page: tick who is in the hall (members, and guests added by name), get a
+round of balanced matches, then the next; and a round's scores entered on one screen.
 
-One view serves the page and its two fragments (HTMX): the list of members (after
-"everyone from the last club night") and the rounds panel (after proposing a round or
-starting over). Without JavaScript the same buttons post the form and the page comes
-back. The matchmaking lives in ladder/clubnight/matchmaking.py, tonight's rounds in services.py.
+One view serves the page and its two fragments (HTMX): the list of players (after
+"everyone from the last club night" or adding a guest) and the rounds panel (after
+proposing a round or starting over). Without JavaScript the same buttons post the form and
+the page comes back. The matchmaking lives in ladder/clubnight/matchmaking.py, tonight's
+rounds, guests and scores in services.py.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from datetime import date
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
+from django_htmx.http import reswap, retarget
 
 from accounts.models import User
 from ladder.clubnight import services as clubnight
@@ -28,6 +32,7 @@ from ladder.clubs import access
 from ladder.clubs.access import HIDDEN_PLAYER_NAME, Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
+from ladder.matches.forms import MatchForm
 from ladder.matches.views import SignedInRequest
 
 
@@ -41,11 +46,24 @@ class Attendee:
     rd: float | None  # grown for inactivity up to today
     games: int
     status: str = clubnight.UNRATED  # RATINGS.md §8 (clubnight.standing)
+    guest: bool = False  # not a member: unrated, shown as "guest"
 
     @property
     def provisional(self) -> bool:
         """Shown with "?" (RATINGS.md §8): not ranked yet, or not rated yet."""
         return self.status in ("provisional", clubnight.UNRATED)
+
+
+def _guest(guest: clubnight.Guest) -> Attendee:
+    return Attendee(guest.id, guest.name, None, None, 0, "guest", guest=True)
+
+
+@dataclass(frozen=True)
+class ShownResult:
+    """A court's score as entered on the round's screen."""
+
+    score: str  # "21-15 21-18", side A first
+    match_id: int | None  # the reported match; None for a game with a guest (not rated)
 
 
 @dataclass(frozen=True)
@@ -56,6 +74,11 @@ class ShownMatch:
     win_probability: float
     report_url: str | None  # for a player of this match: the report form, filled in
     below_floor: bool = False  # the players present allowed no match at the quality floor
+    result: ShownResult | None = None  # entered on the round's screen
+
+    @property
+    def with_guest(self) -> bool:
+        return any(p.guest for p in self.side_a + self.side_b)
 
 
 @dataclass(frozen=True)
@@ -65,25 +88,34 @@ class ShownRound:
     byes: list[Attendee]
 
 
+def _refused(request: SignedInRequest, ladder: Ladder) -> HttpResponse | None:
+    """The 403 page for anyone who may not run the ladder's club night (members and
+    moderators may); None for those who may."""
+    if ladder.is_member or request.user.is_moderator:  # type: ignore[attr-defined]
+        return None
+    return render(
+        request,
+        "forbidden.html",
+        {"message": f"Only members of {ladder.name} and moderators run its club nights."},
+        status=403,
+    )
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     """Tonight's club night of a ladder, for its members and the moderators."""
     ladder = get_ladder_for_user(request, slug)
-    if not (ladder.is_member or request.user.is_moderator):  # type: ignore[attr-defined]
-        return render(
-            request,
-            "forbidden.html",
-            {"message": f"Only members of {ladder.name} and moderators run its club nights."},
-            status=403,
-        )
+    if (refusal := _refused(request, ladder)) is not None:
+        return refusal
     today = timezone.localdate()
     viewer = viewer_for(request)
-    people = _people(ladder, today, viewer)
     night = clubnight.tonight(ladder, today)
+    people = _people(ladder, today, viewer)
     last = clubnight.last_club_night(ladder, today)
-    error = ""
+    error = guest_error = guest_name = ""
     status = 200
+    action = request.POST.get("action", "propose")
 
     # Members present tonight whom this viewer may not see (hidden members): not on the
     # viewer's list, so nobody else can untick them; a round another member proposes keeps
@@ -92,20 +124,31 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     kept = access.named(access.OPERATOR, ladder, present)
     unseen = [u for u in present if u in kept and u not in people]
     if request.method == "POST":
-        ticked = request.POST.getlist("present")
+        ticked = list(dict.fromkeys(request.POST.getlist("present")))
         try:
-            if request.POST.get("action") == "start_over":
+            if action == "start_over":
                 clubnight.start_over(ladder, request.user, today)
+            elif action == "add_guest":
+                guest_name = request.POST.get("guest_name", "")
+                guest = clubnight.add_guest(ladder, request.user, guest_name, today)
+                ticked.append(guest.id)
+                guest_name = ""
             else:
-                users = clubnight.members_named(ladder, list(dict.fromkeys(ticked)), viewer)
+                members = [t for t in ticked if not clubnight.is_guest(t)]
+                guests = [t for t in ticked if clubnight.is_guest(t)]
+                users = clubnight.members_named(ladder, members, viewer)
                 users += [kept[u] for u in unseen]
                 courts = _courts(request.POST.get("courts", ""))
-                night, _ = clubnight.add_round(ladder, request.user, users, today, courts)
+                night, _ = clubnight.add_round(ladder, request.user, users, today, courts, guests)
         except ClubNightPermissionError as exc:
             error, status = str(exc), 403
         except ClubNightError as exc:
-            error, status = str(exc), 400
-        if not error and not request.htmx:
+            if action == "add_guest":
+                guest_error = str(exc)
+            else:
+                error = str(exc)
+            status = 400
+        if status == 200 and not request.htmx and action != "add_guest":
             return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
         night = clubnight.tonight(ladder, today)
     else:
@@ -114,6 +157,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
             ticked = last.present
         elif request.GET.get("from") == "none":
             ticked = []
+    people |= {g.id: _guest(g) for g in clubnight.guests_of(night).values()}
 
     context: dict[str, Any] = {
         "ladder": ladder,
@@ -123,17 +167,19 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
         "night": night,
         "rounds": _shown_rounds(ladder, night, people, viewer),
         "error": error,
+        "guest_error": guest_error,
+        "guest_name": guest_name,
+        "max_guest_name": clubnight.MAX_GUEST_NAME,
         "today": today,
         "floor": QUALITY_FLOOR,
         "can_start_over": clubnight.may_start_over(night, request.user),
     }
     if request.htmx:
-        fragment = (
-            "clubnight/club_night_players.html"
-            if request.method == "GET"
-            else "clubnight/club_night_rounds.html"
-        )
-        return render(request, fragment, context, status=status)
+        if request.method == "GET" or action == "add_guest":
+            # The players' list, wherever the form's submit aimed (Enter in the guest's name).
+            response = render(request, "clubnight/club_night_players.html", context, status=status)
+            return reswap(retarget(response, "#present-list"), "outerHTML")
+        return render(request, "clubnight/club_night_rounds.html", context, status=status)
     context["last"] = last
     return render(request, "clubnight/club_night.html", context, status=status)
 
@@ -179,6 +225,8 @@ def _shown_rounds(
     viewer_name = viewer.username or None
 
     def person(username: str, among: list[str] = []) -> Attendee:  # noqa: B006 - never changed
+        if clubnight.is_guest(username):
+            return people.get(username) or Attendee(username, "Guest", None, None, 0, guest=True)
         if username in hidden:
             # The players of one match see each other (the access policy).
             if viewer_name in among:
@@ -197,6 +245,7 @@ def _shown_rounds(
                 win_probability=m["win_probability"],
                 report_url=_report_url(ladder, m["side_a"], m["side_b"], viewer, night.date),
                 below_floor=m["quality"] < rnd.get("floor", QUALITY_FLOOR),
+                result=_result(m),
             )
             for m in rnd["matches"]
         ]
@@ -204,11 +253,21 @@ def _shown_rounds(
     return shown[::-1]
 
 
+def _result(match: dict[str, Any]) -> ShownResult | None:
+    result = match.get("result")
+    if result is None:
+        return None
+    return ShownResult(" ".join(f"{a}-{b}" for a, b in result["games"]), result["match"])
+
+
 def _report_url(
     ladder: Ladder, side_a: list[str], side_b: list[str], viewer: Viewer, played_on: date
 ) -> str | None:
     """The report form with the players filled in, the viewer's side first (the reporter is
-    always on side A there) and the night's date; None for a match the viewer is not in."""
+    always on side A there) and the night's date; None for a match the viewer is not in, or
+    one with a guest (never reported: it is not rated)."""
+    if any(clubnight.is_guest(p) for p in side_a + side_b):
+        return None
     me = viewer.username
     if me in side_b:
         side_a, side_b = side_b, side_a
@@ -220,3 +279,137 @@ def _report_url(
         safe=",",
     )
     return f"{reverse('ladder:report', args=[ladder.slug])}?{query}"
+
+
+# ---- a round's scores on one screen ------------------------------------------------------------
+
+
+@dataclass
+class CourtForm:
+    """One court's block of the round's screen: its match, and the score boxes as typed."""
+
+    number: int
+    match: ShownMatch
+    form: MatchForm  # parses the typed games as the report form does
+    rows: list[tuple[int, str, str]]  # (game, side A's points, side B's points) as typed
+    errors: list[str]
+
+    @property
+    def done(self) -> bool:
+        return self.match.result is not None
+
+    @property
+    def sides(self) -> tuple[list[Attendee], list[Attendee]]:
+        return self.match.side_a, self.match.side_b
+
+
+def _court_forms(ladder: Ladder, shown: ShownRound, data: QueryDict | None) -> list[CourtForm]:
+    """A block per court of the round, its boxes as posted (``c<court>-a``, ``c<court>-b``:
+    one of each per game)."""
+    best_of = ladder.scoring().best_of
+    courts = []
+    for number, match in enumerate(shown.matches, start=1):
+        games = QueryDict(mutable=True)
+        if data is not None:
+            games.setlist("game_a", data.getlist(f"c{number}-a")[:best_of])
+            games.setlist("game_b", data.getlist(f"c{number}-b")[:best_of])
+        form = MatchForm(games if data is not None else None, ladder=ladder)
+        typed = [(r.a, r.b) for r in form.game_rows] if data is not None else []
+        typed += [("", "")] * (best_of - len(typed))
+        rows = [(n, a, b) for n, (a, b) in enumerate(typed, start=1)]
+        courts.append(CourtForm(number, match, form, rows, []))
+    return courts
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpResponse:
+    """Every court's score of tonight's round ``number`` on one form, submitted once.
+
+    Each court on its own (``clubnight.enter_scores``): the valid ones are saved, the
+    refused ones keep what was typed and say why; a court entered before is not entered
+    again, so a double submit reports nothing twice. Blank courts wait for later."""
+    ladder = get_ladder_for_user(request, slug)
+    if (refusal := _refused(request, ladder)) is not None:
+        return refusal
+    today = timezone.localdate()
+    viewer = viewer_for(request)
+    night = clubnight.tonight(ladder, today)
+    people = _people(ladder, today, viewer)
+    people |= {g.id: _guest(g) for g in clubnight.guests_of(night).values()}
+    rounds = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}
+    if number not in rounds:
+        raise Http404(f"There is no round {number} on tonight's club night of {ladder.name}.")
+    data = request.POST if request.method == "POST" else None
+    courts = _court_forms(ladder, rounds[number], data)
+    error = ""
+    status = 200
+    if request.method == "POST":
+        scores = {}
+        for court in courts:
+            # A court entered before still goes to the service, which leaves it alone: a
+            # second submit of the same form (a double tap, the back button) is no error.
+            if not court.form.games_entered:
+                continue
+            games = court.form.parse_games()
+            if games is None:
+                court.errors = court.form.errors_for("games")
+            else:
+                scores[court.number] = games
+        outcomes: dict[int, clubnight.CourtOutcome] = {}
+        try:
+            if scores:
+                outcomes = clubnight.enter_scores(ladder, request.user, number, scores, today)
+            elif not any(c.errors for c in courts):
+                error, status = "Enter the score of at least one court.", 400
+        except ClubNightPermissionError as exc:
+            error, status = str(exc), 403
+        except ClubNightError as exc:
+            error, status = str(exc), 400
+        for court in courts:
+            outcome = outcomes.get(court.number)
+            if outcome is not None and outcome.status == clubnight.REFUSED:
+                court.errors = [outcome.message]
+        entered = [o for o in outcomes.values() if o.status != clubnight.REFUSED]
+        if not any(c.errors for c in courts) and not error:
+            messages.success(request, _entered_message(number, list(outcomes.values())))
+            return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
+        if any(c.errors for c in courts):
+            status = 400
+            saved = len([o for o in entered if o.status != clubnight.ALREADY])
+            error = (
+                f"{saved} court{'s' if saved != 1 else ''} saved; " if saved else "Nothing saved: "
+            ) + "correct the courts marked below and save again."
+        # The courts saved just now show as entered.
+        night = clubnight.tonight(ladder, today)
+        fresh = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}.get(number)
+        for court, match in zip(courts, fresh.matches if fresh else [], strict=False):
+            court.match = match
+    return render(
+        request,
+        "clubnight/round_scores.html",
+        {
+            "ladder": ladder,
+            "round": rounds[number],
+            "courts": courts,
+            "error": error,
+            "today": today,
+        },
+        status=status,
+    )
+
+
+def _entered_message(number: int, outcomes: list[clubnight.CourtOutcome]) -> str:
+    reported = sum(o.status == clubnight.REPORTED for o in outcomes)
+    kept = sum(o.status == clubnight.KEPT for o in outcomes)
+    parts = []
+    if reported:
+        parts.append(
+            f"{reported} match{'es' if reported != 1 else ''} reported: "
+            "a player of each waits to confirm it"
+        )
+    if kept:
+        parts.append(f"{kept} game{'s' if kept != 1 else ''} with a guest kept (not rated)")
+    if not parts:
+        return f"Round {number}: those courts were entered already; nothing was entered twice."
+    return f"Round {number}: " + "; ".join(parts) + "."

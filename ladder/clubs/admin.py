@@ -81,7 +81,9 @@ class LadderAdmin(admin.ModelAdmin):
                     ("rating_center", "rating_min", "rating_max", "rd_max"),
                 ],
                 "description": "RATINGS.md §2 and §5. The defaults suit most clubs; new "
-                "settings replay the ladder's rated matches. Margin boost applies to the "
+                "settings replay the ladder's rated matches. A new ladder of 3–5 a side starts "
+                "with margin boost 0 (a team game's preset: a map's round margin says little "
+                "beyond who won) unless another value is given. Margin boost applies to the "
                 "margin-as-information model, the match-win bonus and margin weight to the "
                 "score model. A win never lowers a rating and a loss never raises one: that "
                 "floor is always on. Method options may name the stats for members: "

@@ -36,6 +36,7 @@ class LadderViewSet(viewsets.ReadOnlyModelViewSet):
 
     serializer_class = LadderSerializer
     lookup_field = "slug"
+    lookup_value_regex = "[-a-zA-Z0-9_]+"  # a slug: the schema says so, anything else is a 404
     permission_classes = [permissions.AllowAny]
 
     def get_queryset(self) -> LadderQuerySet:

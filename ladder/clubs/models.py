@@ -49,6 +49,7 @@ from ratings.engine.types import (
     EngineError,
     Params,
     PlayerState,
+    preset,
 )
 
 GENERIC_FORMAT = GENERIC
@@ -302,6 +303,8 @@ class Ladder(models.Model):
         return self.name
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        if self._state.adding:
+            self.apply_preset()
         super().save(*args, **kwargs)
         pages_changed()  # its pages show its name, settings and whether it is public
 
@@ -314,6 +317,14 @@ class Ladder(models.Model):
         return deleted
 
     # ---- engine mapping -------------------------------------------------------------------
+
+    def apply_preset(self) -> None:
+        """A new ladder of 3–5 a side starts from the team-game preset (RATINGS.md §2
+        "Presets"): each preset setting still at §2's default takes the preset's value; one
+        chosen otherwise stays. Only at creation: an existing ladder keeps its settings."""
+        for name, value in preset(self.team_size or 1).items():
+            if getattr(self, name) == getattr(DEFAULTS, name):
+                setattr(self, name, value)
 
     def params(self) -> Params:
         """This ladder's rating parameters as the engine's Params (the only mapping)."""

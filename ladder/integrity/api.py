@@ -16,7 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,7 +29,8 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
-from ladder.api_schema import ERROR, FIELD_ERRORS
+from ladder.api_schema import ERROR, FIELD_ERRORS, USERNAME_PARAMETER
+from ladder.api_support import InputSerializer, ReasonField, TextField
 from ladder.clubs import access
 from ladder.clubs.models import Ladder
 from ladder.integrity import bans, flags
@@ -110,9 +116,15 @@ def flag_data(flag: Flag) -> dict[str, Any]:
     }
 
 
-class DecisionSerializer(serializers.Serializer):
-    state = serializers.CharField(help_text='"kept" or "dismissed".')
-    note = serializers.CharField(allow_blank=True, help_text="Required: what you checked.")
+@extend_schema_field({"type": "string", "enum": [flags.KEPT, flags.DISMISSED]})
+class FlagStateField(TextField):
+    """kept or dismissed: the domain (flags.decide_flag) refuses anything else, beside the
+    note's error when there is one."""
+
+
+class DecisionSerializer(InputSerializer):
+    state = FlagStateField()
+    note = ReasonField(max_length=flags.MAX_NOTE_LENGTH, help_text="Required: what you checked.")
 
 
 class IntegrityView(ModerationAPIView):
@@ -134,15 +146,17 @@ class FlagDecisionView(ModerationAPIView):
     )
     def post(self, request: Request, slug: str, flag_id: int) -> Response:
         ladder = self.ladder(request, slug)
-        data = request.data if isinstance(request.data, dict) else {}
-        flag = flags.decide_flag(ladder, flag_id, request.user, data.get("state"), data.get("note"))
+        given = DecisionSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        flag = flags.decide_flag(ladder, flag_id, request.user, data["state"], data["note"])
         shown = next(f for f in flags.flags_for(ladder, request.user) if f.pk == flag.pk)
         return Response(FlagSerializer(flag_data(shown)).data)
 
 
-class BanInputSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    reason = serializers.CharField(allow_blank=True, max_length=bans.MAX_REASON_LENGTH)
+class BanInputSerializer(InputSerializer):
+    username = TextField(max_length=150)
+    reason = ReasonField(max_length=bans.MAX_REASON_LENGTH)
     void_since = serializers.DateField(
         allow_null=True,
         required=False,
@@ -151,8 +165,10 @@ class BanInputSerializer(serializers.Serializer):
     )
 
 
-class LiftInputSerializer(serializers.Serializer):
-    reason = serializers.CharField(allow_blank=True, required=False, default="")
+class LiftInputSerializer(InputSerializer):
+    reason = TextField(
+        allow_blank=True, required=False, default="", max_length=bans.MAX_REASON_LENGTH
+    )
 
 
 class BanSerializer(serializers.Serializer):
@@ -241,6 +257,7 @@ class BansView(ModerationAPIView):
 class BanDetailView(ModerationAPIView):
     @extend_schema(
         summary="Lift a ban: the matches it withheld count again",
+        parameters=[OpenApiParameter("username", USERNAME_PARAMETER, OpenApiParameter.PATH)],
         request=LiftInputSerializer,
         responses={200: OutcomeSerializer, 403: ERROR, 404: ERROR},
     )

@@ -135,7 +135,25 @@ def transition_schema(summary: str, request: Any = None) -> Any:
         "the date (not in the future, not older than the ladder's max_report_age_days), "
         "scores valid for the ladder's format, no duplicate, the pending and hourly limits.",
         request=ReportSerializer,
-        responses={201: MatchDetailSerializer, **ERRORS, 429: ERROR},
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                description="Your name for this report (1-64 visible ASCII characters, a "
+                "UUID made for it, say). Sent again with the same report, as a client does "
+                "after an answer it never got, it answers 201 with the match the first made, "
+                "as it is now (header Idempotent-Replayed: true), and makes nothing.",
+            )
+        ],
+        responses={
+            201: MatchDetailSerializer,
+            **ERRORS,
+            422: OpenApiResponse(
+                ERROR, description="The Idempotency-Key was sent before with another report."
+            ),
+            429: ERROR,
+        },
     ),
 )
 class MatchViewSet(
@@ -149,7 +167,10 @@ class MatchViewSet(
 
     authentication_classes = API_AUTHENTICATION
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
-    error_fields = {"dispute": {"games": "proposed_games"}}
+    error_fields = {
+        "dispute": {"games": "proposed_games"},
+        "create": {"report_key": "Idempotency-Key"},
+    }
 
     def get_queryset(self) -> QuerySet[Match]:
         visible = access.visible_matches(viewer_for(self.request), Match.objects.all())
@@ -239,9 +260,13 @@ class MatchViewSet(
             side_b=data["side_b"],
             games=data["games"],
             stats=data.get("stats"),
+            key=request.headers.get("Idempotency-Key"),
             links=data.get("links"),
         )
-        return self._detail(match, status.HTTP_201_CREATED)
+        answer = self._detail(match, status.HTTP_201_CREATED)
+        if match.repeated:
+            answer["Idempotent-Replayed"] = "true"
+        return answer
 
     @extend_schema(
         summary="Change your own pending report (its score, and maybe its date)",
@@ -257,7 +282,7 @@ class MatchViewSet(
         match = matches.edit_match(
             match,
             request.user,  # type: ignore[arg-type]
-            data["games"],
+            data.get("games", match.game_scores),
             played_on=data.get("played_on"),
         )
         return self._detail(match)

@@ -39,6 +39,12 @@ class MatchStateError(MatchError):
     status = 409
 
 
+class ReportKeyReused(MatchError):
+    """A report's key (the API's Idempotency-Key) sent again with a different report."""
+
+    status = 422
+
+
 class FieldErrors(dict[str, list[str]]):
     def add(self, key: str, message: str) -> None:
         self.setdefault(key, []).append(message)

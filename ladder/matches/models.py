@@ -95,8 +95,18 @@ class Match(models.Model):
         help_text="Set when the match enters or leaves a rated state; the ratings pipeline clears it.",
     )
     rated_at = models.DateTimeField(null=True, blank=True)
+    report_key = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",  # the imports' COPY and other raw inserts leave it out
+        help_text="The API client's Idempotency-Key for this report: a repeat answers this match.",
+    )
 
     objects = MatchQuerySet.as_manager()
+
+    # Set (not stored) on the match report_match returns for a repeated key: nothing was made.
+    repeated = False
 
     class Meta:
         db_table = "ladder_match"  # its name from before the move
@@ -111,6 +121,14 @@ class Match(models.Model):
                 fields=["ladder"],
                 condition=Q(needs_rating=True),
                 name="match_needs_rating",
+            ),
+        ]
+        constraints = [
+            # One report per key and reporter; its index is the repeat's lookup.
+            models.UniqueConstraint(
+                fields=["reporter", "report_key"],
+                condition=~Q(report_key=""),
+                name="match_report_key_unique",
             ),
         ]
 
@@ -158,8 +176,12 @@ class Match(models.Model):
 
     @property
     def opponents(self) -> list[Any]:
-        """The players of the side opposing the reporter: they confirm or dispute."""
-        return self.side_b_players if self.reporter_side == "a" else self.side_a_players
+        """The players of the side opposing the reporter: they confirm or dispute. Every
+        player, when a club night organiser who did not play reported it."""
+        side = self.reporter_side
+        if side is None:
+            return self.side_a_players + self.side_b_players
+        return self.side_b_players if side == "a" else self.side_a_players
 
     @property
     def game_scores(self) -> list[tuple[int, int]]:

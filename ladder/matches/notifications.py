@@ -123,7 +123,10 @@ def tell_disputed(match: Match, dispute: Dispute) -> None:
 
 
 def _partners(match: Match) -> list[User]:
-    """The reporter's partners: on the report, without a say in it."""
+    """The reporter's partners: on the report, without a say in it (none when the reporter,
+    a club night organiser, did not play)."""
+    if match.reporter_side is None:
+        return []
     side = match.side_a_players if match.reporter_side == "a" else match.side_b_players
     return [u for u in side if u.pk != match.reporter_id]
 

@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder.clubs.models import Ladder
-from ladder.matches.errors import FieldErrors, MatchStateError
+from ladder.matches.errors import FieldErrors, MatchError, MatchStateError, ReportKeyReused
 from ladder.matches.models import (
     CANCELLED,
     CONFIRMED,
@@ -69,12 +69,22 @@ from ladder.matches.permissions import (
     check_void,
 )
 from ladder.matches.signals import match_reported, match_state_changed, ratings_due
-from ladder.matches.validation import check_date, check_games, check_reason, checked_report
+from ladder.matches.validation import (
+    check_date,
+    check_games,
+    check_reason,
+    check_report_key,
+    checked_report,
+)
 
 DECISIONS = ("uphold", "correct", "void")
 _DECISION_STATE = {"uphold": CONFIRMED, "correct": CORRECTED, "void": VOIDED}
 _DECISION_RESOLUTION = {"uphold": "upheld", "correct": "corrected", "void": "voided"}
 _DECIDED_STATES = (CONFIRMED, CORRECTED, VOIDED, CANCELLED, EXPIRED)
+
+
+# What a report sent again under its key must repeat of the first (its snapshot, bar stats).
+SNAPSHOT_REPORT = ("played_on", "side_a", "side_b", "games")
 
 
 def _snapshot_of(
@@ -176,18 +186,54 @@ def report_match(
     side_b: Sequence[User],
     games: Sequence[Sequence[int]],
     stats: Mapping[Any, Mapping[str, Any]] | None = None,
+    key: str | None = None,
     now: datetime | None = None,
+    organiser: bool = False,
     links: Mapping[str, int] | None = None,
 ) -> Match:
     """Report a match ``reporter`` played; it waits for an opponent to confirm it.
 
+    ``organiser``: a club night organiser enters a court's score (``checked_report``); when
+    they did not play, a player of either side confirms it.
+
+    ``key``: the client's name for this report (the API's Idempotency-Key). The same report
+    sent again under it makes nothing and returns the match the key made, as it is now, with
+    ``repeated`` set, even where the rules would now refuse it (a duplicate, the limits); a
+    different report under a key used before is refused (``ReportKeyReused``).
+
     ``links`` names what it was scheduled as ({"challenge": id}): the ``match_reported``
     signal hands it to the app that keeps those, which may refuse the report."""
     now = now or timezone.now()
+    if key is not None:
+        check_report_key(key)
+    report = (ladder, played_on, side_a, side_b, games)
     with transaction.atomic():
-        played_on, side_a, side_b, game_scores, player_stats = checked_report(
-            ladder, reporter, played_on, side_a, side_b, games, stats, now, lock=True
-        )
+        if (repeat := _reported_with(key, reporter, report)) is not None:
+            return repeat
+        refused: MatchError | None = None
+        try:
+            checked = checked_report(
+                ladder,
+                reporter,
+                played_on,
+                side_a,
+                side_b,
+                games,
+                stats,
+                now,
+                lock=True,
+                organiser=organiser,
+            )
+        except MatchError as error:
+            refused = error
+        # Asked again under the reporter's lock (checked_report took it): a repeat sent while
+        # the first was still being made waited for it and reads now as its duplicate;
+        # another report sent under the key at that moment is refused as the key's reuse.
+        if (repeat := _reported_with(key, reporter, report)) is not None:
+            return repeat
+        if refused is not None:
+            raise refused
+        played_on, side_a, side_b, game_scores, player_stats = checked
         players = side_a + side_b
         match = Match.objects.create(
             ladder=ladder,
@@ -196,6 +242,7 @@ def report_match(
             state=PENDING,
             created_at=now,
             updated_at=now,
+            report_key=key or "",
         )
         MatchPlayer.objects.bulk_create(
             MatchPlayer(
@@ -227,6 +274,29 @@ def report_match(
         if links:
             match_reported.send(sender=Match, match=match, links=dict(links))
         notify_reported(match)
+    return match
+
+
+def _reported_with(key: str | None, reporter: User, report: tuple[Any, ...]) -> Match | None:
+    """The match ``reporter`` reported under ``key``, if ``report`` (ladder, date, sides,
+    games) is the one it was reported as, before any edit; ``ReportKeyReused`` if not."""
+    earlier = Match.objects.filter(reporter=reporter, report_key=key).first() if key else None
+    if earlier is None:
+        return None
+    ladder, played_on, side_a, side_b, games = report
+    first = AuditEntry.objects.get(match=earlier, action="report").after or {}
+    try:
+        asked = _snapshot_of(played_on, side_a, side_b, [(int(a), int(b)) for a, b in games])
+    except (TypeError, ValueError, AttributeError):  # not a score at all: not that report
+        asked = {}
+    if earlier.ladder_id != ladder.pk or any(asked.get(k) != first.get(k) for k in SNAPSHOT_REPORT):
+        raise ReportKeyReused(
+            f"This Idempotency-Key was sent with another report (match {earlier.pk}, "
+            f"{describe(Match.objects.with_details().get(pk=earlier.pk))}); "
+            "send each new report with a new key."
+        )
+    match = Match.objects.with_details().get(pk=earlier.pk)
+    match.repeated = True
     return match
 
 

@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import User
-from ladder.api_support import TextField
+from ladder.api_support import InputSerializer, ReasonField, TextField
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
@@ -73,6 +73,42 @@ class GamesField(serializers.Field):
 
     def to_representation(self, value: Any) -> list[list[int]]:
         return [[a, b] for a, b in value]
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": MAX_GAMES,
+        "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+        "example": [[21, 15], [19, 21], [21, 18]],
+    }
+)
+class ScoreField(GamesField):
+    """A match's score: one game at least (a dispute's proposed score may be left empty)."""
+
+    default_error_messages = {
+        **GamesField.default_error_messages,
+        "empty": "A match needs at least one game.",
+    }
+
+    def to_internal_value(self, data: Any) -> list[tuple[int, int]]:
+        if data == []:
+            self.fail("empty")
+        return super().to_internal_value(data)
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "maxProperties": 2 * MAX_TEAM_SIZE,
+        # Keys are usernames and stat names, without NUL (RefuseBadInput): OpenAPI 3.0 has no
+        # propertyNames to say so.
+        "additionalProperties": {"type": "object", "additionalProperties": {"type": "number"}},
+    }
+)
+class StatsField(serializers.DictField):
+    """Numbers by name for each player: ``{"username": {"kills": 21}}``."""
 
 
 class UsernamesField(serializers.ListField):
@@ -192,7 +228,7 @@ class MatchSerializer(PageLinkMixin, serializers.ModelSerializer):
         read_only=True, help_text="When a pending report stops being confirmable."
     )
     allowed_actions = serializers.SerializerMethodField(
-        help_text="What you may do now: confirm, dispute, cancel, resolve, correct, void."
+        help_text="What you may do now: confirm, dispute, cancel, edit, resolve, correct, void."
     )
 
     class Meta:
@@ -223,7 +259,7 @@ class MatchSerializer(PageLinkMixin, serializers.ModelSerializer):
     @extend_schema_field(
         serializers.ListField(
             child=serializers.ChoiceField(
-                choices=["confirm", "dispute", "cancel", "resolve", "correct", "void"]
+                choices=["confirm", "dispute", "cancel", "edit", "resolve", "correct", "void"]
             )
         )
     )
@@ -263,7 +299,7 @@ class MatchDetailSerializer(MatchSerializer):
         return data
 
 
-class ReportSerializer(serializers.Serializer):
+class ReportSerializer(InputSerializer):
     """Report a match you played (POST /api/v1/matches/)."""
 
     ladder = serializers.SlugField(max_length=80, help_text="The ladder's slug.")
@@ -272,8 +308,8 @@ class ReportSerializer(serializers.Serializer):
         allow_empty=True, help_text="Usernames of side A (you may be on either side)."
     )
     side_b = UsernamesField(allow_empty=True, help_text="Usernames of side B.")
-    games = GamesField(help_text="Game scores from side A's view.")
-    stats = serializers.DictField(
+    games = ScoreField(help_text="Game scores from side A's view.")
+    stats = StatsField(
         child=serializers.DictField(),
         required=False,
         help_text='Performance-weighted ladders only: {"username": {"kills": 21, "deaths": 14}}.',
@@ -314,9 +350,8 @@ def visible_ladder(request: Any, slug: str) -> Ladder:
     return ladder
 
 
-class DisputeInputSerializer(serializers.Serializer):
-    reason = TextField(
-        allow_blank=True,
+class DisputeInputSerializer(InputSerializer):
+    reason = ReasonField(
         trim_whitespace=False,
         help_text="What is wrong (required).",
         max_length=MAX_REASON_LENGTH,
@@ -326,38 +361,36 @@ class DisputeInputSerializer(serializers.Serializer):
     )
 
 
-class ResolveInputSerializer(serializers.Serializer):
+class ResolveInputSerializer(InputSerializer):
     decision = serializers.ChoiceField(
         choices=["uphold", "correct", "void"],
         help_text="uphold: the report stands; correct: new games (and date); void.",
     )
-    reason = TextField(
-        allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
-    )
-    games = GamesField(required=False, allow_null=True, help_text="For correct: the score.")
+    reason = ReasonField(help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH)
+    games = ScoreField(required=False, allow_null=True, help_text="For correct: the score.")
     played_on = serializers.DateField(
         required=False, allow_null=True, help_text="For correct: the date, if it was wrong."
     )
 
 
-class CorrectInputSerializer(serializers.Serializer):
-    games = GamesField(help_text="The correct score.")
-    reason = TextField(
-        allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
+class CorrectInputSerializer(InputSerializer):
+    games = ScoreField(help_text="The correct score.")
+    reason = ReasonField(help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH)
+    played_on = serializers.DateField(
+        required=False, allow_null=True, help_text="The date, if it was wrong."
+    )
+
+
+class EditInputSerializer(InputSerializer):
+    games = ScoreField(
+        required=False, help_text="The score, as it should read now (default: as it reads)."
     )
     played_on = serializers.DateField(
         required=False, allow_null=True, help_text="The date, if it was wrong."
     )
 
 
-class EditInputSerializer(serializers.Serializer):
-    games = GamesField(help_text="The score, as it should read now.")
-    played_on = serializers.DateField(
-        required=False, allow_null=True, help_text="The date, if it was wrong."
-    )
-
-
-class ConfirmInputSerializer(serializers.Serializer):
+class ConfirmInputSerializer(InputSerializer):
     seen = serializers.DateTimeField(
         required=False,
         allow_null=True,
@@ -366,10 +399,8 @@ class ConfirmInputSerializer(serializers.Serializer):
     )
 
 
-class VoidInputSerializer(serializers.Serializer):
-    reason = TextField(
-        allow_blank=True, help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH
-    )
+class VoidInputSerializer(InputSerializer):
+    reason = ReasonField(help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH)
 
 
 class InboxSerializer(serializers.Serializer):

@@ -17,7 +17,7 @@ from django.utils.formats import date_format
 from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.models import Ladder, Membership
-from ladder.matches.errors import FieldErrors, MatchPermissionError
+from ladder.matches.errors import FieldErrors, MatchPermissionError, MatchValidationError
 from ladder.matches.models import (
     LIVE_STATES,
     PENDING,
@@ -52,6 +52,23 @@ def check_games(
     for number in too_many:
         errors.add(key, f"Game {number}: more than {MAX_POINTS} points is not a real score.")
     return [] if too_many else [(int(a), int(b)) for a, b in games]
+
+
+REPORT_KEY_LENGTH = 64  # a UUID is 36 characters; Match.report_key holds this many
+
+
+def check_report_key(key: str) -> None:
+    """A client's key for a report (the API's Idempotency-Key): 1 to 64 visible ASCII
+    characters, such as a UUID it made for this report."""
+    if not key or len(key) > REPORT_KEY_LENGTH or not all("!" <= c <= "~" for c in key):
+        raise MatchValidationError(
+            {
+                "report_key": [
+                    f"Send 1 to {REPORT_KEY_LENGTH} visible ASCII characters without spaces "
+                    "(a UUID made for this report, say), or no key."
+                ]
+            }
+        )
 
 
 # No club's records go back further: an earlier date is a typo (imports refuse it too).
@@ -151,6 +168,7 @@ def checked_report(
     now: datetime,
     *,
     lock: bool,
+    organiser: bool = False,
 ) -> tuple[date, list[User], list[User], list[tuple[int, int]], dict[int, Any]]:
     """Every rule a report must pass, or MatchError; the report's values, cleaned.
 
@@ -158,7 +176,12 @@ def checked_report(
     first, in a fixed order so that two reports cannot deadlock: a second report of the
     same match, or a double click, waits for this one and then sees it as a duplicate, and
     the pending and hourly limits cannot be raced. Without it (``check_report``, as the
-    member types) the same rules read without locks and nothing is written."""
+    member types) the same rules read without locks and nothing is written.
+
+    ``organiser``: entered on club night's round screen by the member running it, who need
+    not have played (ladder/clubnight/services.py ``enter_scores`` checks the court is one of
+    tonight's); the reporter's pending and hourly limits do not apply, the evening's courts
+    bound those reports."""
     require_signed_in(reporter)
     side_a, side_b = list(side_a), list(side_b)
     players = side_a + side_b
@@ -175,7 +198,7 @@ def checked_report(
         if user.pk in seen:
             errors.add("players", f"{user.name} is named twice; every player must be different.")
         seen.add(user.pk)
-    if reporter.pk not in seen:
+    if reporter.pk not in seen and not organiser:
         errors.add("players", "You can only report a match you played in: add yourself to a side.")
     game_scores = check_games(games, ladder, errors)
     player_stats = _stats(stats, ladder, players, errors)
@@ -199,7 +222,8 @@ def checked_report(
             errors.add("players", no_member_called(ladder, user.username))
         elif (refusal := access.playing_refusal(user)) is not None:
             errors.add("players", refusal)
-    _check_limits(ladder, reporter, now, errors)
+    if not organiser:
+        _check_limits(ladder, reporter, now, errors)
     if not errors:
         duplicate = _find_duplicate(ladder, played_on, side_a, side_b, game_scores)
         if duplicate is not None:

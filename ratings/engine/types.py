@@ -77,6 +77,25 @@ class Params:
         return replace(self, **overrides)
 
 
+#: Team games: a side of this many players or more (RULES.md "Ladders").
+TEAM_GAME_SIZE = 3
+#: What a team game starts from instead of §2's values (RATINGS.md §2 "Presets"): a map's
+#: round margin counts nothing beyond who won. Chosen by transfer within the one real team
+#: history (docs/RATINGS_EVALUATION.md "A team-game preset", ratings/lab/transfer.py); it
+#: would hurt singles and doubles, so it applies from three a side.
+TEAM_GAME_PRESET: Mapping[str, Any] = MappingProxyType({"margin_boost": 0.0})
+
+
+def preset(team_size: int) -> Mapping[str, Any]:
+    """The parameters a ladder (or a file) of ``team_size`` a side starts from beyond §2's."""
+    return TEAM_GAME_PRESET if team_size >= TEAM_GAME_SIZE else MappingProxyType({})
+
+
+def defaults_for(team_size: int) -> Params:
+    """§2's defaults with the preset of ``team_size`` a side (singles and doubles: §2's own)."""
+    return Params().with_overrides(**preset(team_size))
+
+
 @dataclass(frozen=True, slots=True)
 class PlayerState:
     """A player's rating state in rating points (RATINGS.md §1)."""

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 
 from ratings.engine.formats import FORMAT_NAMES, ScoringFormat, get_format
 from ratings.engine.replay import Replayer, encode_rows, validate_params
-from ratings.engine.types import TEAM_METHODS, EngineError, MatchResult, Params
+from ratings.engine.types import TEAM_METHODS, EngineError, MatchResult, Params, defaults_for
 from ratings.lab import evaluate
 from ratings.lab import simulate as simulate_
 from ratings.lab import thesis as thesis_
@@ -120,13 +120,17 @@ def parse_stat_weight(text: str) -> tuple[str, float]:
     return name, weight
 
 
-def params_from_args(args: argparse.Namespace, base: Params | None = None) -> Params:
+def params_from_args(
+    args: argparse.Namespace, base: Params | None = None, team_size: int = 1
+) -> Params:
     """Params from --param pairs, --stat-weight and --method.
 
-    --method wins over --param team_method; each --stat-weight adds to (or replaces one
-    stat of) the weights a --param stat_weights or the ladder gave.
+    They change the ladder's settings (manage.py --ladder), or else the defaults for
+    ``team_size`` a side (a team game's preset: ``types.defaults_for``). --method wins over
+    --param team_method; each --stat-weight adds to (or replaces one stat of) the weights
+    a --param stat_weights or the ladder gave.
     """
-    start = base or getattr(args, "base_params", None) or Params()
+    start = base or getattr(args, "base_params", None) or defaults_for(team_size)
     overrides = dict(parse_param(p) for p in args.param or ())
     if getattr(args, "method", None):
         overrides["team_method"] = args.method
@@ -164,6 +168,11 @@ def check_stat_weights(
             f"stat weight(s) for {', '.join(missing)}: no match has such a stat "
             f"(the stats in this file: {have})"
         )
+
+
+def team_size(matches: Sequence[MatchResult]) -> int:
+    """Players a side in a file: its largest side (what a ladder of these matches would have)."""
+    return max((len(side) for m in matches for side in (m.side_a, m.side_b)), default=1)
 
 
 def format_from_args(args: argparse.Namespace) -> ScoringFormat:
@@ -238,10 +247,11 @@ def run_rate(args: argparse.Namespace) -> int:
     """Read the file as plain rows (`parse_rows`: each distinct cell checked once, no
     MatchResult built) straight into columns, and replay them in C: only the final states
     are printed. The same ratings as `rate_all` of `load_matches` (tests: test_engine_cli)."""
-    params = params_from_args(args)
     scoring_format = format_from_args(args)
     with open(args.file, encoding="utf-8", newline="") as f:
         rows = parse_rows(f, scoring_format)
+    size = max((len(side) for row in rows for side in (row[1], row[2])), default=1)
+    params = params_from_args(args, team_size=size)
     check_stat_weights(params, [stats for *_, stats in rows])
     replayer = Replayer(params, scoring_format)
     replayer.rate_history(encode_rows(rows))
@@ -293,8 +303,9 @@ def run_backtest(
     args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    params, scoring_format = params_from_args(args), format_from_args(args)
+    scoring_format = format_from_args(args)
     matches = load_matches(args.file, scoring_format)
+    params = params_from_args(args, team_size=team_size(matches))
     check_stat_weights(params, matches)
     with _bar(len(matches) * len(evaluate.SYSTEMS), err, "backtest") as bar:
         result = evaluate.backtest(matches, params, scoring_format, progress=bar.update)
@@ -346,13 +357,14 @@ def run_tune(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     out, err = out or sys.stdout, err or sys.stderr
     if args.budget < 1:
         raise EngineError("--budget must be at least 1")
-    params, scoring_format = params_from_args(args), format_from_args(args)
-    if not params.wrong_way_floor:
+    scoring_format = format_from_args(args)
+    if not params_from_args(args).wrong_way_floor:
         raise EngineError(
             "tune keeps the wrong-way floor on, as on every ladder; "
             "to compare without it, use --no-floor instead of --param wrong_way_floor=false"
         )
     matches = load_matches(args.file, scoring_format)
+    params = params_from_args(args, team_size=team_size(matches))
     check_stat_weights(params, matches)
     with _bar(args.budget, err, "tune") as bar:
         bar.unit = "setting"

@@ -25,6 +25,12 @@ The verdict (:func:`verdict`): a default moves away from §2 only when every fol
 picked the same candidate and it beat §2's values on every unseen part; otherwise §2's
 values stay. The defaults of the day (:data:`INCUMBENT`) are judged the same way, fold by
 fold, beside them.
+
+A team-game preset (:data:`TEAM_GRID`, :func:`preset_rows`, :func:`preset_verdict`) is chosen
+within the one team history by its time-ordered splits alone: the axes on which every fold's
+pick agrees move, and only if that beats §2's values and plain Glicko-2 on every unseen part
+(``ratings.engine.types.TEAM_GAME_PRESET`` is its verdict on CS:GO). :func:`preset_elsewhere`
+shows what it would do to the histories it does not apply to.
 """
 
 from __future__ import annotations
@@ -59,6 +65,22 @@ GRID: tuple[Setting, ...] = tuple(
 )
 #: Consecutive segments of a history's scored half, each an unseen part of its own fold.
 TIME_SPLITS = 2
+
+#: Team games (3 to 5 a side): §2's values of what a team-game preset may change, and the
+#: candidates (27), each axis a reason that could carry over to other team games: how much a
+#: map's round margin counts (``margin_boost``, 0 = not at all), the margin's scale
+#: (``margin_clamp``, 1 = linear over the whole map), and the opposing side's RD as the RD of
+#: a mean of independent ratings (``composite_rd``, RATINGS.md §5).
+TEAM_SPEC: Setting = (("margin_boost", 1.0), ("margin_clamp", 0.25), ("composite_rd", "mean"))
+TEAM_GRID_AXES: dict[str, tuple[Any, ...]] = {
+    "margin_boost": (1.0, 0.5, 0.0),
+    "margin_clamp": (0.25, 0.5, 1.0),
+    "composite_rd": ("mean", "rms_of_mean", "rms"),
+}
+TEAM_GRID: tuple[Setting, ...] = tuple(
+    tuple(zip(TEAM_GRID_AXES, values, strict=True))
+    for values in itertools.product(*TEAM_GRID_AXES.values())
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,4 +239,134 @@ def format_transfer(rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any
         f"Defaults: {_setting_label(summary['defaults'])} "
         + ("(changed from §2)." if summary["changed"] else "(RATINGS.md §2's values)."),
     ]
+    return "\n".join(lines)
+
+
+def preset_rows(losses: Losses, spec: Setting = TEAM_SPEC) -> list[dict[str, Any]]:
+    """A preset's folds within one history (the only unseen data a lone history has): each
+    time-ordered segment of its scored half, the rule's pick from the matches before it, and
+    the segment's log-loss under the pick, ``spec`` and plain Glicko-2."""
+    data = {losses.name: losses}
+    rows = []
+    for fold in folds(data):
+        part: Part = fold["unseen"]
+        pick = select(data, fold["seen"])
+        rows.append(
+            {
+                "fold": fold["fold"],
+                "matches": part.stop - part.start,
+                "seen": [(p.start, p.stop) for p in fold["seen"]],
+                "unseen": (part.start, part.stop),
+                "pick": dict(pick),
+                "pick_logloss": part.mean(losses.settings[pick]),
+                "spec_logloss": part.mean(losses.settings[spec]),
+                "glicko2_logloss": part.mean(losses.glicko2),
+            }
+        )
+    return rows
+
+
+def agreed(rows: Sequence[Mapping[str, Any]], spec: Setting = TEAM_SPEC) -> Setting:
+    """``spec`` with every axis moved on which all the folds' picks agree (the rest kept)."""
+    out = []
+    for name, value in spec:
+        picked = {row["pick"][name] for row in rows}
+        out.append((name, picked.pop() if len(picked) == 1 else value))
+    return tuple(out)
+
+
+def preset_verdict(
+    losses: Losses, rows: Sequence[Mapping[str, Any]], spec: Setting = TEAM_SPEC
+) -> dict[str, Any]:
+    """The preset the folds support: what every fold's pick agrees on, kept only when it
+    beats ``spec`` and plain Glicko-2 on every unseen part; otherwise ``spec`` (no preset)."""
+    candidate = agreed(rows, spec)
+    parts = [Part(losses.name, *row["unseen"]) for row in rows]
+    mine = [part.mean(losses.settings[candidate]) for part in parts]
+    beats_spec = all(m < row["spec_logloss"] for m, row in zip(mine, rows, strict=True))
+    beats_glicko2 = all(m < row["glicko2_logloss"] for m, row in zip(mine, rows, strict=True))
+    adopted = candidate != spec and beats_spec and beats_glicko2
+    return {
+        "candidate": dict(candidate),
+        "candidate_logloss": mine,
+        "beats_spec_everywhere": beats_spec,
+        "beats_glicko2_everywhere": beats_glicko2,
+        "preset": {k: v for k, v in candidate if v != dict(spec)[k]} if adopted else {},
+        "folds": len(rows),
+    }
+
+
+def _team_label(setting: Mapping[str, Any]) -> str:
+    return " / ".join(
+        f"{setting[name]:g}" if isinstance(setting[name], float) else str(setting[name])
+        for name in TEAM_GRID_AXES
+    )
+
+
+def preset_elsewhere(losses: Losses, preset: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``preset`` would do to another history (one it does not apply to): its scored
+    half and each time-ordered segment, under the preset, §2's values and plain Glicko-2."""
+    spec = dict(TEAM_SPEC)
+    setting = tuple((name, preset.get(name, value)) for name, value in TEAM_SPEC)
+    first = warmup_size(len(losses))
+    parts = [Part(losses.name, first, len(losses))] + [
+        Part(losses.name, *row["unseen"]) for row in preset_rows(losses)
+    ]
+    return {
+        "history": losses.name,
+        "setting": dict(setting),
+        "spec": spec,
+        "parts": [
+            {
+                "matches": f"{p.start + 1}–{p.stop}",
+                "preset_logloss": p.mean(losses.settings[setting]),
+                "spec_logloss": p.mean(losses.settings[TEAM_SPEC]),
+                "glicko2_logloss": p.mean(losses.glicko2),
+            }
+            for p in parts
+        ],
+    }
+
+
+def format_preset(
+    rows: Sequence[Mapping[str, Any]],
+    summary: Mapping[str, Any],
+    elsewhere: Sequence[Mapping[str, Any]] = (),
+) -> str:
+    """The team-game preset's folds, its verdict, and what it would do to other histories."""
+    lines = [
+        f"| fold | scored | matches seen | pick ({' / '.join(TEAM_GRID_AXES)}) | pick | "
+        "preset | §2 | plain Glicko-2 |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row, mine in zip(rows, summary["candidate_logloss"], strict=True):
+        seen = ", ".join(f"{a + 1}–{b}" for a, b in row["seen"])
+        lines.append(
+            f"| {row['fold']} | {row['matches']} | {seen} | {_team_label(row['pick'])} | "
+            f"{row['pick_logloss']:.4f} | {mine:.4f} | {row['spec_logloss']:.4f} | "
+            f"{row['glicko2_logloss']:.4f} |"
+        )
+    agreed_on = ", ".join(
+        f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in summary["preset"].items()
+    )
+    lines += [
+        "",
+        f"Where every fold's pick agrees (the rest §2's): {_team_label(summary['candidate'])}; beats §2 on every "
+        f"unseen part: {'yes' if summary['beats_spec_everywhere'] else 'no'}; beats plain "
+        f"Glicko-2 on every unseen part: {'yes' if summary['beats_glicko2_everywhere'] else 'no'}.",
+        "Team-game preset: " + (agreed_on if agreed_on else "none (§2's values)") + ".",
+    ]
+    for other in elsewhere:
+        lines += [
+            "",
+            f"If it applied to {other['history']} (it does not):",
+            "",
+            "| matches | preset | §2 | plain Glicko-2 |",
+            "| --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| {p['matches']} | {p['preset_logloss']:.4f} | {p['spec_logloss']:.4f} | "
+            f"{p['glicko2_logloss']:.4f} |"
+            for p in other["parts"]
+        ]
     return "\n".join(lines)

@@ -27,7 +27,10 @@ chosen only when it beats the ladder's setting steadily across the folds, not wh
 wins on a few lucky matches. The folds also stop the search early: each setting reports its
 running log-loss fold by fold, and one worse than the median of the settings before it at
 the same fold is pruned (optuna's median rule) and cannot be chosen; the whole search stops
-when :data:`PATIENCE` settings in a row found nothing better. A last pass puts back the
+when :data:`PATIENCE` settings in a row found nothing better. Each model's choice is then
+the consensus of its :data:`CONSENSUS` best settings by that score (:func:`consensus`: each
+number their median, each choice the commonest), not the single best, whose corner of the box
+is partly luck; the validation fold picks between the models. A last pass puts back the
 ladder's value of every parameter that does not earn its change.
 
 Settings are asked for and scored :data:`BATCH` at a time (the sampler's "constant liar"
@@ -92,16 +95,22 @@ class Choice:
 
 Space = Mapping[str, Dimension | Choice]
 
-#: The numbers every outcome model uses, and their ranges: wide enough to hold every
-#: sensible setting (the badminton seed's ranges, widened where the data may want more).
+#: The numbers every outcome model uses, and their ranges: the sensible ones, not every
+#: value the engine accepts. tau around §2's sensible 0.3–0.8 (to 1.2); the expected
+#: score's slope from half to 1.75 times standard Glicko-2's; a new player's RD from a
+#: sure self-assessment's to an unknown one's; damping, gate and inactivity period within
+#: what a club would set. Wider boxes (tau 0.2–1.5, scale 100–800, initial RD 50–500, ...)
+#: let the search pair a steep slope with a small RD, each undoing the other on the
+#: training half only (chosen on the training halves alone: docs/RATINGS_EVALUATION.md
+#: "The search's box and its consensus").
 COMMON_SPACE: dict[str, Dimension] = {
-    "tau": Dimension(0.2, 1.5, 3),
-    "scale_factor": Dimension(100.0, 800.0, 0),
-    "repetition_alpha": Dimension(0.0, 1.0, 3),
-    "diversity_threshold": Dimension(0.0, 0.5, 3),
-    "margin_clamp": Dimension(0.05, 1.0, 3),
-    "initial_rd": Dimension(50.0, 500.0, 0),
-    "rating_period_days": Dimension(1.0, 90.0, 0),
+    "tau": Dimension(0.3, 1.2, 3),
+    "scale_factor": Dimension(200.0, 700.0, 0),
+    "repetition_alpha": Dimension(0.0, 0.5, 3),
+    "diversity_threshold": Dimension(0.0, 0.3, 3),
+    "margin_clamp": Dimension(0.1, 1.0, 3),
+    "initial_rd": Dimension(150.0, 400.0, 0),
+    "rating_period_days": Dimension(3.0, 60.0, 0),
 }
 #: What only one outcome model uses (RATINGS.md §3 step 2).
 MODEL_SPACE: dict[str, dict[str, Dimension]] = {
@@ -142,6 +151,13 @@ STARTUP_TRIALS = 24
 PRUNE_AFTER = 12
 #: The search stops after this many settings in a row without a better score.
 PATIENCE = 80
+#: The best settings whose consensus (:func:`consensus`) is each model's choice; 0 takes the
+#: incumbent with the lowest validation log-loss instead (chosen on the training halves
+#: alone: docs/RATINGS_EVALUATION.md "The search's box and its consensus").
+CONSENSUS = 10
+#: Take the consensus only when its validation fold beats the best incumbent's (measured
+#: and not kept: it nearly never did, and the search found no more).
+CONSENSUS_BY_VALIDATION = False
 #: The paired bootstrap of the held-out gain: resamples, interval, seed.
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_LEVEL = 0.95
@@ -441,6 +457,25 @@ def search(
     return found
 
 
+def consensus(found: Searched, model: str, space: Space, k: int) -> Overrides:
+    """The setting the ``k`` best settings of ``model`` (by the search objective) agree on:
+    each number their median, each choice the most common (the better-ranked on a tie)."""
+    mine = sorted(
+        (value, i, key)
+        for i, (key, value) in enumerate(found.scores.items())
+        if dict(key)["outcome_model"] == model
+    )[:k]
+    best = [dict(key) for _, _, key in mine]
+    setting: Overrides = {"outcome_model": model}
+    for name, dim in space.items():
+        values = [b[name] for b in best]
+        if isinstance(dim, Choice):
+            setting[name] = max(values, key=lambda v: (values.count(v), -values.index(v)))
+        else:
+            setting[name] = dim.clip(statistics.median(values))
+    return setting
+
+
 def _pruned(trial: Any, running: Sequence[float]) -> bool:
     """Report the running log-loss fold by fold; whether the median rule prunes the setting."""
     for step, value in enumerate(running):
@@ -562,20 +597,34 @@ def tune(
             {"outcome_model": m, **{n: dim.clip(ladder[n]) for n, dim in spaces[m].items()}}
             for m in sorted(OUTCOME_MODELS, key=lambda m: m != base.outcome_model)
         ]
-        reserve = min(max(len(space) for space in spaces.values()), budget // 4)
+        # Kept back from the search: each model's consensus, then a try per parameter to
+        # put back the ladder's value.
+        reserve = min(max(len(space) for space in spaces.values()) + len(spaces), budget // 4)
         found = search(
             score, starts, spaces, reference, budget - reserve, seed=seed, progress=progress
         )
         models: dict[str, dict[str, Any]] = {}
+        losses = found.losses
+
+        def validation(setting: Overrides) -> float:
+            fit, held = split_validation(losses[_key(setting)])
+            return statistics.fmean(held or fit)
+
         for model in OUTCOME_MODELS:
             key = found.chosen(model)
+            if key is not None and CONSENSUS:
+                agreed = consensus(found, model, spaces[model], CONSENSUS)
+                if _key(agreed) not in losses:
+                    losses[_key(agreed)] = score([agreed])[0]
+                    reserve -= 1
+                if not CONSENSUS_BY_VALIDATION or validation(agreed) < validation(dict(key)):
+                    key = _key(agreed)
             if key is not None:
                 models[model] = {"params": dict(key)}
-        validation = dict(found.incumbents)
-        ranked = sorted(models, key=lambda m: (validation[_key(models[m]["params"])], m))
-        losses = found.losses
+
+        ranked = sorted(models, key=lambda m: (validation(models[m]["params"]), m))
         models[ranked[0]]["params"] = _simplify(
-            models[ranked[0]]["params"], ladder, reference, losses, score, reserve
+            models[ranked[0]]["params"], ladder, reference, losses, score, max(reserve, 0)
         )
         for entry in models.values():
             model = entry["params"]["outcome_model"]

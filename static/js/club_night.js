@@ -40,6 +40,19 @@
     summary.textContent = text;
   }
 
+  // Enter submits with the form's first button, "Add guest": right in the guest's name,
+  // not elsewhere. In the search box it only filters; in the courts box it proposes.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter") return;
+    var target = event.target;
+    if (target.id === "present-search") {
+      event.preventDefault();
+    } else if (target.name === "courts" && target.form) {
+      event.preventDefault();
+      var propose = target.form.querySelector("button[name=action][value=propose]");
+      if (propose) propose.click();
+    }
+  });
   document.addEventListener("input", function (event) {
     if (event.target.id === "present-search") filter();
   });

@@ -82,23 +82,50 @@ def test_signup_mails_a_link_that_activates_the_account_once(client):
 
 
 @pytest.mark.django_db
-def test_an_unconfirmed_account_cannot_log_in(client):
+def test_an_unconfirmed_account_cannot_log_in_and_a_probe_learns_nothing(client):
+    """Issue 22: the hint (with a masked address) came for any password, so anyone could
+    tell who signed up and did not confirm. A sign-up has no password before its link, so
+    every failed log-in now reads the same: an unknown name, a wrong password, a sign-up."""
     client.post(URL, GOOD)
-    response = client.post(reverse("login"), {"username": "dana", "password": PASSWORD})
-    assert response.status_code == 200
-    assert "_auth_user_id" not in client.session
-    # Issue 23, bug 5: it said "That username and password do not match an account".
-    page = html.unescape(response.content.decode())
-    assert (
-        "Your account is not confirmed yet: follow the link we e-mailed to d\u2022\u2022\u2022@example.org"
-        in page
-    )
-    assert "do not match an account" not in page
+
+    def login_page(username: str, password: str) -> str:
+        response = client.post(reverse("login"), {"username": username, "password": password})
+        assert response.status_code == 200 and "_auth_user_id" not in client.session
+        page = html.unescape(response.content.decode())
+        return page[page.index('role="alert"') :].split("</div>", 1)[0]
+
+    signed_up = login_page("dana", PASSWORD)
+    assert signed_up == login_page("dana", "anything-else-at-all")
+    assert signed_up == login_page("nobody-of-that-name", PASSWORD)
+    assert "do not match an account" in signed_up
+    assert "Follow the link we e-mailed you first" in signed_up
+    assert "•" not in signed_up and "example.org" not in signed_up
     # Confirmed (the password chosen on the link's page), the login works.
     client.post(_link(), CHOSEN)
     client.logout()
     client.post(reverse("login"), {"username": "dana", "password": PASSWORD})
     assert client.session["_auth_user_id"] == str(User.objects.get(username="dana").pk)
+
+
+@pytest.mark.django_db
+def test_the_unconfirmed_hint_needs_the_accounts_own_password(client):
+    """An account waiting for its link that has a password (set before sign-ups chose it on
+    the link's page) hears why it cannot log in only with that password."""
+    client.post(URL, GOOD)
+    user = User.objects.get(username="dana")
+    user.set_password(PASSWORD)
+    user.save(update_fields=["password"])
+
+    right = client.post(reverse("login"), {"username": "dana", "password": PASSWORD})
+    page = html.unescape(right.content.decode())
+    assert (
+        "Your account is not confirmed yet: follow the link we e-mailed to d•••@example.org" in page
+    )
+    assert "do not match an account" not in page
+    wrong = client.post(reverse("login"), {"username": "dana", "password": "not-" + PASSWORD})
+    page = html.unescape(wrong.content.decode())
+    assert "do not match an account" in page and "•" not in page
+    assert "_auth_user_id" not in client.session
 
 
 @pytest.mark.django_db

@@ -18,7 +18,8 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from accounts.tokens import issue_token
-from ladder.clubs.models import Membership
+from ladder.clubnight import services as clubnight
+from ladder.clubs.models import Ladder, Membership
 from ladder.demo import DEMO_PASSWORD
 from ladder.matches.models import Match
 from ladder.matches.operations import correct_match
@@ -46,6 +47,7 @@ SHOWCASE = {
         "notifications",
         "club-night",
         "season-current",
+        "club-night-round-scores",
     },
     "moderator": {"moderation", "seasons"},
 }
@@ -106,6 +108,7 @@ def widening_states(member) -> dict[str, object]:  # type: ignore[no-untyped-def
         .values_list("user__username", flat=True)[:9]
     )
     doubles = ["priya", "mei", "emma"]
+    club_night_with_guests_and_courts(member)
     return {
         "corrected": corrected,
         "doubles_h2h": f"/ladders/doubles/head-to-head/?a={MEMBER}&a={doubles[0]}"
@@ -226,7 +229,26 @@ def member_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "report-form-doubles-chosen": demo["doubles_report"],
         "report-form-5v5-chosen": demo["fives_report"],
         "season-current": season_pages()["season-current"],
+        # Club night (the "club-night" page above) with a guest and four courts, and its
+        # round's scores on one screen.
+        "club-night-round-scores": "/ladders/singles/club-night/rounds/1/scores/",
     }
+
+
+def club_night_with_guests_and_courts(member) -> None:  # type: ignore[no-untyped-def]
+    """Tonight's singles club night: a guest with a long name, a round on four courts, one
+    court's score entered (its round's screen shows the others' boxes)."""
+    singles = Ladder.objects.get(slug="singles")
+    others = (
+        Membership.objects.filter(ladder=singles, is_public=True, user__is_active=True)
+        .exclude(user=member)
+        .select_related("user")
+        .order_by("user__username")[:6]
+    )
+    guest = clubnight.add_guest(singles, member, "Visiting Venkataraman-Subramanian-Okonkwo")
+    hall = [member, *(m.user for m in others)]
+    clubnight.add_round(singles, member, hall, courts=4, guest_ids=[guest.id])
+    clubnight.enter_scores(singles, member, 1, {1: [(21, 15), (21, 18)]})
 
 
 def moderator_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]

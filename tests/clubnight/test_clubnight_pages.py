@@ -223,7 +223,7 @@ def test_another_member_may_not_start_over(client, hall, doubles, alice, bob):
     client.force_login(bob)
     page = client.get(url(doubles)).content.decode()
     assert 'value="start_over"' not in page  # no button for what would be refused
-    assert "Only a moderator or whoever proposed the first round" in page
+    assert "Only a moderator or whoever started the evening (its first round or guest)" in page
     for headers in ({}, HX):
         response = client.post(url(doubles), {"action": "start_over"}, **headers)
         assert response.status_code == 403
@@ -505,10 +505,13 @@ def test_api_in_the_schema(client):
     components = schema["components"]["schemas"]
     assert set(components[request.rsplit("/", 1)[1]]["properties"]) == {
         "present",
+        "guests",
         "previous_rounds",
         "courts",
     }
-    assert {"matches", "byes", "exact"} <= set(components[response.rsplit("/", 1)[1]]["properties"])
+    assert {"matches", "byes", "exact", "guests"} <= set(
+        components[response.rsplit("/", 1)[1]]["properties"]
+    )
     assert {"400", "401", "403", "404"} <= set(operation["responses"])
 
 

@@ -85,6 +85,23 @@ def test_moderator_adds_a_ladder(client, mod):
     assert (ladder.team_size, ladder.best_of, ladder.points_per_game) == (2, 3, 21)
 
 
+def test_a_five_a_side_ladder_added_with_the_forms_defaults_gets_the_team_preset(client, mod):
+    # RATINGS.md §2 "Presets": margin boost 0 from three a side; the add page says so.
+    client.force_login(mod)
+    assert "starts with margin boost 0" in client.get(ADD).content.decode()
+    response = client.post(ADD, ladder_form(name="Friday 5v5", slug="five", team_size="5"))
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert Ladder.objects.get(slug="five").params().margin_boost == 0.0
+    # Another boost given when it is made stays; doubles keep §2's.
+    assert (
+        client.post(ADD, ladder_form(slug="five-b", team_size="5", margin_boost="0.8")).status_code
+        == 302
+    )
+    assert Ladder.objects.get(slug="five-b").margin_boost == 0.8
+    assert client.post(ADD, ladder_form()).status_code == 302
+    assert Ladder.objects.get(slug="mixed").margin_boost == 1.0
+
+
 def test_moderator_sets_the_outcome_model_and_ranking(client, mod):
     client.force_login(mod)
     form = ladder_form(

@@ -160,7 +160,6 @@ def test_seed_demo_hands_its_matches_to_the_worker_before_it_exits(  # type: ign
     subprocess.run(
         [sys.executable, "manage.py", "seed_demo"], cwd=ROOT, env=env, check=True, timeout=120
     )
-    assert Match.objects.filter(needs_rating=True).exists() or Match.objects.exists()
     deadline = time.monotonic() + 30  # the sweep (beat, not running here) would come at 60 s
     while Match.objects.filter(needs_rating=True).exists() and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -598,7 +598,12 @@ def test_predict(ladder, alice, bob, dave):
     # Like a non-member: no answer says whether an account called zed exists.
     assert unknown.status_code == 200
     assert unknown.json() == {"probability": None, "quality": None, "stakes": None}
-    assert APIClient().get("/api/v1/predict/", {"ladder": "nope"}).status_code == 400
+    # The ladder the answer is about, named in the query: none is a 404 (docs/API.md "Errors");
+    # posted in a body, it is a field error.
+    assert APIClient().get("/api/v1/predict/", {"ladder": "nope"}).status_code == 404
+    assert (
+        APIClient().post("/api/v1/predict/", {"ladder": "nope"}, format="json").status_code == 400
+    )
 
 
 def test_audit_entries_are_counted_once_per_api_call(season, mod):

@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('clubs', '0001_initial'),
-        ('matches', '0005_notification_play_kinds'),
+        ('matches', '0006_notification_play_kinds'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -131,3 +131,86 @@ def test_one_online_run_scores_every_match_as_backtest_does(setting: transfer.Se
     assert part.mean(data.glicko2) == pytest.approx(
         result["systems"]["glicko2"]["logloss"], abs=1e-12
     )
+
+
+# -- the team-game preset: time-ordered splits within the one team history ------------------
+
+CSGO_FORMAT = get_format("generic", None, 16)
+NO_MARGIN: transfer.Setting = (
+    ("margin_boost", 0.0),
+    ("margin_clamp", 0.25),
+    ("composite_rd", "mean"),
+)
+NO_MARGIN_RMS: transfer.Setting = (
+    ("margin_boost", 0.0),
+    ("margin_clamp", 0.25),
+    ("composite_rd", "rms_of_mean"),
+)
+
+
+def team_losses(
+    name: str, glicko2: float, by: dict[transfer.Setting, float], n: int = 40
+) -> Losses:
+    return losses(name, [glicko2] * n, {s: [v] * n for s, v in by.items()})
+
+
+def test_a_preset_moves_only_what_every_folds_pick_agrees_on() -> None:
+    rows = [{"pick": dict(NO_MARGIN)}, {"pick": dict(NO_MARGIN_RMS)}]
+    # Both picks ignore the margin; they disagree on composite_rd, which keeps §2's value.
+    assert transfer.agreed(rows) == NO_MARGIN
+    assert transfer.agreed([{"pick": dict(NO_MARGIN_RMS)}] * 2) == NO_MARGIN_RMS
+    assert transfer.agreed([rows[0], {"pick": dict(transfer.TEAM_SPEC)}]) == transfer.TEAM_SPEC
+
+
+def test_a_preset_must_beat_the_spec_and_glicko2_on_every_unseen_part() -> None:
+    wins = team_losses("t", 0.70, {transfer.TEAM_SPEC: 0.69, NO_MARGIN: 0.60})
+    rows = transfer.preset_rows(wins)
+    assert [row["pick"] for row in rows] == [dict(NO_MARGIN)] * transfer.TIME_SPLITS
+    assert transfer.preset_verdict(wins, rows)["preset"] == {"margin_boost": 0.0}
+    # The same picks, but the candidate is worse than §2 on the last unseen part: no preset.
+    n = 40
+    late = losses(
+        "t",
+        [0.70] * n,
+        {transfer.TEAM_SPEC: [0.69] * n, NO_MARGIN: [0.60] * (n - 5) + [0.80] * 5},
+    )
+    summary = transfer.preset_verdict(late, transfer.preset_rows(late))
+    assert summary["preset"] == {} and not summary["beats_spec_everywhere"]
+
+
+def test_the_team_preset_is_what_csgos_time_ordered_splits_choose() -> None:
+    # benchmarks/transfer.py's team-game verdict (docs/RATINGS_EVALUATION.md "A team-game
+    # preset"): the engine's preset is exactly what the folds within CS:GO support.
+    from ratings.engine.types import TEAM_GAME_PRESET
+
+    matches = parse_matches((DATA / "csgo_5v5_2022.csv").read_text("utf-8"), CSGO_FORMAT)
+    data = transfer.online_losses("csgo", matches, Params(), CSGO_FORMAT, transfer.TEAM_GRID)
+    rows = transfer.preset_rows(data)
+    assert [(row["seen"], row["unseen"]) for row in rows] == [
+        ([(50, 100)], (100, 150)),
+        ([(75, 150)], (150, 200)),
+    ]
+    for row in rows:  # no fold sees the matches it is judged on
+        assert all(stop <= row["unseen"][0] for _, stop in row["seen"])
+    summary = transfer.preset_verdict(data, rows)
+    assert summary["preset"] == dict(TEAM_GAME_PRESET) == {"margin_boost": 0.0}
+    assert summary["beats_spec_everywhere"] and summary["beats_glicko2_everywhere"]
+    held_out = Part("csgo", 100, 200)
+    assert held_out.mean(data.settings[NO_MARGIN]) == pytest.approx(0.7367, abs=1e-4)
+    assert held_out.mean(data.glicko2) == pytest.approx(0.7518, abs=1e-4)
+
+
+def test_the_team_preset_would_hurt_the_singles_and_doubles_histories() -> None:
+    # Why it applies from three a side: on BWF singles and the tennis doubles fixture, a
+    # margin that counts nothing loses to §2's values on the scored half and every segment.
+    formats = {
+        "bwf_mens_singles_2018_2021.csv": BADMINTON,
+        "tennis_doubles_club_2021_2024.csv": get_format("generic", 5, 6),
+    }
+    for name, fmt in formats.items():
+        matches = parse_matches((DATA / name).read_text("utf-8"), fmt)
+        grid = (transfer.TEAM_SPEC, NO_MARGIN)
+        data = transfer.online_losses(name, matches, Params(), fmt, grid)
+        other = transfer.preset_elsewhere(data, {"margin_boost": 0.0})
+        assert len(other["parts"]) == 1 + transfer.TIME_SPLITS
+        assert all(p["preset_logloss"] > p["spec_logloss"] for p in other["parts"]), name

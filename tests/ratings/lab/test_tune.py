@@ -206,6 +206,30 @@ def test_every_setting_tried_has_the_floor_on(history, monkeypatch):
     assert floors and not any(floors)
 
 
+def test_the_box_holds_the_defaults_and_every_setting_tried_lies_in_it(history, monkeypatch):
+    # The sensible box (tune.COMMON_SPACE): §2's values and the team preset inside it, and
+    # nothing outside it is ever replayed (the corners a wider box allowed, e.g. scale_factor
+    # 104 with initial_rd 134, are not in it).
+    for params in (Params(), Params(margin_boost=0.0)):
+        for model in OUTCOME_MODELS:
+            for name, dim in search_space(model).items():
+                assert dim.low <= getattr(params, name) <= dim.high, name
+    assert SEARCH_SPACE["scale_factor"].low >= 200 and SEARCH_SPACE["initial_rd"].low >= 150
+    tried = []
+    real = tune_module.train_losses
+
+    def spy(matches, params, scoring_format):
+        tried.append(params)
+        return real(matches, params, scoring_format)
+
+    monkeypatch.setattr(tune_module, "train_losses", spy)
+    tune(history, Params(), BADMINTON, budget=30, workers=1)
+    assert len(tried) > 20
+    for params in tried:
+        for name, dim in SEARCH_SPACE.items():
+            assert dim.low <= getattr(params, name) <= dim.high, (name, getattr(params, name))
+
+
 def test_the_floor_is_never_a_searched_parameter():
     for model in OUTCOME_MODELS:
         for teams in (False, True):
@@ -338,6 +362,26 @@ def test_search_stops_early_when_the_validation_fold_stops_improving():
     assert dict(found.chosen()) == start
     assert len(found.losses) <= tune_module.PATIENCE + tune_module.BATCH + 1 < 400
     assert len(found.incumbents) > 1  # it did find settings better on the first folds
+
+
+def test_consensus_is_the_median_of_the_best_settings_and_their_commonest_choice():
+    space = {"x": Dimension(0.0, 10.0, 1), "m": Choice(("a", "b"))}
+    scores = {  # objective of each setting; the worst two are left out with k = 3
+        (("m", "b"), ("outcome_model", "score"), ("x", 1.0)): 0.50,
+        (("m", "a"), ("outcome_model", "score"), ("x", 2.0)): 0.51,
+        (("m", "b"), ("outcome_model", "score"), ("x", 9.0)): 0.52,
+        (("m", "a"), ("outcome_model", "score"), ("x", 8.0)): 0.60,
+        (("m", "a"), ("outcome_model", "score"), ("x", 7.0)): 0.61,
+        (("m", "a"), ("outcome_model", "margin_information"), ("x", 0.0)): 0.10,
+    }
+    found = tune_module.Searched({}, scores, [])
+    assert tune_module.consensus(found, "score", space, 3) == {
+        "outcome_model": "score",
+        "x": 2.0,
+        "m": "b",
+    }
+    # A tie between choices goes to the better-ranked one.
+    assert tune_module.consensus(found, "score", space, 2)["m"] == "b"
 
 
 def test_split_validation_keeps_the_last_fold_apart():
