@@ -56,11 +56,16 @@ urlpatterns = [
     path("challenges/<int:pk>/", play.ChallengeDetailView.as_view(), name="challenge"),
     *(
         path(
-            f"challenges/<int:pk>/{name}/",
-            play.ChallengeActionView.as_view(action_name=name),
-            name=f"challenge-{name}",
+            f"challenges/<int:pk>/{view.action_name}/",
+            view.as_view(),
+            name=f"challenge-{view.action_name}",
         )
-        for name in ("accept", "propose", "decline", "cancel")
+        for view in (
+            play.AcceptChallengeView,
+            play.ProposeTimesView,
+            play.DeclineChallengeView,
+            play.CancelChallengeView,
+        )
     ),
     path(
         "ladders/<slug:slug>/open-games/",

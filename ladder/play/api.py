@@ -9,7 +9,6 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.request import Request
@@ -18,6 +17,7 @@ from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR, FIELD_ERRORS
+from ladder.api_support import InputSerializer
 from ladder.clubs.models import Ladder
 from ladder.matches.api import DomainErrorsMixin
 from ladder.matches.serializers import visible_ladder
@@ -36,7 +36,7 @@ _NAMES = serializers.ListField(child=serializers.CharField(max_length=150), max_
 ERRORS = {400: FIELD_ERRORS, 401: ERROR, 403: ERROR, 404: ERROR, 409: ERROR}
 
 
-class ChallengeInputSerializer(serializers.Serializer):
+class ChallengeInputSerializer(InputSerializer):
     opponents = serializers.ListField(
         child=serializers.CharField(max_length=150), max_length=4, help_text="Usernames."
     )
@@ -60,12 +60,12 @@ class ChallengeInputSerializer(serializers.Serializer):
     )
 
 
-class AcceptInputSerializer(serializers.Serializer):
+class AcceptInputSerializer(InputSerializer):
     time = serializers.CharField(max_length=40, help_text="One of the proposed times (ISO 8601).")
     place = serializers.CharField(max_length=MAX_PLACE_LENGTH, required=False, allow_blank=True)
 
 
-class ProposeInputSerializer(serializers.Serializer):
+class ProposeInputSerializer(InputSerializer):
     proposed_times = serializers.ListField(
         child=serializers.CharField(max_length=40), max_length=MAX_PROPOSED_TIMES
     )
@@ -177,13 +177,6 @@ class ChallengeActionView(_Authenticated):
 
     action_name = ""
 
-    @extend_schema(
-        summary="Answer or cancel a challenge",
-        description='accept: {"time": ISO, "place"?}; propose: {"proposed_times": [ISO…]}; '
-        "decline, cancel: no body.",
-        request=OpenApiTypes.OBJECT,
-        responses={200: ChallengeSerializer, **ERRORS},
-    )
     def post(self, request: Request, pk: int) -> Response:
         user: Any = request.user
         challenge = services.get_challenge_for_user(user, pk)
@@ -200,7 +193,53 @@ class ChallengeActionView(_Authenticated):
         return Response(ChallengeSerializer(challenge).data)
 
 
-class OpenGameInputSerializer(serializers.Serializer):
+# One view per answer, so that the schema gives each its own body (a closed one, as every
+# request body: ladder/api_schema.py).
+class AcceptChallengeView(ChallengeActionView):
+    action_name = "accept"
+
+    @extend_schema(
+        summary="Accept a challenge at one of its proposed times",
+        request=AcceptInputSerializer,
+        responses={200: ChallengeSerializer, **ERRORS},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        return super().post(request, pk)
+
+
+class ProposeTimesView(ChallengeActionView):
+    action_name = "propose"
+
+    @extend_schema(
+        summary="Propose other times for a challenge",
+        request=ProposeInputSerializer,
+        responses={200: ChallengeSerializer, **ERRORS},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        return super().post(request, pk)
+
+
+class DeclineChallengeView(ChallengeActionView):
+    action_name = "decline"
+
+    @extend_schema(
+        summary="Decline a challenge", request=None, responses={200: ChallengeSerializer, **ERRORS}
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        return super().post(request, pk)
+
+
+class CancelChallengeView(ChallengeActionView):
+    action_name = "cancel"
+
+    @extend_schema(
+        summary="Cancel a challenge", request=None, responses={200: ChallengeSerializer, **ERRORS}
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        return super().post(request, pk)
+
+
+class OpenGameInputSerializer(InputSerializer):
     starts_at = serializers.CharField(max_length=40, help_text="ISO 8601.")
     place = serializers.CharField(max_length=MAX_PLACE_LENGTH)
     level_min = serializers.IntegerField(required=False, allow_null=True, min_value=0)
