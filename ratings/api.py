@@ -192,7 +192,10 @@ class PredictView(APIView):
         if prediction is None:
             return Response(nothing)
         stakes = stakes_for_lineup(*lineup, on)
-        body = {"probability": prediction.probability, "quality": prediction.quality}
+        body: dict[str, object] = {
+            "probability": prediction.probability,
+            "quality": prediction.quality,
+        }
         body["stakes"] = None if stakes is None else StakesSerializer(stakes).data
         return Response(body)
 

@@ -231,17 +231,9 @@ def _person(user: User, hidden: set[int]) -> Person:
 # ---- predictions for a lineup ------------------------------------------------------------------------
 
 
-def predict_for_report(
-    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
-) -> float | None:
-    """RATINGS.md §6: the probability that side A wins, from the players' current ratings."""
-    prediction = predict_sides(ladder, side_a, side_b, on)
-    return None if prediction is None else prediction.probability
-
-
 def predict_sides(
     ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
-) -> Any:
+) -> Prediction | None:
     """The §6 prediction (probability and match quality) of a lineup, or None when it cannot
     be made honestly: a side empty, a player named twice or not a member. Never a made-up
     number."""

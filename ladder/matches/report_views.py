@@ -74,7 +74,7 @@ class PredictionPanel:
     probability: float | None
     note: str
     sides: str = ""
-    stakes: Any = None  # ratings.stakes.Stakes: what each result would do (RATINGS.md §6)
+    stakes: object = None  # ratings.stakes.Stakes, for the template (RATINGS.md §6)
 
 
 def _prediction(
