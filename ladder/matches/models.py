@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
@@ -330,6 +330,17 @@ AUDIT_ACTIONS = (
     ("withhold", "Withheld: a player was banned"),
     ("restore", "Restored: the ban was lifted"),
 )
+
+
+class Snapshot(TypedDict, total=False):
+    """What an audit entry's ``before`` and ``after`` hold of a match (operations.snapshot)."""
+
+    played_on: str  # ISO date
+    side_a: list[str]  # usernames, in order
+    side_b: list[str]
+    games: list[list[int]]  # [side A's points, side B's]
+    stats: dict[str, dict[str, float]]  # by username, for ladders that keep stats
+    proposed_games: list[list[int]] | None  # a dispute's after: the score it proposes
 
 
 class AuditEntryImmutable(Exception):

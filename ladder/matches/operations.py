@@ -47,6 +47,7 @@ from ladder.matches.models import (
     Game,
     Match,
     MatchPlayer,
+    Snapshot,
 )
 from ladder.matches.notifications import (
     describe,
@@ -87,14 +88,14 @@ _DECIDED_STATES = (CONFIRMED, CORRECTED, VOIDED, CANCELLED, EXPIRED)
 SNAPSHOT_REPORT = ("played_on", "side_a", "side_b", "games")
 
 
-def _snapshot_of(
+def snapshot_of(
     played_on: date,
     side_a: Iterable[User],
     side_b: Iterable[User],
     games: Iterable[tuple[int, int]],
-    stats: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    snap: dict[str, Any] = {
+    stats: Mapping[str, dict[str, float]] | None = None,
+) -> Snapshot:
+    snap: Snapshot = {
         "played_on": played_on.isoformat(),
         "side_a": [u.username for u in side_a],
         "side_b": [u.username for u in side_b],
@@ -105,10 +106,10 @@ def _snapshot_of(
     return snap
 
 
-def snapshot(match: Match) -> dict[str, Any]:
+def snapshot(match: Match) -> Snapshot:
     """What an audit entry records of a match: date, players, games (and stats if any)."""
     stats = {p.user.username: p.stats for p in match.players.all() if p.stats}
-    return _snapshot_of(
+    return snapshot_of(
         match.played_on, match.side_a_players, match.side_b_players, match.game_scores, stats
     )
 
@@ -128,8 +129,8 @@ def _transition(
     to_state: str,
     now: datetime,
     *,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
+    before: Snapshot | None,
+    after: Snapshot | None,
     reason: str = "",
     extra_fields: Sequence[str] = (),
 ) -> None:
@@ -184,7 +185,7 @@ def report_match(
     side_a: Sequence[User],
     side_b: Sequence[User],
     games: Sequence[Sequence[int]],
-    stats: Mapping[Any, Mapping[str, Any]] | None = None,
+    stats: object = None,
     key: str | None = None,
     now: datetime | None = None,
     organiser: bool = False,
@@ -263,7 +264,7 @@ def report_match(
             from_state="",
             to_state=PENDING,
             before=None,
-            after=_snapshot_of(played_on, side_a, side_b, game_scores, stats_by_name),
+            after=snapshot_of(played_on, side_a, side_b, game_scores, stats_by_name),
         )
         match = Match.objects.with_details().get(pk=match.pk)
         notify_reported(match)
@@ -279,7 +280,7 @@ def _reported_with(key: str | None, reporter: User, report: tuple[Any, ...]) -> 
     ladder, played_on, side_a, side_b, games = report
     first = AuditEntry.objects.get(match=earlier, action="report").after or {}
     try:
-        asked = _snapshot_of(played_on, side_a, side_b, [(int(a), int(b)) for a, b in games])
+        asked = snapshot_of(played_on, side_a, side_b, [(int(a), int(b)) for a, b in games])
     except (TypeError, ValueError, AttributeError):  # not a score at all: not that report
         asked = {}
     if earlier.ladder_id != ladder.pk or any(asked.get(k) != first.get(k) for k in SNAPSHOT_REPORT):
@@ -298,7 +299,7 @@ def _by_a_player(
     by: User,
     action: str,
     to_state: str,
-    check: Callable[[Match, Any, datetime], None],
+    check: Callable[[Match, User, datetime], None],
     now: datetime | None,
     seen: datetime | None = None,
 ) -> tuple[Match, bool]:
@@ -419,7 +420,7 @@ def dispute_match(
             created_at=now,
         )
         before = snapshot(match)
-        after = {**before, "proposed_games": dispute.proposed_games}
+        after: Snapshot = {**before, "proposed_games": dispute.proposed_games}
         _transition(match, by, "dispute", DISPUTED, now, before=before, after=after, reason=text)
         notify_disputed(match, dispute)
     return match

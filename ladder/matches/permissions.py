@@ -69,7 +69,9 @@ def _require_live_pending(match: Match, now: datetime, done: str) -> None:
         )
 
 
-def _check_opponent(match: Match, user: RequestUser | None, now: datetime, verb: str, done: str) -> None:
+def _check_opponent(
+    match: Match, user: RequestUser | None, now: datetime, verb: str, done: str
+) -> None:
     member = require_signed_in(user)
     side = match.side_of(member)
     if side is None or side == match.reporter_side:
@@ -105,7 +107,9 @@ def check_not_barred(match: Match, user: RequestUser | None) -> None:
         raise MatchPermissionError(barred)
 
 
-def _check_reporter(match: Match, user: RequestUser | None, now: datetime, verb: str, done: str) -> None:
+def _check_reporter(
+    match: Match, user: RequestUser | None, now: datetime, verb: str, done: str
+) -> None:
     if require_signed_in(user).pk != match.reporter_id:
         raise MatchPermissionError(
             f"Only {match.reporter.name}, who reported this match, can {verb} it."
@@ -145,7 +149,9 @@ def _check_rated(match: Match, user: RequestUser | None, verb: str, done: str) -
         )
 
 
-def check_ban_step(match: Match, user: RequestUser | None, states: tuple[str, ...], done: str) -> None:
+def check_ban_step(
+    match: Match, user: RequestUser | None, states: tuple[str, ...], done: str
+) -> None:
     """A ban's step on a match (cancel a pending one, withhold or restore a rated one):
     a moderator's, and only from ``states``."""
     _require_moderator(user, "ban a member")
@@ -172,7 +178,9 @@ _CHECKS: dict[str, Callable[[Match, RequestUser | None, datetime], None]] = {
 }
 
 
-def allowed_actions(match: Match, user: RequestUser | None, now: datetime | None = None) -> set[str]:
+def allowed_actions(
+    match: Match, user: RequestUser | None, now: datetime | None = None
+) -> set[str]:
     """The actions ``user`` may take on ``match`` now (for buttons; the operations re-check)."""
     now = now or timezone.now()
     allowed = set()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
-from typing import Any
 
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -35,7 +34,7 @@ RATE_WINDOW = timedelta(hours=1)
 
 
 def check_games(
-    raw: Any, ladder: Ladder, errors: FieldErrors, key: str = "games"
+    raw: object, ladder: Ladder, errors: FieldErrors, key: str = "games"
 ) -> list[tuple[int, int]]:
     """``raw`` as (a, b) tuples if they are a valid match in the ladder's format; else errors."""
     if not isinstance(raw, list | tuple):
@@ -76,7 +75,7 @@ EARLIEST_MATCH = date(1900, 1, 1)
 
 
 def check_date(
-    played_on: Any, errors: FieldErrors, now: datetime, max_age_days: int | None
+    played_on: object, errors: FieldErrors, now: datetime, max_age_days: int | None
 ) -> date | None:
     if isinstance(played_on, datetime) or not isinstance(played_on, date):
         errors.add("played_on", "Enter the date the match was played.")
@@ -95,12 +94,12 @@ def check_date(
     return played_on
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _stats(
-    raw: Any, ladder: Ladder, players: Sequence[User], errors: FieldErrors
+    raw: object, ladder: Ladder, players: Sequence[User], errors: FieldErrors
 ) -> dict[int, dict[str, float]]:
     """Per-player stats keyed by user id, from keys that are user ids or usernames."""
     if raw in (None, {}):
@@ -112,7 +111,7 @@ def _stats(
         if any(raw.values()):
             errors.add("stats", f"{ladder.name} does not use player stats; leave them out.")
         return {}
-    by_key: dict[Any, User] = {}
+    by_key: dict[int | str, User] = {}
     for player in players:
         by_key[player.pk] = by_key[player.username] = player
     allowed = ladder.stat_names
@@ -145,7 +144,7 @@ def no_member_called(ladder: Ladder, username: str) -> str:
     return f"No member of {ladder.name} is called {username[:MAX_NAME_ECHO]!r}."
 
 
-def check_reason(reason: Any, errors: FieldErrors, prompt: str) -> str:
+def check_reason(reason: object, errors: FieldErrors, prompt: str) -> str:
     text = reason.strip() if isinstance(reason, str) else ""
     if not text:
         errors.add("reason", prompt)
@@ -164,12 +163,12 @@ def checked_report(
     side_a: Sequence[User],
     side_b: Sequence[User],
     games: Sequence[Sequence[int]],
-    stats: Mapping[Any, Mapping[str, Any]] | None,
+    stats: object,
     now: datetime,
     *,
     lock: bool,
     organiser: bool = False,
-) -> tuple[date, list[User], list[User], list[tuple[int, int]], dict[int, Any]]:
+) -> tuple[date, list[User], list[User], list[tuple[int, int]], dict[int, dict[str, float]]]:
     """Every rule a report must pass, or MatchError; the report's values, cleaned.
 
     With ``lock`` (inside the report's transaction) the players' memberships are locked
@@ -245,7 +244,7 @@ def check_report(
     side_a: Sequence[User],
     side_b: Sequence[User],
     games: Sequence[Sequence[int]],
-    stats: Mapping[Any, Mapping[str, Any]] | None = None,
+    stats: object = None,
     now: datetime | None = None,
 ) -> None:
     """Whether ``report_match`` would take this report, without making it: MatchError if
