@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from accounts.models import RequestUser, User
 from ladder.clubs import access
 from ladder.clubs.models import Ladder, Membership
 from ratings.engine.types import EngineError
@@ -16,17 +16,17 @@ class LadderError(Exception):
     """An operation on a ladder that is not allowed; the message is for people."""
 
 
-def can_join(user: Any, ladder: Ladder) -> bool:
+def can_join(user: RequestUser, ladder: Ladder) -> bool:
     """Anyone signed in may join a public ladder; private ones are joined by invitation.
 
     A moderator adds members to a private ladder in the admin (they may also join it
     themselves from its page).
     """
-    return bool(user.is_authenticated and (ladder.is_public or user.is_moderator))
+    return isinstance(user, User) and (ladder.is_public or user.is_moderator)
 
 
 def join_ladder(
-    user: Any,
+    user: RequestUser,
     ladder: Ladder,
     level: Decimal | None = None,
     certainty: str | None = None,
@@ -35,7 +35,7 @@ def join_ladder(
 
     Without an answer the ladder's initial rating and RD apply.
     """
-    if not can_join(user, ladder):
+    if not isinstance(user, User) or not can_join(user, ladder):
         raise LadderError(f"{ladder.name} is private: a moderator adds its members.")
     barred = access.barred(ladder, user)
     if barred:
