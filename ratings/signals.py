@@ -16,11 +16,10 @@ from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import Signal, receiver
 
 from accounts.models import User
-
 from ladder.clubs.models import Ladder, Membership
+from ladder.matches.signals import lineup_wanted, ratings_due, stakes_wanted
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.types import Params
-from ladder.matches.signals import lineup_wanted, ratings_due, stakes_wanted
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import bump_board, ladders_needing_rating, rate_ladder
 from ratings.predictions import Prediction, predict_sides
