@@ -311,7 +311,7 @@ class Ladder(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("ladder:detail", args=[self.slug])
 
-    def delete(self, *args: Any, **kwargs: Any) -> Any:
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         deleted = super().delete(*args, **kwargs)
         pages_changed()
         return deleted

@@ -23,11 +23,13 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import exceptions, serializers, status
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from accounts.models import RequestUser
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR, FIELD_ERRORS, USERNAME_PARAMETER
 from ladder.api_support import InputSerializer, ReasonField, TextField
@@ -49,14 +51,16 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
-def visible_ladder(user: Any, slug: str) -> Ladder:
+def visible_ladder(user: RequestUser, slug: str) -> Ladder:
     """The ladder ``slug`` if ``user`` may see it (the access policy), else 404."""
     return access.ladder_or_404(access.Viewer.of(user), slug)
 
 
 class ModerationAPIView(APIView):
     authentication_classes = API_AUTHENTICATION
-    permission_classes: list[Any] = []  # the domain functions decide (403 with a reason)
+    permission_classes: list[
+        type[BasePermission]
+    ] = []  # the domain functions decide (403 with a reason)
 
     def ladder(self, request: Request, slug: str) -> Ladder:
         ladder = visible_ladder(request.user, slug)

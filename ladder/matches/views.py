@@ -19,7 +19,7 @@ a decision, the game rows after "Add a game" / "Remove".
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -37,7 +37,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
 
-from accounts.models import User
+from accounts.models import RequestUser, User
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
@@ -51,7 +51,7 @@ from ladder.matches.errors import (
 )
 from ladder.matches.forms import DisputeForm, EditForm, MailSettingsForm, ModerationForm
 from ladder.matches.inbox import inbox_for, moderation_queue
-from ladder.matches.models import MAIL_EVENTS, Match, Notification
+from ladder.matches.models import MAIL_EVENTS, Dispute, Match, Notification
 from ladder.matches.permissions import allowed_actions
 from ladder.matches.rematch import lineup_of
 from ladder.matches.templatetags.match_tags import names_and, names_or
@@ -87,7 +87,7 @@ def _refresh(match: Match) -> Match:
     return Match.objects.with_history().get(pk=match.pk)
 
 
-def _actions(match: Match, user: Any) -> set[str]:
+def _actions(match: Match, user: RequestUser) -> set[str]:
     if not user.is_authenticated:
         return set()
     return set(allowed_actions(match, user))
@@ -284,7 +284,7 @@ def edit(request: SignedInRequest, pk: int) -> HttpResponse:
     return render(request, "matches/edit.html", context, status=status)
 
 
-def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, Any]:
+def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, object]:
     """What a form about an existing match shows with its game rows."""
     return {
         "match": match,
@@ -321,7 +321,7 @@ class Case:
     """A match in front of a moderator: its open dispute, the decision form, the outcome."""
 
     match: Match
-    dispute: Any
+    dispute: Dispute | None
     form: ModerationForm
     done: str = ""
 
@@ -331,11 +331,11 @@ class Case:
         return f"m{self.match.pk}-"
 
 
-def _open_dispute(match: Match) -> Any:
+def _open_dispute(match: Match) -> Dispute | None:
     return next((d for d in reversed(match.disputes.all()) if d.resolution is None), None)
 
 
-def _case(match: Match, data: Any = None) -> Case:
+def _case(match: Match, data: Mapping[str, object] | None = None) -> Case:
     dispute = _open_dispute(match)
     proposed = dispute.proposed_games if dispute is not None and dispute.proposed_games else None
     form = ModerationForm(data, match=match, games=proposed or match.game_scores)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+
 from django import template
 
 from accounts.models import RequestUser, User
