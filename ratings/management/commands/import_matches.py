@@ -46,7 +46,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--points-per-game", type=int, help="points per game (generic format)")
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         path: Path = options["file"]
         try:
             text = path.read_text(encoding="utf-8")

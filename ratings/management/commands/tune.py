@@ -31,7 +31,7 @@ class Command(BaseCommand):
             "tuned) through the ladder's own validation, then replay its ratings",
         )
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
 
         target = options["apply"]
         if target is True:
