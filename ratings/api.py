@@ -7,6 +7,7 @@ The same data, filters and visibility as the pages (both read through ``ratings.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
@@ -32,7 +33,7 @@ from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ratings import histories, leaderboards, predictions
-from ratings.models import RatingChange, today
+from ratings.models import RatingChange, RatingChangeQuerySet, today
 from ratings.serializers import (
     LeaderboardQuerySerializer,
     LeaderboardRowSerializer,
@@ -154,7 +155,7 @@ class HistoryView(generics.ListAPIView):
     pagination_class = HistoryPagination
     permission_classes = [permissions.AllowAny]
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> RatingChangeQuerySet:
         player, memberships = access.player_for(viewer_for(self.request), self.kwargs["username"])
         ladders = {m.ladder_id: m.ladder for m in memberships}
         slug = self.request.query_params.get("ladder")
@@ -179,7 +180,7 @@ class PredictView(APIView):
     authentication_classes = API_AUTHENTICATION
     permission_classes = [permissions.AllowAny]
 
-    def _predict(self, request: Request, data: Any) -> Response:
+    def _predict(self, request: Request, data: Mapping[str, object]) -> Response:
         serializer = PredictInputSerializer(data=data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         values = serializer.validated_data

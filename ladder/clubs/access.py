@@ -366,7 +366,7 @@ def mask_matches(viewer: Viewer, shown: Iterable[Any]) -> None:
             entry.after = _without_names(entry.after, names)
 
 
-def _without_names(snapshot: Any, names: set[str]) -> Any:
+def _without_names(snapshot: object, names: set[str]) -> object:
     """An audit snapshot with the usernames in ``names`` withheld (None) from its sides."""
     if not isinstance(snapshot, dict):
         return snapshot
