@@ -104,7 +104,7 @@ class PageCacheMiddleware:
             if param in request.GET:
                 read.setlist(param, request.GET.getlist(param))
         request.META["QUERY_STRING"] = read.urlencode()
-        request.GET = QueryDict(request.META["QUERY_STRING"])  # type: ignore[assignment]
+        request.GET = QueryDict(request.META["QUERY_STRING"])
         if credentials:
             response = self.get_response(request)
             patch_cache_control(response, private=True)

@@ -63,7 +63,7 @@ from ladder.matches.visibility import get_match_for_user
 class SignedInRequest(HtmxHttpRequest):
     """The request of a ``login_required`` view: its user is a member account."""
 
-    user: User  # type: ignore[assignment]
+    user: User
 
 
 def forbidden(request: HttpRequest, message: str) -> HttpResponse:

@@ -676,7 +676,7 @@ def best_peer(test: Mapping[str, Mapping[str, float | None]]) -> tuple[str, floa
     scores = [(test[p]["logloss"], p) for p in PEERS if test.get(p, {}).get("logloss") is not None]
     if not scores:
         return None
-    value, name = min(scores)  # type: ignore[type-var]
+    value, name = min(scores)
     return name, float(value)  # type: ignore[arg-type]
 
 
