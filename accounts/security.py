@@ -118,7 +118,7 @@ class LoginGuard(AxesDatabaseHandler):
             >= settings.LOGIN_ADDRESS_FAILURE_LIMIT
         )
         request.login_capped = capped
-        return capped
+        return bool(capped)
 
 
 @receiver(user_logged_in)

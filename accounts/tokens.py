@@ -40,7 +40,10 @@ LAST_USED_PRECISION = timedelta(minutes=1)
 
 def issue_token(user: User, name: str = "") -> tuple[ApiToken, str]:
     """A new token for ``user``: the stored row and the secret, which is never seen again."""
-    return ApiToken.objects.create(user=user, expiry=token_ttl(), name=name.strip()[:60])
+    made: tuple[ApiToken, str] = ApiToken.objects.create(
+        user=user, expiry=token_ttl(), name=name.strip()[:60]
+    )
+    return made
 
 
 def token_ttl() -> timedelta:
@@ -49,7 +52,7 @@ def token_ttl() -> timedelta:
 
 def revoke_all(user: User) -> int:
     """End every API token of ``user``; how many there were."""
-    count, _ = ApiToken.objects.filter(user=user).delete()
+    count: int = ApiToken.objects.filter(user=user).delete()[0]
     return count
 
 

@@ -327,7 +327,7 @@ def initial_states(ladder: Ladder, players: set[int] | None = None) -> dict[str,
     }
 
 
-def _was_rated() -> ExpressionWrapper:
+def _was_rated() -> ExpressionWrapper[Q]:
     """Whether a match was rated (`rated_at` set), as a column: runs ask only that, and
     reading 200,000 timestamps to ask it took a second."""
     return ExpressionWrapper(Q(rated_at__isnull=False), output_field=BooleanField())

@@ -378,7 +378,7 @@ def performance(opponents: Sequence[float], wins: float, prior: float) -> float:
     target = wins + 0.5
 
     def expected(level: float) -> float:
-        return sum(1.0 / (1.0 + 10.0 ** ((r - level) / scale)) for r in field)
+        return float(sum(1.0 / (1.0 + 10.0 ** ((r - level) / scale)) for r in field))
 
     low, high = PERFORMANCE_RANGE
     for _ in range(PERFORMANCE_STEPS):  # bisection: expected() rises with the level
