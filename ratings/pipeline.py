@@ -66,10 +66,6 @@ class RateResult:
     replayed_from: Key | None = None
     written: int = 0  # change rows written (a replay leaves the rows that stay right)
 
-    @property
-    def full_replay(self) -> bool:
-        return self.replayed_from is not None
-
 
 def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
     """Bring a ladder's ratings up to date with its matches; safe to call any number of times.

@@ -41,14 +41,6 @@ MAX_REASON_LENGTH = 2000
 MIN_CHANGE = 0.5  # rating points: a smaller change from a replay is rounding, not a refund
 
 
-def is_banned(ladder: Ladder | int, user: RequestUser | None) -> bool:
-    """Whether ``user`` is banned from ``ladder`` now."""
-    if user is None or not user.pk:
-        return False
-    ladder_id = ladder if isinstance(ladder, int) else ladder.pk
-    return Ban.objects.active().filter(ladder_id=ladder_id, user_id=user.pk).exists()
-
-
 def active_ban(ladder: Ladder, user: RequestUser | None) -> Ban | None:
     """The ban barring ``user`` from ``ladder``, or None."""
     if user is None or not user.pk:

@@ -179,10 +179,6 @@ class MatchForm(forms.Form):
     def all_errors(self) -> list[str]:
         return [str(e) for e in self.non_field_errors()] if self.is_bound else []
 
-    @property
-    def has_errors(self) -> bool:
-        return bool(self.errors) or any(self.section_errors.values())
-
 
 @dataclass
 class PlayerInput:

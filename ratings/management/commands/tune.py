@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -51,9 +53,6 @@ class Command(BaseCommand):
         if not target:
             evaluation.run(self, run_tune, options)
             return
-        import io
-        import json
-
         buffer = io.StringIO()
         self.stdout, shown = type(self.stdout)(buffer), self.stdout
         try:
