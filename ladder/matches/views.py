@@ -49,7 +49,13 @@ from ladder.matches.errors import (
     MatchStateError,
     MatchValidationError,
 )
-from ladder.matches.forms import DisputeForm, EditForm, MailSettingsForm, ModerationForm
+from ladder.matches.forms import (
+    DisputeForm,
+    EditForm,
+    MailSettingsForm,
+    MatchForm,
+    ModerationForm,
+)
 from ladder.matches.inbox import inbox_for, moderation_queue
 from ladder.matches.models import MAIL_EVENTS, Dispute, Match, Notification
 from ladder.matches.permissions import allowed_actions
@@ -122,6 +128,29 @@ def _refused(request: HtmxHttpRequest, match: Match, exc: MatchError) -> HttpRes
         messages.error(request, exc.message)
         return redirect(match)
     return forbidden(request, exc.message)
+
+
+def _submitted(
+    request: SignedInRequest,
+    match: Match,
+    form: MatchForm,
+    arguments: Mapping[str, object] | None,
+    act: Callable[..., Match],
+    done: Callable[[], HttpResponse],
+) -> HttpResponse | None:
+    """A match form's POST: the domain's ``act`` with the form's ``arguments``, then the
+    answer ``done`` gives; a refusal's answer; or None, the form to show again with its
+    errors (the domain's added to it)."""
+    if arguments is None:
+        return None
+    try:
+        act(match, request.user, **arguments)
+    except MatchValidationError as exc:
+        form.add_domain_errors(exc.errors)
+        return None
+    except (MatchPermissionError, MatchStateError) as exc:
+        return _refused(request, match, exc)
+    return done()
 
 
 def _transition(
@@ -217,20 +246,18 @@ def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
     form = DisputeForm(request.POST if request.method == "POST" else None, match=match)
     status = 200
     if request.method == "POST" and not form.editing_rows:
+
+        def disputed() -> HttpResponse:
+            done = "Disputed: a moderator will look at it. The match is not rated meanwhile."
+            if request.htmx:
+                return _row_response(request, match, note=done)
+            messages.success(request, done)
+            return HttpResponseRedirect(_next_or(request, match.get_absolute_url()))
+
         arguments = form.dispute_arguments()
-        if arguments is not None:
-            try:
-                domain.dispute_match(match, request.user, **arguments)
-            except MatchValidationError as exc:
-                form.add_domain_errors(exc.errors)
-            except (MatchPermissionError, MatchStateError) as exc:
-                return _refused(request, match, exc)
-            else:
-                done = "Disputed: a moderator will look at it. The match is not rated meanwhile."
-                if request.htmx:
-                    return _row_response(request, match, note=done)
-                messages.success(request, done)
-                return HttpResponseRedirect(_next_or(request, match.get_absolute_url()))
+        answer = _submitted(request, match, form, arguments, domain.dispute_match, disputed)
+        if answer is not None:
+            return answer
         status = 400
     context = {
         **_match_form_context(match, f"d{match.pk}-", "The right score (optional)"),
@@ -259,20 +286,15 @@ def edit(request: SignedInRequest, pk: int) -> HttpResponse:
     form = EditForm(request.POST if request.method == "POST" else None, match=match)
     status = 200
     if request.method == "POST" and not form.editing_rows:
-        arguments = form.edit_arguments()
-        if arguments is not None:
-            try:
-                domain.edit_match(match, request.user, **arguments)
-            except MatchValidationError as exc:
-                form.add_domain_errors(exc.errors)
-            except (MatchPermissionError, MatchStateError) as exc:
-                return _refused(request, match, exc)
-            else:
-                messages.success(
-                    request,
-                    f"Report changed. {names_or(match.opponents)} will confirm the new version.",
-                )
-                return redirect(match)
+
+        def edited() -> HttpResponse:
+            opponents = names_or(match.opponents)
+            messages.success(request, f"Report changed. {opponents} will confirm the new version.")
+            return redirect(match)
+
+        answer = _submitted(request, match, form, form.edit_arguments(), domain.edit_match, edited)
+        if answer is not None:
+            return answer
         status = 400
     context = {
         **_match_form_context(match, f"e{match.pk}-", "Games"),
