@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import date
 from functools import reduce
 from operator import and_
-from typing import Any
 
 from django.db.models import Exists, OuterRef, Q
 
@@ -19,7 +18,7 @@ from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.access import Person, Viewer
 from ladder.clubs.models import Ladder, Membership
-from ladder.matches.models import RATED_STATES, Match, MatchPlayer
+from ladder.matches.models import RATED_STATES, Match, MatchPlayer, MatchQuerySet
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import EngineError, PlayerState
 from ratings.explain import score_from
@@ -148,11 +147,13 @@ def predict(
     )
 
 
-def head_to_head_matches(ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User]) -> Any:
+def head_to_head_matches(
+    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User]
+) -> MatchQuerySet:
     """Rated matches with every player of ``side_a`` on one side and every player of
     ``side_b`` on the other (partners of a partial side may be anyone), newest first."""
 
-    def together(users: Sequence[User], side: str) -> list[Any]:
+    def together(users: Sequence[User], side: str) -> list[Exists]:
         return [
             Exists(MatchPlayer.objects.filter(match=OuterRef("pk"), user=u, side=side))
             for u in users

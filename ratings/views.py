@@ -158,7 +158,9 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
         if not _fragment(request, "matches"):
             played = histories.matches_played(person, ladder)
             players = histories.match_players(
-                RatingChange.objects.filter(user=person, ladder=ladder).values("match_id")
+                RatingChange.objects.filter(user=person, ladder=ladder).values_list(
+                    "match_id", flat=True
+                )
             )
         paginator = (
             Paginator(changes, histories.HISTORY_PAGE_SIZE)

@@ -5,6 +5,7 @@ member types, and the player search beside it. Thin views, as ``views.py``: the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.contrib import messages
@@ -41,7 +42,7 @@ SEARCH_LIMIT = 8
 NOSCRIPT_MEMBERS = 60
 
 
-def _when(moment: Any) -> str:
+def _when(moment: datetime) -> str:
     return date_format(timezone.localtime(moment), "j M H:i")
 
 
