@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 from django.http import Http404, HttpRequest
 from rest_framework.request import Request
 
@@ -318,7 +318,7 @@ def player_for(viewer: Viewer, username: str) -> tuple[User, list[Membership]]:
 # ---- matches (duck typed: ladder.matches sits above this room) -------------------------------
 
 
-_Matches = TypeVar("_Matches", bound=QuerySet[Any])
+_Matches = TypeVar("_Matches", bound=QuerySet[Model])
 
 
 def _player_ids(match: Any) -> set[int]:

@@ -14,8 +14,6 @@ Thin: the same domain functions as the pages (bans.py, flags.py); their errors b
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -104,7 +102,7 @@ class FlagsSerializer(serializers.Serializer):
     flags = FlagSerializer(many=True)
 
 
-def flag_data(flag: Flag) -> dict[str, Any]:
+def flag_data(flag: Flag) -> dict[str, object]:
     return {
         "id": flag.pk,
         "kind": flag.kind,
@@ -202,7 +200,7 @@ class BansSerializer(serializers.Serializer):
     bans = BanSerializer(many=True)
 
 
-def ban_data(ban: Ban) -> dict[str, Any]:
+def ban_data(ban: Ban) -> dict[str, object]:
     return {
         "username": ban.user.username,
         "reason": ban.reason,
@@ -216,7 +214,7 @@ def ban_data(ban: Ban) -> dict[str, Any]:
     }
 
 
-def outcome_data(outcome: bans.Outcome) -> dict[str, Any]:
+def outcome_data(outcome: bans.Outcome) -> dict[str, object]:
     names = dict(bans.User.objects.filter(pk__in=outcome.changes).values_list("pk", "username"))
     return {
         **ban_data(outcome.ban),

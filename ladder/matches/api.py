@@ -8,7 +8,8 @@ the user may not see is 404.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.db import Error as DatabaseFailure
 from django.db import connection
@@ -101,7 +102,12 @@ ERRORS = {
 }
 
 
-def transition_schema(summary: str, request: Any = None) -> Any:
+_View = TypeVar("_View", bound=Callable[..., Response])
+
+
+def transition_schema(
+    summary: str, request: type[serializers.Serializer] | None = None
+) -> Callable[[_View], _View]:
     return extend_schema(
         summary=summary,
         request=request,
