@@ -220,7 +220,7 @@ def _password_hash() -> str:
     return make_password(DEMO_PASSWORD)
 
 
-def _account(club: DemoClub, username: str, display_name: str, **extra: Any) -> User:
+def _account(club: DemoClub, username: str, display_name: str, **extra: bool) -> User:
     user = User.objects.filter(username=username).first()
     if user is None:
         user = User(
