@@ -119,7 +119,7 @@ class LeaderboardView(generics.ListAPIView):
         ladder, seen = self.ladder_and_viewer()
         return ladder, seen, query.validated_data.get("q", ""), query.validated_data["status"]
 
-    def page(self, ladder: Ladder, text: str, status: str, on: date) -> Any:
+    def page(self, ladder: Ladder, text: str, status: str, on: date) -> object:
         board = leaderboards.Board(
             ladder, viewer_for(self.request), text=text, status=status, on=on
         )
