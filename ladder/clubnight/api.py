@@ -9,8 +9,6 @@ the page: ladder/clubnight/services.py (and the search, matchmaking.py).
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import exceptions, permissions, serializers
@@ -177,9 +175,8 @@ class ClubNightView(APIView):
     def post(self, request: Request, slug: str) -> Response:
         viewer = viewer_for(request)
         ladder = access.ladder_or_404(viewer, slug)
-        user: Any = request.user
-        is_member = Membership.objects.filter(ladder=ladder, user=user).exists()
-        if not (is_member or user.is_moderator):
+        is_member = Membership.objects.filter(ladder=ladder, user=request.user).exists()
+        if not (is_member or viewer.moderator):
             raise exceptions.PermissionDenied(
                 f"Only members of {ladder.name} and moderators run its club nights."
             )

@@ -13,7 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import RequestUser, User
 from accounts.names import confusable_with
 from ladder.clubnight.matchmaking import (
     ClubNightError,
@@ -302,7 +302,7 @@ def last_club_night(ladder: Ladder, before: date | None = None) -> ClubNight | N
 
 def add_round(
     ladder: Ladder,
-    by: Any,
+    by: User,
     present_users: Sequence[Any],
     on: date | None = None,
     courts: int | None = None,
@@ -330,17 +330,15 @@ def add_round(
     return night, rnd
 
 
-def may_start_over(night: ClubNight | None, user: Any) -> bool:
+def may_start_over(night: ClubNight | None, user: RequestUser | None) -> bool:
     """Whether ``user`` may forget the night's rounds: a moderator, or the member who
     started the evening (proposed its first round or added its first guest)."""
-    if night is None or not getattr(user, "is_authenticated", False):
+    if night is None or not isinstance(user, User):
         return False
-    return bool(user.is_moderator) or (
-        night.created_by_id is not None and night.created_by_id == user.pk
-    )
+    return user.is_moderator or (night.created_by_id is not None and night.created_by_id == user.pk)
 
 
-def start_over(ladder: Ladder, by: Any, on: date | None = None) -> None:
+def start_over(ladder: Ladder, by: RequestUser | None, on: date | None = None) -> None:
     """Forget tonight's rounds (who is present stays ticked).
 
     Raises ClubNightPermissionError, changing nothing, unless ``by`` is a moderator or
