@@ -64,7 +64,9 @@ class Schema(AutoSchema):
                 )
         return responses
 
-    def _map_basic_serializer(self, serializer: Any, direction: Any) -> Any:
+    def _map_basic_serializer(
+        self, serializer: Any, direction: Literal["request", "response"]
+    ) -> Any:
         schema = super()._map_basic_serializer(serializer, direction)
         if direction == "request":
             schema["additionalProperties"] = False

@@ -102,7 +102,7 @@ def checked_guest_name(typed: str, guests: Iterable[Guest]) -> str:
     return name
 
 
-def add_guest(ladder: Ladder, by: Any, typed: str, on: date | None = None) -> Guest:
+def add_guest(ladder: Ladder, by: User, typed: str, on: date | None = None) -> Guest:
     """Add a guest to tonight's club night (ticked as present); ClubNightError, changing
     nothing, for a name ``checked_guest_name`` refuses or a hall already full of guests."""
     on = on or timezone.localdate()
@@ -377,16 +377,16 @@ class CourtOutcome:
     match_id: int | None = None
 
 
-def may_run(ladder: Ladder, user: Any) -> bool:
+def may_run(ladder: Ladder, user: RequestUser | None) -> bool:
     """Whether ``user`` may run the ladder's club night: a member, or a moderator."""
-    if not getattr(user, "is_authenticated", False):
+    if not isinstance(user, User):
         return False
-    return bool(user.is_moderator) or Membership.objects.filter(ladder=ladder, user=user).exists()
+    return user.is_moderator or Membership.objects.filter(ladder=ladder, user=user).exists()
 
 
 def enter_scores(
     ladder: Ladder,
-    by: Any,
+    by: RequestUser | None,
     number: int,
     scores: Mapping[int, Sequence[tuple[int, int]]],
     on: date | None = None,
@@ -403,7 +403,7 @@ def enter_scores(
     when there is no such round tonight.
     """
     on = on or timezone.localdate()
-    if not may_run(ladder, by):
+    if not isinstance(by, User) or not may_run(ladder, by):
         raise ClubNightPermissionError(
             f"Only members of {ladder.name} and moderators run its club nights."
         )
@@ -426,7 +426,7 @@ def enter_scores(
 
 def _enter_court(
     ladder: Ladder,
-    by: Any,
+    by: User,
     played_on: date,
     match: dict[str, Any],
     court: int,

@@ -93,7 +93,7 @@ class ScoreField(GamesField):
         "empty": "A match needs at least one game.",
     }
 
-    def to_internal_value(self, data: Any) -> list[tuple[int, int]]:
+    def to_internal_value(self, data: object) -> list[tuple[int, int]]:
         if data == []:
             self.fail("empty")
         return super().to_internal_value(data)
