@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, Unpack
 
 from django.db import transaction
 from django.http import Http404
@@ -71,6 +71,7 @@ from ladder.matches.permissions import (
 )
 from ladder.matches.signals import ratings_due
 from ladder.matches.validation import (
+    Report,
     check_date,
     check_games,
     check_reason,
@@ -179,16 +180,10 @@ def _replace_games(match: Match, games: Sequence[tuple[int, int]]) -> None:
 
 def report_match(
     *,
-    ladder: Ladder,
-    reporter: User,
-    played_on: date,
-    side_a: Sequence[User],
-    side_b: Sequence[User],
-    games: Sequence[Sequence[int]],
-    stats: object = None,
     key: str | None = None,
     now: datetime | None = None,
     organiser: bool = False,
+    **report: Unpack[Report],
 ) -> Match:
     """Report a match ``reporter`` played; it waits for an opponent to confirm it.
 
@@ -199,12 +194,15 @@ def report_match(
     sent again under it makes nothing and returns the match the key made, as it is now, with
     ``repeated`` set, even where the rules would now refuse it (a duplicate, the limits); a
     different report under a key used before is refused (``ReportKeyReused``)."""
+    ladder, reporter, played_on = report["ladder"], report["reporter"], report["played_on"]
+    side_a, side_b, games = report["side_a"], report["side_b"], report["games"]
+    stats = report.get("stats")
     now = now or timezone.now()
     if key is not None:
         check_report_key(key)
-    report = (ladder, played_on, side_a, side_b, games)
+    sent = (ladder, played_on, side_a, side_b, games)
     with transaction.atomic():
-        if (repeat := _reported_with(key, reporter, report)) is not None:
+        if (repeat := _reported_with(key, reporter, sent)) is not None:
             return repeat
         refused: MatchError | None = None
         try:
@@ -225,7 +223,7 @@ def report_match(
         # Asked again under the reporter's lock (checked_report took it): a repeat sent while
         # the first was still being made waited for it and reads now as its duplicate;
         # another report sent under the key at that moment is refused as the key's reuse.
-        if (repeat := _reported_with(key, reporter, report)) is not None:
+        if (repeat := _reported_with(key, reporter, sent)) is not None:
             return repeat
         if refused is not None:
             raise refused

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
+from typing import NotRequired, TypedDict, Unpack
 
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -236,21 +237,33 @@ def checked_report(
     return played_on, side_a, side_b, game_scores, player_stats
 
 
-def check_report(
-    *,
-    ladder: Ladder,
-    reporter: User,
-    played_on: date,
-    side_a: Sequence[User],
-    side_b: Sequence[User],
-    games: Sequence[Sequence[int]],
-    stats: object = None,
-    now: datetime | None = None,
-) -> None:
+class Report(TypedDict):
+    """A match report as a member gives it: ``report_match`` makes it, ``check_report`` asks
+    whether it would pass (the one list of a report's values)."""
+
+    ladder: Ladder
+    reporter: User
+    played_on: date
+    side_a: Sequence[User]
+    side_b: Sequence[User]
+    games: Sequence[Sequence[int]]
+    stats: NotRequired[object]  # per player (user id or username): numbers by stat name
+
+
+def check_report(*, now: datetime | None = None, **report: Unpack[Report]) -> None:
     """Whether ``report_match`` would take this report, without making it: MatchError if
     not. The report form asks this as the member types (the same rules, no locks, no rows)."""
-    now = now or timezone.now()
-    checked_report(ladder, reporter, played_on, side_a, side_b, games, stats, now, lock=False)
+    checked_report(
+        report["ladder"],
+        report["reporter"],
+        report["played_on"],
+        report["side_a"],
+        report["side_b"],
+        report["games"],
+        report.get("stats"),
+        now or timezone.now(),
+        lock=False,
+    )
 
 
 def _check_limits(ladder: Ladder, reporter: User, now: datetime, errors: FieldErrors) -> None:
