@@ -3,7 +3,8 @@ the token you sent. Tokens themselves live in accounts/tokens.py."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from django.contrib.auth.signals import user_logged_in
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
@@ -19,6 +20,9 @@ from accounts.models import ApiToken
 from accounts.security import ScopedRateThrottle
 from accounts.tokens import TokenAuthentication, issue_token
 from ladder.api_support import InputSerializer
+
+if TYPE_CHECKING:
+    from rest_framework.permissions import _SupportsHasPermission  # the stubs' own
 
 
 class TokenRequestSerializer(InputSerializer, AuthTokenSerializer):
@@ -60,7 +64,7 @@ class TokenView(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "token"
 
-    def get_permissions(self) -> Any:
+    def get_permissions(self) -> Sequence[_SupportsHasPermission]:
         if self.request.method == "DELETE":
             return [permissions.IsAuthenticated()]
         return super().get_permissions()

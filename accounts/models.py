@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, AnonymousUser
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import models
 from django.db.models import Q
@@ -92,6 +92,10 @@ class User(AbstractUser):  # type: ignore[django-manager-missing]  # knox is unt
             cached = self.groups.filter(name=MODERATORS_GROUP).exists()
             self._is_moderator = cached
         return cached
+
+
+# Whoever a request comes from: a member, or the anonymous visitor (``request.user``).
+RequestUser = User | AnonymousUser
 
 
 class ApiTokenQuerySet(models.QuerySet["ApiToken"]):

@@ -37,7 +37,12 @@ def _set_moderator_staff(users: Iterable[User], moderator: bool) -> None:
 
 @receiver(m2m_changed, sender=User.groups.through)
 def _moderators_changed(
-    sender: Any, instance: Any, action: str, reverse: bool, pk_set: set[int] | None, **kwargs: Any
+    sender: type,
+    instance: Any,  # a User, or a Group when ``reverse``
+    action: str,
+    reverse: bool,
+    pk_set: set[int] | None,
+    **kwargs: object,
 ) -> None:
     """Keep staff status in step with membership of the Moderators group."""
     if reverse:  # group.user_set.add/remove/clear(): instance is the Group, pk_set users

@@ -37,7 +37,7 @@ import secrets
 from collections.abc import Callable
 from datetime import timedelta
 from functools import wraps
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username
@@ -51,11 +51,17 @@ from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.utils import timezone
+from redis.commands.core import Script
 from redis.exceptions import RedisError
 from rest_framework import throttling
 from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+
+if TYPE_CHECKING:
+    from rest_framework.views import APIView
+
+    from accounts.models import User
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +71,7 @@ LOCKED_OUT_MESSAGE = (
 )
 
 
-def lockout_minutes(request: Any = None) -> int:
+def lockout_minutes(request: HttpRequest | Request | None = None) -> int:
     """How long logging in is paused: the cool-off, or the caps' hour when one of them hit."""
     if getattr(request, "login_capped", False):
         return math.ceil(FAILURE_WINDOW.total_seconds() / 60)
@@ -80,7 +86,7 @@ DEVICE_DAYS = 365
 DEVICE_ACCOUNTS = 5  # accounts one browser may remember (a shared family computer)
 
 
-def trusted_accounts(request: Any) -> list[str]:
+def trusted_accounts(request: HttpRequest) -> list[str]:
     """The usernames this browser's device cookie vouches for (signed, at most a year old)."""
     try:
         value = request.get_signed_cookie(
@@ -112,11 +118,13 @@ class LoginGuard(AxesDatabaseHandler):
             >= settings.LOGIN_ADDRESS_FAILURE_LIMIT
         )
         request.login_capped = capped
-        return capped
+        return bool(capped)
 
 
 @receiver(user_logged_in)
-def remember_device(sender: object, request: Any = None, user: Any = None, **kwargs: Any) -> None:
+def remember_device(
+    sender: object, request: object = None, user: User | None = None, **kwargs: object
+) -> None:
     """A sign-in on a page: the browser's device cookie vouches for this account from now on
     (DeviceCookieMiddleware writes it on the answer). Not for API clients: a script that
     gets a token keeps no cookies."""
@@ -172,7 +180,7 @@ def lockout_response(
     )
 
 
-def refuse_locked_out_api_login(sender: object, request: object = None, **kwargs: Any) -> None:
+def refuse_locked_out_api_login(sender: object, request: object = None, **kwargs: object) -> None:
     """django-axes's `user_locked_out` signal: stop a DRF login with a 429."""
     if isinstance(request, Request):
         minutes = lockout_minutes(request)
@@ -182,7 +190,7 @@ def refuse_locked_out_api_login(sender: object, request: object = None, **kwargs
 class CacheDownAllows:
     """A throttle that lets the request through when its cache cannot be reached."""
 
-    def allow_request(self, request: Any, view: Any) -> bool:
+    def allow_request(self, request: Request, view: APIView) -> bool:
         try:
             return bool(super().allow_request(request, view))  # type: ignore[misc]
         except (RedisError, OSError) as error:
@@ -203,7 +211,7 @@ redis.call('ZADD', KEYS[1], ARGV[1], ARGV[5])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 return {-1, ''}
 """
-_script: list[Any] = []  # the script, registered once (EVALSHA, EVAL the first time)
+_script: list[Script] = []  # the script, registered once (EVALSHA, EVAL the first time)
 
 
 class SlidingWindow(SimpleRateThrottle):
@@ -213,7 +221,7 @@ class SlidingWindow(SimpleRateThrottle):
     num_requests: int
     duration: int
 
-    def allow_request(self, request: Any, view: Any) -> bool:
+    def allow_request(self, request: Request, view: APIView) -> bool:
         backend = caches[DEFAULT_CACHE_ALIAS] if self.cache is default_cache else self.cache
         if not isinstance(backend, RedisCache) or self.rate is None:
             return bool(super().allow_request(request, view))
@@ -264,7 +272,7 @@ class PostThrottle(CacheDownAllows, SlidingWindow):
         self.ident = ident
         super().__init__()
 
-    def get_cache_key(self, request: Any, view: Any) -> str:
+    def get_cache_key(self, request: Request, view: APIView | None) -> str:
         return self.cache_format % {"scope": self.scope, "ident": self.ident}
 
 

@@ -33,5 +33,5 @@ FAILURE_LOG_DAYS = 30
 def prune_login_failures() -> int:
     """Delete django-axes' failure log rows older than FAILURE_LOG_DAYS."""
     cutoff = timezone.now() - timedelta(days=FAILURE_LOG_DAYS)
-    count, _ = AccessFailureLog.objects.filter(attempt_time__lt=cutoff).delete()
+    count: int = AccessFailureLog.objects.filter(attempt_time__lt=cutoff).delete()[0]
     return count

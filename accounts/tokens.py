@@ -14,7 +14,7 @@ from __future__ import annotations
 import binascii
 import copy
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db.models.signals import post_delete, post_save
@@ -30,6 +30,9 @@ from rest_framework.authentication import SessionAuthentication, get_authorizati
 from accounts.models import ApiToken, User
 from ladder.cache import pages_changed
 
+if TYPE_CHECKING:
+    from drf_spectacular.openapi import AutoSchema
+
 # Writing last_used on every request would turn each API read into a write; a minute's
 # precision is all the tokens page shows.
 LAST_USED_PRECISION = timedelta(minutes=1)
@@ -37,7 +40,10 @@ LAST_USED_PRECISION = timedelta(minutes=1)
 
 def issue_token(user: User, name: str = "") -> tuple[ApiToken, str]:
     """A new token for ``user``: the stored row and the secret, which is never seen again."""
-    return ApiToken.objects.create(user=user, expiry=token_ttl(), name=name.strip()[:60])
+    made: tuple[ApiToken, str] = ApiToken.objects.create(
+        user=user, expiry=token_ttl(), name=name.strip()[:60]
+    )
+    return made
 
 
 def token_ttl() -> timedelta:
@@ -46,17 +52,19 @@ def token_ttl() -> timedelta:
 
 def revoke_all(user: User) -> int:
     """End every API token of ``user``; how many there were."""
-    count, _ = ApiToken.objects.filter(user=user).delete()
+    count: int = ApiToken.objects.filter(user=user).delete()[0]
     return count
 
 
 @receiver(post_delete, sender=ApiToken)
-def _token_deleted(sender: type, instance: ApiToken, **kwargs: Any) -> None:
+def _token_deleted(sender: type, instance: ApiToken, **kwargs: object) -> None:
     pages_changed()
 
 
 @receiver(post_save, sender=User)
-def _member_changed(sender: type, instance: User, update_fields: Any = None, **kwargs: Any) -> None:
+def _member_changed(
+    sender: type, instance: User, update_fields: frozenset[str] | None = None, **kwargs: object
+) -> None:
     """A kept token carries its member as they were (a login's last_login changes nothing)."""
     if update_fields is not None and set(update_fields) <= {"last_login"}:
         return
@@ -67,14 +75,15 @@ def _member_changed(sender: type, instance: User, update_fields: Any = None, **k
 class TokenAuthentication(KnoxTokenAuthentication):
     """knox's token check (hash, expiry, active user), noting when each token was last used."""
 
-    def authenticate_credentials(self, token: bytes) -> tuple[Any, Any]:
+    def authenticate_credentials(self, token: bytes) -> tuple[User, ApiToken]:
         try:
             token.decode("utf-8")
         except UnicodeDecodeError:  # knox would fail with a 500: no token of ours is like this
             raise exceptions.AuthenticationFailed("Invalid token.") from None
-        return super().authenticate_credentials(token)  # type: ignore[no-any-return]
+        member, auth_token = super().authenticate_credentials(token)
+        return member, auth_token
 
-    def vouched(self, kept: Any, digest: str) -> tuple[Any, Any] | None:
+    def vouched(self, kept: object, digest: str) -> tuple[User, ApiToken] | None:
         """The member and token of ``kept``, a token the database vouched for a moment ago
         (kept with an answer: ``ladder.pagecache``), if it is the
         token of ``digest``, not expired, and its member active (knox's ``validate_user``,
@@ -84,7 +93,7 @@ class TokenAuthentication(KnoxTokenAuthentication):
         return None
 
     @staticmethod
-    def digest_of(request: Any) -> str | None:
+    def digest_of(request: Any) -> str | None:  # an HttpRequest; the stubs ask for DRF's
         """The digest of the token in a plain ``Authorization: Token <secret>`` header; None
         for any other header (knox's ``authenticate`` decides what that is worth)."""
         words = get_authorization_header(request).split()
@@ -96,17 +105,17 @@ class TokenAuthentication(KnoxTokenAuthentication):
             return None
 
     @staticmethod
-    def last_use_due(auth_token: Any) -> bool:
+    def last_use_due(auth_token: ApiToken) -> bool:
         """Whether the token's last use is to be written down (once a minute at most)."""
         last = auth_token.last_used
         return last is None or timezone.now() - last >= LAST_USED_PRECISION
 
     @staticmethod
-    def _expired(auth_token: Any) -> bool:
+    def _expired(auth_token: ApiToken) -> bool:
         return auth_token.expiry is not None and auth_token.expiry < timezone.now()
 
     @staticmethod
-    def snapshot(auth_token: Any) -> Any:
+    def snapshot(auth_token: ApiToken) -> ApiToken:
         """A copy of the token and its member to keep on a cache: without the member's
         password hash (a deferred field: read from the database if asked for, left alone by a
         save) nor what was worked out about them on the way (moderator or not)."""
@@ -118,7 +127,7 @@ class TokenAuthentication(KnoxTokenAuthentication):
         kept._state.fields_cache = {"user": member}
         return kept
 
-    def _cleanup_token(self, auth_token: Any) -> bool:
+    def _cleanup_token(self, auth_token: ApiToken) -> bool:
         """knox's clean-up, which reads every token of the member on each request to delete
         the expired ones: this token's own expiry is checked every time, the others only
         when its last use is written down (at most once a minute), the one write an API read
@@ -127,7 +136,9 @@ class TokenAuthentication(KnoxTokenAuthentication):
             return bool(super()._cleanup_token(auth_token))
         return False
 
-    def validate_user(self, auth_token: Any) -> tuple[Any, Any]:
+    def validate_user(self, auth_token: ApiToken) -> tuple[User, ApiToken]:
+        user: User
+        token: ApiToken
         user, token = super().validate_user(auth_token)
         if self.last_use_due(token):
             now = timezone.now()
@@ -142,7 +153,7 @@ class TokenScheme(OpenApiAuthenticationExtension):
     target_class = TokenAuthentication
     name = "tokenAuth"
 
-    def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
+    def get_security_definition(self, auto_schema: AutoSchema) -> dict[str, str]:
         prefix = knox_settings.AUTH_HEADER_PREFIX
         return {
             "type": "apiKey",

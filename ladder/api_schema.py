@@ -17,7 +17,7 @@ date rules that depend on today and the ladder) stays a 400 with its message: do
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
@@ -38,7 +38,7 @@ FIELD_ERRORS = OpenApiResponse(
 # Statuses any endpoint can answer, whatever its own schema says: bad input (a NUL byte,
 # an unreadable body, a bad page), a bad token, a refusal, a wrong address or page number,
 # the throttles.
-COMMON_ERRORS: dict[str, tuple[Any, str]] = {
+COMMON_ERRORS: dict[str, tuple[object, str]] = {  # a body (serializer or response), why
     "400": (FIELD_ERRORS, "Bad input."),
     "401": (ERROR, "Not signed in, or the token is not valid."),
     "403": (ERROR, "You may not do this."),
@@ -51,7 +51,9 @@ COMMON_ERRORS: dict[str, tuple[Any, str]] = {
 class Schema(AutoSchema):
     """drf-spectacular's schema, with the errors every endpoint can answer documented."""
 
-    def _get_response_bodies(self, direction: Any = "response") -> Any:
+    def _get_response_bodies(
+        self, direction: Literal["request", "response"] = "response"
+    ) -> dict[str, Any]:
         responses = super()._get_response_bodies(direction)
         for code, (body, description) in COMMON_ERRORS.items():
             if code not in responses:
@@ -62,7 +64,9 @@ class Schema(AutoSchema):
                 )
         return responses
 
-    def _map_basic_serializer(self, serializer: Any, direction: Any) -> Any:
+    def _map_basic_serializer(
+        self, serializer: Any, direction: Literal["request", "response"]
+    ) -> Any:
         schema = super()._map_basic_serializer(serializer, direction)
         if direction == "request":
             schema["additionalProperties"] = False

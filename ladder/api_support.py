@@ -9,9 +9,10 @@ schema (ladder/api_schema.py; tests/ladder/test_api_fuzz.py checks both with sch
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.db.models import Model, QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, parsers, renderers, serializers
 from rest_framework.exceptions import ErrorDetail
@@ -28,11 +29,22 @@ from rest_framework.settings import api_settings
 NO_NUL = "^[^\\u0000]*$"
 NOT_BLANK = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$"
 
+if TYPE_CHECKING:
+    from rest_framework.views import APIView
+
+_M = TypeVar("_M", bound=Model)
+_Row = TypeVar("_Row")
+
 
 class JSONParser(parsers.JSONParser):
     """JSON bodies; a body nested too deep to read is bad input, not a server error."""
 
-    def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
+    def parse(
+        self,
+        stream: IO[bytes],
+        media_type: str | None = None,
+        parser_context: Mapping[str, object] | None = None,
+    ) -> dict[str, Any]:
         try:
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
@@ -66,7 +78,7 @@ class TextField(serializers.CharField):
     """A string, as the schema says (type: string): DRF's CharField turns a number into its
     digits ("reason": 0 → "0"), input the schema calls invalid."""
 
-    def to_internal_value(self, data: Any) -> str:
+    def to_internal_value(self, data: object) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
         return str(super().to_internal_value(data))
@@ -87,8 +99,8 @@ class QueryChoiceField(serializers.ChoiceField):
     """A query parameter with a fixed set of values: left out, it takes its default; sent
     blank (``status=``), it is refused as the schema's enum says, not read as left out."""
 
-    def get_value(self, dictionary: Any) -> Any:
-        return dictionary.get(self.field_name, empty)
+    def get_value(self, dictionary: Mapping[str, object]) -> object:
+        return dictionary.get(self.field_name or "", empty)  # named once bound
 
 
 class BrowsableAPIRenderer(renderers.BrowsableAPIRenderer):
@@ -103,7 +115,9 @@ class BrowsableAPIRenderer(renderers.BrowsableAPIRenderer):
     # sha256 of DRF's style="float: right; margin-right: 10px" (rest_framework/base.html).
     FLOAT_RIGHT = "'sha256-OfgyIBrd+/vP79JdFMYP+re4T+fIenvkrHPD2HZ8/cs='"
 
-    def get_context(self, data: Any, accepted_media_type: Any, renderer_context: Any) -> Any:
+    def get_context(
+        self, data: object, accepted_media_type: str | None, renderer_context: Mapping[str, Any]
+    ) -> dict[str, Any]:
         context = super().get_context(data, accepted_media_type, renderer_context)
         response = renderer_context["response"]
         response._csp_update = {"style-src-attr": ["'unsafe-hashes'", self.FLOAT_RIGHT]}
@@ -114,7 +128,9 @@ class Pagination(PageNumberPagination):
     """`page` is a whole number from 1; anything else is a 400 that says so (DRF's own
     paginator answers 404 for `page=abc` and reads `page=` as page 1)."""
 
-    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
+    def paginate_queryset(
+        self, queryset: QuerySet[_M, _Row], request: Request, view: APIView | None = None
+    ) -> list[_Row] | None:
         raw = request.query_params.get(self.page_query_param)
         if raw is not None and not (raw.isascii() and raw.isdigit() and 0 < int(raw) < 10**9):
             raise exceptions.ValidationError(
@@ -122,12 +138,12 @@ class Pagination(PageNumberPagination):
             )
         return super().paginate_queryset(queryset, request, view)
 
-    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+    def get_paginated_response_schema(self, schema: dict[str, object]) -> dict[str, object]:
         result = super().get_paginated_response_schema(schema)
         result["required"] = ["count", "next", "previous", "results"]
         return result
 
-    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+    def get_schema_operation_parameters(self, view: APIView) -> list[dict[str, object]]:
         parameters = super().get_schema_operation_parameters(view)
         for parameter in parameters:
             if parameter["name"] == self.page_query_param:
@@ -135,7 +151,7 @@ class Pagination(PageNumberPagination):
         return parameters
 
 
-def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+def exception_handler(exc: Exception, context: dict[str, object]) -> Response | None:
     """DRF's handler, plus Django's bad-request errors (a body over the size limit, a
     malformed multipart) as a 400 with a message instead of a 500."""
     # Not at the top: REST_FRAMEWORK names this module's parser, which rest_framework.views
@@ -155,7 +171,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 MAX_ECHO = 300  # characters of any one message: an error never sends a client's megabytes back
 
 
-def _bounded(data: Any) -> Any:
+def _bounded(data: object) -> object:
     if isinstance(data, str) and len(data) > MAX_ECHO:
         return ErrorDetail(data[: MAX_ECHO - 1] + "…", code=getattr(data, "code", None))
     if isinstance(data, dict):

@@ -104,7 +104,7 @@ class RedisCacheClient(DjangoRedisCacheClient):
         super().__init__(*args, **kwargs)
         self._clients: dict[int, GuardedRedis] = {}
 
-    def get_client(self, key: Any = None, *, write: bool = False) -> GuardedRedis:
+    def get_client(self, key: object = None, *, write: bool = False) -> GuardedRedis:
         django: Any = self  # django-stubs leave out the client's private attributes
         index = django._get_connection_pool_index(write)
         client = self._clients.get(index)
@@ -146,7 +146,7 @@ def cache_get(key: str) -> Any:
     return cache_get_many([key]).get(key)
 
 
-def cache_set(key: str, value: Any, timeout: int | None = None) -> None:
+def cache_set(key: str, value: object, timeout: int | None = None) -> None:
     limit = settings.LEADERBOARD_CACHE_SECONDS
     try:
         if limit:
@@ -159,7 +159,7 @@ def _new_epoch() -> None:
     cache_set(EPOCH_KEY, secrets.token_hex(8))
 
 
-def pages_changed(**kwargs: Any) -> None:
+def pages_changed(**kwargs: object) -> None:
     """Replace the epoch now and once the transaction commits (a page built meanwhile from
     the data before the change may be kept under the first new one). Random, not a count: an
     epoch the cache lost is never made again. Also a ``post_migrate`` receiver."""

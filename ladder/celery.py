@@ -16,7 +16,7 @@ app.autodiscover_tasks()
 
 
 @celeryd_init.connect
-def worker_waits_for_the_broker(conf: Any, **kwargs: Any) -> None:
+def worker_waits_for_the_broker(conf: Any, **kwargs: object) -> None:
     """A worker reads the broker without a socket timeout (the web's short ones bound a
     request's publish, see settings). A worker that timed out acknowledging a task (Redis
     frozen) never took another: kombu keeps the message counted as delivered, and with a

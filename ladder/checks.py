@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from django.apps import AppConfig
 from django.conf import settings
 from django.core.checks import CheckMessage, Tags, Warning, register
 from django.http.request import split_domain_port, validate_host
@@ -16,7 +17,9 @@ PER_PROCESS_CACHES = (
 
 
 @register(Tags.security, Tags.caches, deploy=True)
-def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+def check_shared_cache(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: object
+) -> list[CheckMessage]:
     """The API throttles and the password-reset limit count in the default cache: a cache
     per process lets N web processes allow N times the rate."""
     if settings.CACHES["default"]["BACKEND"] in PER_PROCESS_CACHES:
@@ -32,7 +35,9 @@ def check_shared_cache(app_configs: Any = None, **kwargs: Any) -> list[CheckMess
 
 
 @register(deploy=True)
-def check_time_zone(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+def check_time_zone(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: object
+) -> list[CheckMessage]:
     """A club far from London that forgets TIME_ZONE has its members' "today" refused as a
     future date for part of each day, and its matches dated by London's calendar."""
     if not settings.TIME_ZONE_SET:
@@ -49,7 +54,9 @@ def check_time_zone(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage
 
 
 @register(Tags.security, deploy=True)
-def check_site_url(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+def check_site_url(
+    app_configs: Sequence[AppConfig] | None = None, **kwargs: object
+) -> list[CheckMessage]:
     """Links in e-mails (sign-up, matches to confirm, disputes) are SITE_URL + a path: they are
     sent after commit, often by the worker, with no request to take an address from. A
     SITE_URL the site does not answer to (unset: http://127.0.0.1:8000) mails dead links."""

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
+from accounts.models import User
 from ladder.matches.models import PENDING, MatchPlayer, Notification
 
 
-def to_confirm_count(user: Any) -> int:
+def to_confirm_count(user: User) -> int:
     """How many matches wait for ``user`` to confirm (the inbox's "To confirm"), in one query.
 
     The rows where ``user`` plays a pending match on the side opposing its reporter; the
@@ -33,9 +33,9 @@ def to_confirm_count(user: Any) -> int:
 
 def site(request: HttpRequest) -> dict[str, object]:
     user = getattr(request, "user", None)
-    signed_in = bool(user and user.is_authenticated)
-    context: dict[str, object] = {"is_moderator": signed_in and user.is_moderator}  # type: ignore[union-attr]
-    if signed_in:
+    signed_in = isinstance(user, User) and user.is_authenticated
+    context: dict[str, object] = {"is_moderator": isinstance(user, User) and user.is_moderator}
+    if isinstance(user, User) and signed_in:
         # Lazy: counted only when a page shows the navigation badge.
         context["inbox_count"] = SimpleLazyObject(lambda: to_confirm_count(user))
         context["unread_count"] = SimpleLazyObject(

@@ -42,9 +42,10 @@ from ladder.matches.models import (
     Match,
     MatchPlayer,
     Notification,
+    Snapshot,
 )
 from ladder.matches.notifications import tell_disputed, tell_reported
-from ladder.matches.operations import confirm_match, report_match
+from ladder.matches.operations import confirm_match, report_match, snapshot_of
 from ladder.play import services as play
 from ladder.play.models import Challenge
 from ratings.engine.scales import DISPLAY_DIVISOR
@@ -225,7 +226,7 @@ def _password_hash() -> str:
     return make_password(DEMO_PASSWORD)
 
 
-def _account(club: DemoClub, username: str, display_name: str, **extra: Any) -> User:
+def _account(club: DemoClub, username: str, display_name: str, **extra: bool) -> User:
     user = User.objects.filter(username=username).first()
     if user is None:
         user = User(
@@ -391,16 +392,8 @@ def season_end(now: datetime) -> date:
     return today if now >= _at(today, REPORTS_FROM) else today - timedelta(days=1)
 
 
-def _snapshot(m: SeasonMatch) -> dict[str, Any]:
-    snap: dict[str, Any] = {
-        "played_on": m.played_on.isoformat(),
-        "side_a": [u.username for u in m.side_a],
-        "side_b": [u.username for u in m.side_b],
-        "games": [[a, b] for a, b in m.games],
-    }
-    if m.stats:
-        snap["stats"] = m.stats
-    return snap
+def _snapshot(m: SeasonMatch) -> Snapshot:
+    return snapshot_of(m.played_on, m.side_a, m.side_b, m.games, m.stats)
 
 
 def _store_season(
@@ -434,7 +427,7 @@ def _store_season(
             latest = max(reported, now - timedelta(minutes=5))
             at = min(reported + timedelta(hours=rng.uniform(2, 20)), latest)
             match.state, match.updated_at = DISPUTED, at
-            after = {**snap, "proposed_games": _three_games(m.games)}
+            after: Snapshot = {**snap, "proposed_games": _three_games(m.games)}
             audit.append(
                 _entry(opponents[0], at, "dispute", DISPUTED, snap, after, reason=DISPUTE_REASON)
             )
@@ -524,8 +517,8 @@ def _entry(
     at: datetime,
     action: str,
     to_state: str,
-    before: dict[str, Any],
-    after: dict[str, Any],
+    before: Snapshot,
+    after: Snapshot,
     reason: str = "",
 ) -> AuditEntry:
     """An audit entry for a transition out of pending, as ladder.matches writes it."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable
-from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
@@ -104,7 +103,7 @@ class PageCacheMiddleware:
             if param in request.GET:
                 read.setlist(param, request.GET.getlist(param))
         request.META["QUERY_STRING"] = read.urlencode()
-        request.GET = QueryDict(request.META["QUERY_STRING"])  # type: ignore[assignment]
+        request.GET = QueryDict(request.META["QUERY_STRING"])
         if credentials:
             response = self.get_response(request)
             patch_cache_control(response, private=True)
@@ -154,7 +153,7 @@ class PageCacheMiddleware:
         return response
 
 
-def allowed(request: HttpRequest, match: ResolverMatch, token: Any, digest: str) -> bool:
+def allowed(request: HttpRequest, match: ResolverMatch, token: ApiToken, digest: str) -> bool:
     """Whether the kept token still holds (its last use not due to be written, which the
     full path does) and the view's throttles let the request through, counting it."""
     if TokenAuthentication.last_use_due(token):

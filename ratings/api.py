@@ -7,6 +7,7 @@ The same data, filters and visibility as the pages (both read through ``ratings.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
@@ -33,7 +34,7 @@ from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ratings import histories, leaderboards, predictions
-from ratings.models import RatingChange, Season, today
+from ratings.models import RatingChange, RatingChangeQuerySet, Season, today
 from ratings.seasons import season_table
 from ratings.serializers import (
     LeaderboardQuerySerializer,
@@ -122,7 +123,7 @@ class LeaderboardView(generics.ListAPIView):
         ladder, seen = self.ladder_and_viewer()
         return ladder, seen, query.validated_data.get("q", ""), query.validated_data["status"]
 
-    def page(self, ladder: Ladder, text: str, status: str, on: date) -> Any:
+    def page(self, ladder: Ladder, text: str, status: str, on: date) -> object:
         board = leaderboards.Board(
             ladder, viewer_for(self.request), text=text, status=status, on=on
         )
@@ -158,7 +159,7 @@ class HistoryView(generics.ListAPIView):
     pagination_class = HistoryPagination
     permission_classes = [permissions.AllowAny]
 
-    def get_queryset(self) -> Any:
+    def get_queryset(self) -> RatingChangeQuerySet:
         player, memberships = access.player_for(viewer_for(self.request), self.kwargs["username"])
         ladders = {m.ladder_id: m.ladder for m in memberships}
         slug = self.request.query_params.get("ladder")
@@ -183,7 +184,7 @@ class PredictView(APIView):
     authentication_classes = API_AUTHENTICATION
     permission_classes = [permissions.AllowAny]
 
-    def _predict(self, request: Request, data: Any) -> Response:
+    def _predict(self, request: Request, data: Mapping[str, object]) -> Response:
         serializer = PredictInputSerializer(data=data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         values = serializer.validated_data
@@ -196,7 +197,10 @@ class PredictView(APIView):
         if prediction is None:
             return Response(nothing)
         stakes = stakes_for_lineup(*lineup, on)
-        body = {"probability": prediction.probability, "quality": prediction.quality}
+        body: dict[str, object] = {
+            "probability": prediction.probability,
+            "quality": prediction.quality,
+        }
         body["stakes"] = None if stakes is None else StakesSerializer(stakes).data
         return Response(body)
 

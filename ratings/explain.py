@@ -26,9 +26,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ladder.clubs.formatting import format_change, format_rating, format_rd
+
+if TYPE_CHECKING:
+    from ladder.clubs.models import Ladder
+    from ratings.models import RatingChange
 
 # Below this a difference is rounding, not something to explain.
 WEIGHT_EPSILON = 0.005
@@ -86,7 +90,7 @@ def earlier_meetings(weight: float, alpha: float) -> int | None:
     return rounded if rounded >= 1 and abs(n - rounded) < 0.05 else None
 
 
-def explain(change: Any, context: Context) -> str:
+def explain(change: RatingChange, context: Context) -> str:
     """The change in words: result against expectation, then anything that shaped it."""
     result = "won" if change.won else "lost"
     head = f"expected {change.expected:.2f}, {result}"
@@ -97,7 +101,7 @@ def explain(change: Any, context: Context) -> str:
     return "; ".join(parts)
 
 
-def _notes(change: Any, context: Context) -> list[str]:
+def _notes(change: RatingChange, context: Context) -> list[str]:
     notes = _margin_notes(change, context)
     window = f"{context.lookback_days} days"
     if context.has_previous and context.previous_played_on is None:
@@ -139,7 +143,7 @@ def _notes(change: Any, context: Context) -> list[str]:
     return notes
 
 
-def _margin_notes(change: Any, context: Context) -> list[str]:
+def _margin_notes(change: RatingChange, context: Context) -> list[str]:
     """How the result counted (RATINGS.md §3 step 2), and the wrong-way floor (step 9)."""
     notes = []
     won = change.won
@@ -179,7 +183,10 @@ def score_from(side: str, games: Sequence[tuple[int, int]]) -> str:
 
 
 def context_for(
-    change: Any, params: Any, games: Sequence[tuple[int, int]], opponents: Sequence[str]
+    change: RatingChange,
+    params: Ladder,
+    games: Sequence[tuple[int, int]],
+    opponents: Sequence[str],
 ) -> Context:
     """The context of a change read with ``RatingChange.objects.history()``: ``games`` are its
     match's games as (side A, side B) points, ``opponents`` the names the viewer may see

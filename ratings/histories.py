@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from accounts.models import User
 from ladder.clubs import access
@@ -165,7 +165,7 @@ class Entry:
 MatchPlayers = Mapping[int, list[tuple[str, int, str, str]]]
 
 
-def match_players(matches: Any) -> MatchPlayers:
+def match_players(matches: Iterable[int]) -> MatchPlayers:
     """The players of ``matches`` (match ids, or a query of them), in one query of plain
     rows with only what a history shows (whole matches and users cost more to build than
     the page takes to draw)."""

@@ -175,7 +175,7 @@ def board_page(
     """
     on = on or today()
     key = board_key(ladder, access.rows_seen(viewer, own), text, status, page, on, season)
-    board = cache_get(key)
+    board: dict[str, object] | None = cache_get(key)
     if board is None:
         board = _read_board(ladder, viewer, text, status, page, on, season)
         cache_set(key, board)

@@ -32,7 +32,7 @@ from django.db.models.functions import Coalesce, Lag
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import name_contains
+from accounts.models import User, name_contains
 from ladder.clubs import access
 from ladder.clubs.access import LISTINGS, PUBLIC, Viewer, listing_of
 from ladder.clubs.formatting import format_days, format_rating
@@ -169,7 +169,7 @@ class PlayerRatingQuerySet(models.QuerySet["PlayerRating"]):
         return self.order_by().aggregate(**counts)
 
     def ranks_of(
-        self, rows: Sequence[Any], cutoffs: Mapping[int, date], on: date
+        self, rows: Sequence[PlayerRating], cutoffs: Mapping[int, date], on: date
     ) -> dict[int, int]:
         """Place of each of ``rows`` (ranked rows of one ladder) among this queryset's ranked
         rows by rating, ties to the older row: {pk: rank}. One query, one pass over the
@@ -264,7 +264,7 @@ class RatingChangeQuerySet(models.QuerySet["RatingChange"]):
             .order_by("side", "change")
         )
 
-    def history(self, user: Any, ladder: Any | None = None) -> RatingChangeQuerySet:
+    def history(self, user: User, ladder: Ladder | None = None) -> RatingChangeQuerySet:
         """A player's changes, newest first, with their previous match (``with_previous``).
 
         Just the changes: ``ratings.histories.history_entries`` reads the players and games

@@ -66,10 +66,6 @@ class RateResult:
     replayed_from: Key | None = None
     written: int = 0  # change rows written (a replay leaves the rows that stay right)
 
-    @property
-    def full_replay(self) -> bool:
-        return self.replayed_from is not None
-
 
 def rate_ladder(ladder_id: int, from_scratch: bool = False) -> RateResult:
     """Bring a ladder's ratings up to date with its matches; safe to call any number of times.
@@ -327,7 +323,7 @@ def initial_states(ladder: Ladder, players: set[int] | None = None) -> dict[str,
     }
 
 
-def _was_rated() -> ExpressionWrapper:
+def _was_rated() -> ExpressionWrapper[Q]:
     """Whether a match was rated (`rated_at` set), as a column: runs ask only that, and
     reading 200,000 timestamps to ask it took a second."""
     return ExpressionWrapper(Q(rated_at__isnull=False), output_field=BooleanField())

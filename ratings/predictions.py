@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import date
 from functools import reduce
 from operator import and_
-from typing import Any
 
 from django.db.models import Exists, OuterRef, Q
 
@@ -19,7 +18,7 @@ from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.access import Person, Viewer
 from ladder.clubs.models import Ladder, Membership
-from ladder.matches.models import RATED_STATES, Match, MatchPlayer
+from ladder.matches.models import RATED_STATES, Match, MatchPlayer, MatchQuerySet
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import EngineError, PlayerState
 from ratings.explain import score_from
@@ -148,11 +147,13 @@ def predict(
     )
 
 
-def head_to_head_matches(ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User]) -> Any:
+def head_to_head_matches(
+    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User]
+) -> MatchQuerySet:
     """Rated matches with every player of ``side_a`` on one side and every player of
     ``side_b`` on the other (partners of a partial side may be anyone), newest first."""
 
-    def together(users: Sequence[User], side: str) -> list[Any]:
+    def together(users: Sequence[User], side: str) -> list[Exists]:
         return [
             Exists(MatchPlayer.objects.filter(match=OuterRef("pk"), user=u, side=side))
             for u in users
@@ -231,17 +232,9 @@ def _person(user: User, hidden: set[int]) -> Person:
 # ---- predictions for a lineup ------------------------------------------------------------------------
 
 
-def predict_for_report(
-    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
-) -> float | None:
-    """RATINGS.md §6: the probability that side A wins, from the players' current ratings."""
-    prediction = predict_sides(ladder, side_a, side_b, on)
-    return None if prediction is None else prediction.probability
-
-
 def predict_sides(
     ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None = None
-) -> Any:
+) -> Prediction | None:
     """The §6 prediction (probability and match quality) of a lineup, or None when it cannot
     be made honestly: a side empty, a player named twice or not a member. Never a made-up
     number."""

@@ -15,6 +15,7 @@ from ladder.clubs.models import Ladder
 from ladder.matches.serializers import UsernamesField, visible_ladder
 from ratings import leaderboards
 from ratings.engine.scales import display
+from ratings.histories import Entry
 from ratings.leaderboards import ALL, STATUS_FILTERS
 from ratings.models import STATUSES
 
@@ -148,13 +149,13 @@ class RatingChangeSerializer(serializers.Serializer):
         help_text='In words: "expected 0.31, won 21-12 21-15: +0.08; …".'
     )
 
-    def get_rating_after_display(self, entry: Any) -> str:
+    def get_rating_after_display(self, entry: Entry) -> str:
         return display(entry.change.rating_after)
 
-    def get_rd_after_display(self, entry: Any) -> str:
+    def get_rd_after_display(self, entry: Entry) -> str:
         return format_rd(entry.change.rd_after)
 
-    def get_change_display(self, entry: Any) -> str:
+    def get_change_display(self, entry: Entry) -> str:
         return format_change(entry.change.change)
 
 

@@ -3,7 +3,7 @@ standing for every rating row."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -49,7 +49,7 @@ def restand(ladder: Ladder) -> int:
     return len(changed)
 
 
-def apply_params(slug: str, params: dict[str, Any]) -> Ladder:
+def apply_params(slug: str, params: Mapping[str, object]) -> Ladder:
     """Store rating settings (e.g. from `tune`) on a ladder and replay it with them.
 
     Each name is set as the ladder field of that name, or as a method option (RATINGS.md §5);

@@ -6,37 +6,42 @@ by that replay."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from datetime import date
 
 from django.conf import settings
 from django.db import transaction
+from django.db.migrations import Migration
 from django.db.models.signals import post_delete, post_save, pre_save
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
 
+from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.signals import lineup_wanted, ratings_due, stakes_wanted
+from ratings.engine.formats import ScoringFormat
+from ratings.engine.types import Params
 from ratings.models import PlayerRating, RatingChange, Season
 from ratings.pipeline import bump_board, ladders_needing_rating, rate_ladder
-from ratings.predictions import predict_sides
+from ratings.predictions import Prediction, predict_sides
 from ratings.services import replay_later, restand
-from ratings.stakes import stakes_for_lineup
+from ratings.stakes import Stakes, stakes_for_lineup
 from ratings.tasks import enqueue_rating
 
 
 @receiver(pre_save, sender=Ladder)
-def remember_settings(sender: type[Ladder], instance: Ladder, **kwargs: Any) -> None:
+def remember_settings(sender: type[Ladder], instance: Ladder, **kwargs: object) -> None:
     old = Ladder.objects.filter(pk=instance.pk).first() if instance.pk else None
     instance._settings_before = _settings(old) if old else None  # type: ignore[attr-defined]
 
 
-def _settings(ladder: Ladder) -> tuple[Any, ...]:
+def _settings(ladder: Ladder) -> tuple[Params, ScoringFormat, float, int]:
     """What the ratings depend on (params, scoring), then what the ranked status does."""
     return (ladder.params(), ladder.scoring(), ladder.ranked_rd, ladder.ranked_min_matches)
 
 
 @receiver(post_save, sender=Ladder)
 def replay_on_new_settings(
-    sender: type[Ladder], instance: Ladder, created: bool, **kwargs: Any
+    sender: type[Ladder], instance: Ladder, created: bool, **kwargs: object
 ) -> None:
     before = getattr(instance, "_settings_before", None)
     if before is None:
@@ -54,7 +59,7 @@ SHOWN_USER_FIELDS = frozenset({"username", "display_name", "is_active"})
 
 
 @receiver(pre_save, sender=Membership)
-def remember_start(sender: type[Membership], instance: Membership, **kwargs: Any) -> None:
+def remember_start(sender: type[Membership], instance: Membership, **kwargs: object) -> None:
     old = Membership.objects.filter(pk=instance.pk).first() if instance.pk else None
     instance._start_before = (old.initial_rating, old.initial_rd) if old else None  # type: ignore[attr-defined]
 
@@ -62,7 +67,7 @@ def remember_start(sender: type[Membership], instance: Membership, **kwargs: Any
 @receiver(post_save, sender=Membership)
 @receiver(post_delete, sender=Membership)
 def membership_changed(
-    sender: type[Membership], instance: Membership, signal: Any, **kwargs: Any
+    sender: type[Membership], instance: Membership, signal: Signal, **kwargs: object
 ) -> None:
 
     ratings = PlayerRating.objects.filter(ladder_id=instance.ladder_id, user_id=instance.user_id)
@@ -86,18 +91,28 @@ def membership_changed(
 
 @receiver(post_save, sender=Season)
 @receiver(post_delete, sender=Season)
-def season_changed(sender: type[Season], instance: Season, **kwargs: Any) -> None:
+def season_changed(
+    sender: type[Season],
+    instance: Season,
+    update_fields: frozenset[str] | None = None,
+    **kwargs: object,
+) -> None:
     """The ladder page shows the current season's table, kept with its leaderboard: a new,
     changed or deleted season makes it stale (storing an ended season's table does not)."""
-    fields = kwargs.get("update_fields")
-    if fields is not None and set(fields) <= {"frozen_at"}:
+    if update_fields is not None and set(update_fields) <= {"frozen_at"}:
         return
     bump_board(instance.ladder_id)
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)
-def user_changed(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
-    fields = kwargs.get("update_fields")
+def user_changed(
+    sender: type[User],
+    instance: User,
+    created: bool,
+    update_fields: frozenset[str] | None = None,
+    **kwargs: object,
+) -> None:
+    fields = update_fields
     if created or (fields is not None and not SHOWN_USER_FIELDS & set(fields)):
         return  # e.g. a login touching last_login
 
@@ -112,7 +127,9 @@ def user_changed(sender: Any, instance: Any, created: bool, **kwargs: Any) -> No
             )
 
 
-def replay_after_migrate(plan: Any = None, **kwargs: Any) -> None:
+def replay_after_migrate(
+    plan: list[tuple[Migration, bool]] | None = None, **kwargs: object
+) -> None:
     """After ``migrate`` applied a migration with ``replays_ratings`` (it marked rated matches
     ``needs_rating``, e.g. ratings/migrations/0003_ratings_v2), rate every ladder with marked
     matches, as the periodic sweep would: the ratings then equal a replay of all rated
@@ -129,7 +146,7 @@ def replay_after_migrate(plan: Any = None, **kwargs: Any) -> None:
 
 
 @receiver(ratings_due)
-def rate_when_due(sender: Any, ladder_id: int, **kwargs: Any) -> None:
+def rate_when_due(sender: type, ladder_id: int, **kwargs: object) -> None:
     """A match changed what counts on a ladder: rate it (ladder/matches/signals.py)."""
 
     enqueue_rating(ladder_id)
@@ -137,8 +154,13 @@ def rate_when_due(sender: Any, ladder_id: int, **kwargs: Any) -> None:
 
 @receiver(lineup_wanted)
 def predict_lineup(
-    sender: Any, ladder: Ladder, side_a: Any, side_b: Any, on: Any, **kwargs: Any
-) -> Any:
+    sender: type[Ladder],
+    ladder: Ladder,
+    side_a: Sequence[User],
+    side_b: Sequence[User],
+    on: date | None,
+    **kwargs: object,
+) -> Prediction | None:
     """The §6 prediction of a lineup for the report form (ladder/matches/signals.py)."""
 
     return predict_sides(ladder, side_a, side_b, on)
@@ -146,7 +168,12 @@ def predict_lineup(
 
 @receiver(stakes_wanted)
 def stakes_of_lineup(
-    sender: Any, ladder: Ladder, side_a: Any, side_b: Any, on: Any, **kwargs: Any
-) -> Any:
+    sender: type[Ladder],
+    ladder: Ladder,
+    side_a: Sequence[User],
+    side_b: Sequence[User],
+    on: date | None,
+    **kwargs: object,
+) -> Stakes | None:
     """The §6 points at stake of a lineup for the report form (ladder/matches/signals.py)."""
     return stakes_for_lineup(ladder, side_a, side_b, on)

@@ -11,6 +11,7 @@ every link keeps its ``href``, so the pages work without JavaScript.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib import messages
@@ -39,7 +40,7 @@ from ratings.chart import (
     since_of,
 )
 from ratings.forms import LeaderboardFilterForm, SeasonForm
-from ratings.models import TREND_DAYS, RatingChange, Season, today
+from ratings.models import TREND_DAYS, PlayerRating, RatingChange, Season, today
 from ratings.seasons import SeasonError, delete_season, save_season, season_table
 from ratings.stakes import points_at_stake
 
@@ -51,7 +52,7 @@ def _fragment(request: HtmxHttpRequest, target: str) -> bool:
 
 
 def _respond(
-    request: HtmxHttpRequest, page: str, fragment: str, target: str, context: dict[str, Any]
+    request: HtmxHttpRequest, page: str, fragment: str, target: str, context: Mapping[str, object]
 ) -> HttpResponse:
     template = fragment if _fragment(request, target) else page
     response = render(request, template, context)
@@ -236,7 +237,7 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
     on = today()
     ratings = histories.player_ratings(person, memberships, viewer, on)
     ladder = _selected_ladder(request, memberships, ratings)
-    context: dict[str, Any] = {
+    context: dict[str, object] = {
         "player": person,
         "memberships": [(m, ratings.get(m.ladder_id)) for m in memberships],
         "ladder": ladder,
@@ -253,7 +254,9 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
         if not _fragment(request, "matches"):
             played = histories.matches_played(person, ladder)
             players = histories.match_players(
-                RatingChange.objects.filter(user=person, ladder=ladder).values("match_id")
+                RatingChange.objects.filter(user=person, ladder=ladder).values_list(
+                    "match_id", flat=True
+                )
             )
         paginator = (
             Paginator(changes, histories.HISTORY_PAGE_SIZE)
@@ -285,7 +288,7 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
 
 
 def _selected_ladder(
-    request: HtmxHttpRequest, memberships: list[Membership], ratings: dict[int, Any]
+    request: HtmxHttpRequest, memberships: list[Membership], ratings: dict[int, PlayerRating]
 ) -> Ladder | None:
     """The ladder named by ``?ladder=``, else the one played most recently, else the first."""
     slug = request.GET.get("ladder")

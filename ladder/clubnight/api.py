@@ -9,8 +9,6 @@ the page: ladder/clubnight/services.py (and the search, matchmaking.py).
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import exceptions, permissions, serializers
@@ -18,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import User
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR
 from ladder.api_support import InputSerializer, TextField
@@ -177,9 +176,11 @@ class ClubNightView(APIView):
     def post(self, request: Request, slug: str) -> Response:
         viewer = viewer_for(request)
         ladder = access.ladder_or_404(viewer, slug)
-        user: Any = request.user
-        is_member = Membership.objects.filter(ladder=ladder, user=user).exists()
-        if not (is_member or user.is_moderator):
+        user = request.user
+        is_member = (
+            isinstance(user, User) and Membership.objects.filter(ladder=ladder, user=user).exists()
+        )
+        if not (is_member or viewer.moderator):
             raise exceptions.PermissionDenied(
                 f"Only members of {ladder.name} and moderators run its club nights."
             )

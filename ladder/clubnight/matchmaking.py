@@ -314,7 +314,7 @@ def halves(total: int, part: int) -> tuple[tuple[Take, Take], ...]:
         if len(indices) == 1:
             k = indices[0]
             return lambda t: (t[k],)
-        return itemgetter(*indices)  # type: ignore[return-value]
+        return itemgetter(*indices)
 
     ways = []
     for others in combinations(range(1, total), part - 1):
@@ -378,7 +378,9 @@ class _Hall:
                     if pid in index:
                         self.games_tonight[index[pid]] += 1
 
-        def penalties(window: PairCounts, now: PairCounts, w_window: float, w_now: float):  # type: ignore[no-untyped-def]
+        def penalties(
+            window: PairCounts, now: PairCounts, w_window: float, w_now: float
+        ) -> list[list[float]]:
             matrix = [[0.0] * n for _ in range(n)]
             for counts, lost in ((window, True), (now, False)):
                 for pair, k in counts.items():

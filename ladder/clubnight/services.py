@@ -13,7 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import RequestUser, User
 from accounts.names import confusable_with
 from ladder.clubnight.matchmaking import (
     ClubNightError,
@@ -102,7 +102,7 @@ def checked_guest_name(typed: str, guests: Iterable[Guest]) -> str:
     return name
 
 
-def add_guest(ladder: Ladder, by: Any, typed: str, on: date | None = None) -> Guest:
+def add_guest(ladder: Ladder, by: User, typed: str, on: date | None = None) -> Guest:
     """Add a guest to tonight's club night (ticked as present); ClubNightError, changing
     nothing, for a name ``checked_guest_name`` refuses or a hall already full of guests."""
     on = on or timezone.localdate()
@@ -302,7 +302,7 @@ def last_club_night(ladder: Ladder, before: date | None = None) -> ClubNight | N
 
 def add_round(
     ladder: Ladder,
-    by: Any,
+    by: User,
     present_users: Sequence[Any],
     on: date | None = None,
     courts: int | None = None,
@@ -330,17 +330,15 @@ def add_round(
     return night, rnd
 
 
-def may_start_over(night: ClubNight | None, user: Any) -> bool:
+def may_start_over(night: ClubNight | None, user: RequestUser | None) -> bool:
     """Whether ``user`` may forget the night's rounds: a moderator, or the member who
     started the evening (proposed its first round or added its first guest)."""
-    if night is None or not getattr(user, "is_authenticated", False):
+    if night is None or not isinstance(user, User):
         return False
-    return bool(user.is_moderator) or (
-        night.created_by_id is not None and night.created_by_id == user.pk
-    )
+    return user.is_moderator or (night.created_by_id is not None and night.created_by_id == user.pk)
 
 
-def start_over(ladder: Ladder, by: Any, on: date | None = None) -> None:
+def start_over(ladder: Ladder, by: RequestUser | None, on: date | None = None) -> None:
     """Forget tonight's rounds (who is present stays ticked).
 
     Raises ClubNightPermissionError, changing nothing, unless ``by`` is a moderator or
@@ -379,16 +377,16 @@ class CourtOutcome:
     match_id: int | None = None
 
 
-def may_run(ladder: Ladder, user: Any) -> bool:
+def may_run(ladder: Ladder, user: RequestUser | None) -> bool:
     """Whether ``user`` may run the ladder's club night: a member, or a moderator."""
-    if not getattr(user, "is_authenticated", False):
+    if not isinstance(user, User):
         return False
-    return bool(user.is_moderator) or Membership.objects.filter(ladder=ladder, user=user).exists()
+    return user.is_moderator or Membership.objects.filter(ladder=ladder, user=user).exists()
 
 
 def enter_scores(
     ladder: Ladder,
-    by: Any,
+    by: RequestUser | None,
     number: int,
     scores: Mapping[int, Sequence[tuple[int, int]]],
     on: date | None = None,
@@ -405,7 +403,7 @@ def enter_scores(
     when there is no such round tonight.
     """
     on = on or timezone.localdate()
-    if not may_run(ladder, by):
+    if not isinstance(by, User) or not may_run(ladder, by):
         raise ClubNightPermissionError(
             f"Only members of {ladder.name} and moderators run its club nights."
         )
@@ -428,7 +426,7 @@ def enter_scores(
 
 def _enter_court(
     ladder: Ladder,
-    by: Any,
+    by: User,
     played_on: date,
     match: dict[str, Any],
     court: int,

@@ -159,7 +159,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
             ticked = []
     people |= {g.id: _guest(g) for g in clubnight.guests_of(night).values()}
 
-    context: dict[str, Any] = {
+    context: dict[str, object] = {
         "ladder": ladder,
         "people": people,
         "ticked": set(ticked) - set(unseen),

@@ -32,10 +32,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
-from django.http import Http404
+from django.db.models import Exists, Model, OuterRef, Q, QuerySet
+from django.http import Http404, HttpRequest
+from rest_framework.request import Request
 
-from accounts.models import User, name_contains
+from accounts.models import RequestUser, User, name_contains
 from accounts.tokens import TokenAuthentication
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership, MembershipQuerySet
 from ladder.clubs.signals import barred_from
@@ -69,9 +70,9 @@ class Viewer:
     operator: bool = False  # exports and commands: the club's operator sees everything
 
     @classmethod
-    def of(cls, user: Any, *, token: bool = False) -> Viewer:
+    def of(cls, user: RequestUser | None, *, token: bool = False) -> Viewer:
         """The viewer for ``user`` (a User, AnonymousUser or None)."""
-        if user is None or not user.is_authenticated:
+        if not isinstance(user, User) or not user.is_authenticated:
             return VISITOR
         return cls(
             user_id=user.pk,
@@ -99,17 +100,17 @@ VISITOR = Viewer()
 OPERATOR = Viewer(operator=True)
 
 
-def viewer_for(request: Any) -> Viewer:
+def viewer_for(request: HttpRequest | Request) -> Viewer:
     """The viewer of a request (a Django HttpRequest or a DRF Request), built once: kept on
     the request for its user (DRF authenticates a token after the middleware has run, so a
     viewer built for the session's user is not reused for the token's)."""
     user = request.user
-    kept = getattr(request, "_access_viewer", None)
+    kept: tuple[int | None, Viewer] | None = getattr(request, "_access_viewer", None)
     if kept is not None and kept[0] == user.pk:
-        return kept[1]  # type: ignore[no-any-return]
+        return kept[1]
     by = getattr(request, "successful_authenticator", None)  # DRF's, for an API request
     viewer = Viewer.of(user, token=isinstance(by, TokenAuthentication))
-    request._access_viewer = (user.pk, viewer)
+    setattr(request, "_access_viewer", (user.pk, viewer))  # noqa: B010 (not HttpRequest's)
     return viewer
 
 
@@ -243,7 +244,7 @@ def unseen(viewer: Viewer, ladder_ids: Iterable[int]) -> dict[int, set[int]]:
     return found
 
 
-def sees_all_of(viewer: Viewer, ladder: Ladder, users: Iterable[Any]) -> bool:
+def sees_all_of(viewer: Viewer, ladder: Ladder, users: Iterable[User]) -> bool:
     """Whether every one of ``users`` is listed to ``viewer`` on ``ladder``: a prediction or
     points at stake about them may be shown (the report form names players it may not
     list: the opponents of a match played face to face)."""
@@ -253,7 +254,7 @@ def sees_all_of(viewer: Viewer, ladder: Ladder, users: Iterable[Any]) -> bool:
     ).count() == len(ids)
 
 
-def barred(ladder: Any, user: Any) -> str | None:
+def barred(ladder: Ladder, user: RequestUser | None) -> str | None:
     """Why ``user`` may not take part on ``ladder`` (join, report, confirm, dispute), or
     None: a ban from it. The integrity app, above this room, answers through
     ``ladder.clubs.signals.participation_barred``. To everyone else a banned member of a
@@ -261,7 +262,7 @@ def barred(ladder: Any, user: Any) -> str | None:
     return barred_from(ladder, user)
 
 
-def playing_refusal(user: Any) -> str | None:
+def playing_refusal(user: User) -> str | None:
     """Why no match can be reported with ``user`` in it, or None: a deactivated account
     (a ban is ``barred``'s)."""
     if not getattr(user, _ACTIVE):
@@ -317,7 +318,7 @@ def player_for(viewer: Viewer, username: str) -> tuple[User, list[Membership]]:
 # ---- matches (duck typed: ladder.matches sits above this room) -------------------------------
 
 
-_Matches = TypeVar("_Matches", bound=QuerySet[Any])
+_Matches = TypeVar("_Matches", bound=QuerySet[Model])
 
 
 def _player_ids(match: Any) -> set[int]:
@@ -365,7 +366,7 @@ def mask_matches(viewer: Viewer, shown: Iterable[Any]) -> None:
             entry.after = _without_names(entry.after, names)
 
 
-def _without_names(snapshot: Any, names: set[str]) -> Any:
+def _without_names(snapshot: object, names: set[str]) -> object:
     """An audit snapshot with the usernames in ``names`` withheld (None) from its sides."""
     if not isinstance(snapshot, dict):
         return snapshot

@@ -7,7 +7,7 @@ from typing import Any, cast
 from django.contrib import admin
 from django.contrib.humanize.templatetags.humanize import intcomma
 from django.db.models import QuerySet
-from django.forms import BaseInlineFormSet
+from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
@@ -135,7 +135,11 @@ class LadderAdmin(admin.ModelAdmin):
         return ladder.member_count  # type: ignore[attr-defined]
 
     def save_formset(
-        self, request: HttpRequest, form: Any, formset: BaseInlineFormSet, change: bool
+        self,
+        request: HttpRequest,
+        form: ModelForm[Ladder],
+        formset: BaseInlineFormSet,
+        change: bool,
     ) -> None:
         if formset.model is not Membership:
             super().save_formset(request, form, formset, change)
@@ -169,7 +173,9 @@ class MembershipAdmin(admin.ModelAdmin):
     autocomplete_fields = ["user", "ladder"]
     readonly_fields = ["initial_rating", "initial_rd"]
 
-    def save_model(self, request: HttpRequest, obj: Membership, form: Any, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: Membership, form: ModelForm[Membership], change: bool
+    ) -> None:
         if not change or {"ladder", "self_level", "self_certainty"} & set(form.changed_data):
             obj.apply_self_assessment(obj.self_level, obj.self_certainty)
         super().save_model(request, obj, form, change)

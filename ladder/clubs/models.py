@@ -22,6 +22,7 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import RequestUser, User
 from ladder.cache import pages_changed
 from ladder.clubs.engine_messages import engine_problems, param_error_field
 from ladder.clubs.formatting import format_rating, format_rd
@@ -112,9 +113,9 @@ class LadderQuerySet(models.QuerySet["Ladder"]):
             member_count=Coalesce(Subquery(members, output_field=models.IntegerField()), 0)
         )
 
-    def with_is_member(self, user: Any) -> LadderQuerySet:
+    def with_is_member(self, user: RequestUser | None) -> LadderQuerySet:
         """Annotate ``is_member`` for ``user`` (False for visitors)."""
-        if user is None or not user.is_authenticated:
+        if not isinstance(user, User) or not user.is_authenticated:
             return self.annotate(is_member=models.Value(False, output_field=models.BooleanField()))
         return self.annotate(
             is_member=Exists(Membership.objects.filter(ladder=OuterRef("pk"), user=user))
@@ -311,7 +312,7 @@ class Ladder(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("ladder:detail", args=[self.slug])
 
-    def delete(self, *args: Any, **kwargs: Any) -> Any:
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         deleted = super().delete(*args, **kwargs)
         pages_changed()
         return deleted

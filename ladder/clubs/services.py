@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 from decimal import Decimal
-from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.models import RequestUser, User
 from ladder.clubs import access
 from ladder.clubs.formatting import format_day
 from ladder.clubs.models import Ladder, Membership
@@ -24,17 +24,17 @@ class LadderError(Exception):
         self.field = field
 
 
-def can_join(user: Any, ladder: Ladder) -> bool:
+def can_join(user: RequestUser, ladder: Ladder) -> bool:
     """Anyone signed in may join a public ladder; private ones are joined by invitation.
 
     A moderator adds members to a private ladder in the admin (they may also join it
     themselves from its page).
     """
-    return bool(user.is_authenticated and (ladder.is_public or user.is_moderator))
+    return isinstance(user, User) and (ladder.is_public or user.is_moderator)
 
 
 def join_ladder(
-    user: Any,
+    user: RequestUser,
     ladder: Ladder,
     level: Decimal | None = None,
     certainty: str | None = None,
@@ -43,7 +43,7 @@ def join_ladder(
 
     Without an answer the ladder's initial rating and RD apply.
     """
-    if not can_join(user, ladder):
+    if not isinstance(user, User) or not can_join(user, ladder):
         raise LadderError(f"{ladder.name} is private: a moderator adds its members.")
     barred = access.barred(ladder, user)
     if barred:
@@ -69,12 +69,16 @@ def join_ladder(
 MAX_AWAY_DAYS = 366
 
 
-def set_away(user: Any, ladder: Ladder, until: date | None) -> Membership:
+def set_away(user: RequestUser, ladder: Ladder, until: date | None) -> Membership:
     """Mark ``user`` away from ``ladder`` up to and including ``until``, or back (None):
     RULES.md "Time away". Their own membership only; a day before today (the club's date)
     or more than ``MAX_AWAY_DAYS`` ahead is refused. Nothing in the ratings changes: the
     board reads the day, the rating maths never does."""
-    membership = Membership.objects.filter(ladder=ladder, user=user).first()
+    membership = (
+        Membership.objects.filter(ladder=ladder, user=user).first()
+        if user.is_authenticated
+        else None
+    )
     if membership is None:
         raise LadderError(f"You are not a member of {ladder.name}.")
     today = timezone.localdate()

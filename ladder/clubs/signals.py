@@ -7,9 +7,13 @@ ladder/integrity/signals.py answers for a ban.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.dispatch import Signal
+
+if TYPE_CHECKING:
+    from accounts.models import RequestUser
+    from ladder.clubs.models import Ladder
 
 # Asks whether ``user`` is barred from taking part on ``ladder`` (joining, reporting,
 # confirming, disputing): keywords ``ladder``, ``user``; the answer is the reason to tell
@@ -17,7 +21,7 @@ from django.dispatch import Signal
 participation_barred = Signal()
 
 
-def barred_from(ladder: Any, user: Any) -> str | None:
+def barred_from(ladder: Ladder, user: RequestUser | None) -> str | None:
     """The first reason a receiver of ``participation_barred`` gives, or None (not barred)."""
     if user is None or not getattr(user, "pk", None):
         return None

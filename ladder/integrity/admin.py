@@ -4,8 +4,6 @@ replay and notify; the admin does not offer a second way."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
@@ -23,7 +21,7 @@ class IntegritySettingsForm(forms.ModelForm):
             + ", ".join(f"{k}={v}" for k, v in Thresholds().as_dict().items())
         }
 
-    def clean_thresholds(self) -> Any:
+    def clean_thresholds(self) -> dict[str, object]:
         value = self.cleaned_data["thresholds"] or {}
         if not isinstance(value, dict):
             raise forms.ValidationError("Give an object of threshold names and numbers.")
@@ -45,10 +43,10 @@ class ReadOnly(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
 

@@ -14,8 +14,6 @@ Thin: the same domain functions as the pages (bans.py, flags.py); their errors b
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -23,11 +21,13 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import exceptions, serializers, status
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from accounts.models import RequestUser
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR, FIELD_ERRORS, USERNAME_PARAMETER
 from ladder.api_support import InputSerializer, ReasonField, TextField
@@ -49,14 +49,16 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
-def visible_ladder(user: Any, slug: str) -> Ladder:
+def visible_ladder(user: RequestUser, slug: str) -> Ladder:
     """The ladder ``slug`` if ``user`` may see it (the access policy), else 404."""
     return access.ladder_or_404(access.Viewer.of(user), slug)
 
 
 class ModerationAPIView(APIView):
     authentication_classes = API_AUTHENTICATION
-    permission_classes: list[Any] = []  # the domain functions decide (403 with a reason)
+    permission_classes: list[
+        type[BasePermission]
+    ] = []  # the domain functions decide (403 with a reason)
 
     def ladder(self, request: Request, slug: str) -> Ladder:
         ladder = visible_ladder(request.user, slug)
@@ -100,7 +102,7 @@ class FlagsSerializer(serializers.Serializer):
     flags = FlagSerializer(many=True)
 
 
-def flag_data(flag: Flag) -> dict[str, Any]:
+def flag_data(flag: Flag) -> dict[str, object]:
     return {
         "id": flag.pk,
         "kind": flag.kind,
@@ -198,7 +200,7 @@ class BansSerializer(serializers.Serializer):
     bans = BanSerializer(many=True)
 
 
-def ban_data(ban: Ban) -> dict[str, Any]:
+def ban_data(ban: Ban) -> dict[str, object]:
     return {
         "username": ban.user.username,
         "reason": ban.reason,
@@ -212,7 +214,7 @@ def ban_data(ban: Ban) -> dict[str, Any]:
     }
 
 
-def outcome_data(outcome: bans.Outcome) -> dict[str, Any]:
+def outcome_data(outcome: bans.Outcome) -> dict[str, object]:
     names = dict(bans.User.objects.filter(pk__in=outcome.changes).values_list("pk", "username"))
     return {
         **ban_data(outcome.ban),

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import RequestUser, User
 from ladder.clubs.formatting import format_change
 from ladder.clubs.models import Ladder, Membership
 from ladder.integrity.errors import (
@@ -42,17 +41,9 @@ MAX_REASON_LENGTH = 2000
 MIN_CHANGE = 0.5  # rating points: a smaller change from a replay is rounding, not a refund
 
 
-def is_banned(ladder: Ladder | int, user: Any) -> bool:
-    """Whether ``user`` is banned from ``ladder`` now."""
-    if user is None or not getattr(user, "pk", None):
-        return False
-    ladder_id = ladder if isinstance(ladder, int) else ladder.pk
-    return Ban.objects.active().filter(ladder_id=ladder_id, user_id=user.pk).exists()
-
-
-def active_ban(ladder: Ladder, user: Any) -> Ban | None:
+def active_ban(ladder: Ladder, user: RequestUser | None) -> Ban | None:
     """The ban barring ``user`` from ``ladder``, or None."""
-    if user is None or not getattr(user, "pk", None):
+    if user is None or not user.pk:
         return None
     return Ban.objects.active().filter(ladder=ladder, user_id=user.pk).first()
 
@@ -65,14 +56,16 @@ def barred_message(ban: Ban) -> str:
     )
 
 
-def require_moderator(user: Any) -> None:
-    if user is None or not user.is_authenticated:
+def require_moderator(user: RequestUser | None) -> User:
+    """The moderator ``user`` is, or a refusal."""
+    if not isinstance(user, User) or not user.is_authenticated:
         raise ModerationPermissionError("Sign in first.")
     if not user.is_moderator:
         raise ModerationPermissionError("Only a moderator can do this.")
+    return user
 
 
-def _reason(reason: Any, field: str, prompt: str, errors: dict[str, list[str]]) -> str:
+def _reason(reason: object, field: str, prompt: str, errors: dict[str, list[str]]) -> str:
     text = reason.strip() if isinstance(reason, str) else ""
     if not text:
         errors.setdefault(field, []).append(prompt)
@@ -83,7 +76,7 @@ def _reason(reason: Any, field: str, prompt: str, errors: dict[str, list[str]]) 
     return text
 
 
-def _member(ladder: Ladder, username: Any) -> User:
+def _member(ladder: Ladder, username: object) -> User:
     name = username.strip() if isinstance(username, str) else ""
     user = User.objects.filter(username=name, memberships__ladder=ladder).first()
     if user is None:
@@ -105,14 +98,14 @@ class Outcome:
 
 def ban_member(
     ladder: Ladder,
-    by: Any,
-    username: Any,
-    reason: Any,
+    by: RequestUser | None,
+    username: object,
+    reason: object,
     void_since: date | None = None,
     now: datetime | None = None,
 ) -> Outcome:
     """Ban the member ``username`` from ``ladder`` (see the module's docstring)."""
-    require_moderator(by)
+    by = require_moderator(by)
     now = now or timezone.now()
     user = _member(ladder, username)
     errors: dict[str, list[str]] = {}
@@ -172,12 +165,16 @@ def ban_member(
 
 
 def lift_ban(
-    ladder: Ladder, by: Any, username: Any, reason: Any = "", now: datetime | None = None
+    ladder: Ladder,
+    by: RequestUser | None,
+    username: object,
+    reason: object = "",
+    now: datetime | None = None,
 ) -> Outcome:
     """Lift the active ban of ``username``: the matches it withheld count again, the ladder
     replays, and everyone's rating is what it was before the ban (cancelled reports stay
     cancelled: the players report them again)."""
-    require_moderator(by)
+    by = require_moderator(by)
     now = now or timezone.now()
     name = username.strip() if isinstance(username, str) else ""
     text = reason.strip() if isinstance(reason, str) else ""
@@ -273,7 +270,7 @@ def _tell(
 
 def _details(
     matches: list[int], cancelled: list[int], changes: dict[int, float], since: date | None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     return {
         "matches": matches,
         "cancelled": cancelled,

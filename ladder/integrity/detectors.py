@@ -65,7 +65,7 @@ class Thresholds:
     report_few: int = 2  # "the same few opponents": at most this many confirm them
 
     @classmethod
-    def with_overrides(cls, overrides: Mapping[str, Any] | None) -> Thresholds:
+    def with_overrides(cls, overrides: Mapping[str, object] | None) -> Thresholds:
         """The defaults with a ladder's overrides; ValueError names a bad key or value."""
         if not overrides:
             return cls()
@@ -82,7 +82,7 @@ class Thresholds:
             values[key] = want(value)
         return replace(cls(), **values)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, float]:
         return asdict(self)
 
 
@@ -128,7 +128,7 @@ class Finding:
     players: tuple[str, ...]  # sorted
     matches: tuple[int, ...]  # sorted
     reason: str
-    evidence: dict[str, Any]
+    evidence: dict[str, object]  # numbers and names, stored as JSON
 
 
 def level(points: float) -> str:
@@ -165,7 +165,7 @@ def _name(people: Mapping[str, Member], key: str) -> str:
 
 
 def _finding(
-    kind: str, players: Iterable[str], matches: Iterable[int], reason: str, **evidence: Any
+    kind: str, players: Iterable[str], matches: Iterable[int], reason: str, **evidence: object
 ) -> Finding:
     return Finding(kind, tuple(sorted(set(players))), tuple(sorted(set(matches))), reason, evidence)
 
@@ -378,7 +378,7 @@ def performance(opponents: Sequence[float], wins: float, prior: float) -> float:
     target = wins + 0.5
 
     def expected(level: float) -> float:
-        return sum(1.0 / (1.0 + 10.0 ** ((r - level) / scale)) for r in field)
+        return float(sum(1.0 / (1.0 + 10.0 ** ((r - level) / scale)) for r in field))
 
     low, high = PERFORMANCE_RANGE
     for _ in range(PERFORMANCE_STEPS):  # bisection: expected() rises with the level

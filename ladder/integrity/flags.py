@@ -20,7 +20,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import RequestUser, User
 from ladder.clubs.models import Ladder, Membership
 from ladder.integrity.bans import require_moderator
 from ladder.integrity.detectors import Finding, Member, Played, Thresholds, detect_all, margin_of
@@ -214,7 +214,7 @@ def _store(ladder: Ladder, findings: Iterable[Finding], now: datetime) -> None:
     )
 
 
-def flags_for(ladder: Ladder, viewer: Any) -> list[Flag]:
+def flags_for(ladder: Ladder, viewer: RequestUser | None) -> list[Flag]:
     """The ladder's flags for a moderator (fresh): current ones first, open before decided."""
     require_moderator(viewer)
     return current_flags(ladder)
@@ -238,13 +238,19 @@ def current_flags(ladder: Ladder, force: bool = False) -> list[Flag]:
 
 
 def decide_flag(
-    ladder: Ladder, flag_id: Any, by: Any, state: Any, note: Any, now: datetime | None = None
+    ladder: Ladder,
+    flag_id: int | str,
+    by: RequestUser | None,
+    state: object,
+    note: object,
+    now: datetime | None = None,
 ) -> Flag:
     """A moderator keeps or dismisses a flag, with a note; audited."""
-    require_moderator(by)
+    by = require_moderator(by)
     now = now or timezone.now()
     errors: dict[str, list[str]] = {}
-    if state not in (KEPT, DISMISSED):
+    decision = next((s for s in (KEPT, DISMISSED) if s == state), "")
+    if not decision:
         errors["state"] = ['Choose "kept" or "dismissed".']
     text = note.strip() if isinstance(note, str) else ""
     if not text:
@@ -261,7 +267,7 @@ def decide_flag(
             raise ModerationNotFound("No such flag.")
         if errors:
             raise ModerationValidationError(errors)
-        flag.state, flag.note, flag.decided_by, flag.decided_at = state, text, by, now
+        flag.state, flag.note, flag.decided_by, flag.decided_at = decision, text, by, now
         flag.updated_at = now
         flag.save(update_fields=["state", "note", "decided_by", "decided_at", "updated_at"])
         IntegrityEntry.objects.create(

@@ -182,13 +182,13 @@ _IMMUTABLE = "Integrity entries are append-only: they cannot be changed or delet
 
 
 class IntegrityEntryQuerySet(models.QuerySet["IntegrityEntry"]):
-    def update(self, **kwargs: Any) -> int:
+    def update(self, **kwargs: object) -> int:
         raise IntegrityEntryImmutable(_IMMUTABLE)
 
     def delete(self) -> tuple[int, dict[str, int]]:
         raise IntegrityEntryImmutable(_IMMUTABLE)
 
-    def _raw_delete(self, using: Any) -> int:
+    def _raw_delete(self, using: str | None) -> int:
         raise IntegrityEntryImmutable(_IMMUTABLE)
 
 
@@ -226,5 +226,5 @@ class IntegrityEntry(models.Model):
         kwargs["force_insert"] = True
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
         raise IntegrityEntryImmutable(_IMMUTABLE)

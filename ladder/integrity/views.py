@@ -13,7 +13,6 @@ as they are. Forms post and come back to the page (no JavaScript needed).
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -62,7 +61,7 @@ def _render(
     request: HttpRequest,
     ladder: Ladder,
     ban_errors: dict[str, list[str]] | None = None,
-    ban_input: dict[str, Any] | None = None,
+    ban_input: dict[str, str] | None = None,
     status: int = 200,
 ) -> HttpResponse:
     shown = flags.flags_for(ladder, request.user)

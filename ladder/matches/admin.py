@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -13,13 +13,13 @@ from ladder.matches.models import AuditEntry, Dispute, Game, Match, MatchPlayer
 
 
 class ReadOnlyMixin:
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
 
@@ -123,7 +123,9 @@ class AuditEntryAdmin(ReadOnlyMixin, admin.ModelAdmin):
     fields = readonly_fields = ("match", *AUDIT_FIELDS)
     date_hierarchy = "at"
 
-    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+    def get_actions(
+        self, request: HttpRequest
+    ) -> dict[str, tuple[Callable[..., str], str, str] | None]:
         return {}  # not even "delete selected"
 
     @admin.display(description="match", ordering="match_id")

@@ -8,7 +8,8 @@ the user may not see is 404.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.db import Error as DatabaseFailure
 from django.db import connection
@@ -25,6 +26,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts.security import ScopedRateThrottle
@@ -100,7 +102,12 @@ ERRORS = {
 }
 
 
-def transition_schema(summary: str, request: Any = None) -> Any:
+_View = TypeVar("_View", bound=Callable[..., Response])
+
+
+def transition_schema(
+    summary: str, request: type[serializers.Serializer] | None = None
+) -> Callable[[_View], _View]:
     return extend_schema(
         summary=summary,
         request=request,
@@ -207,7 +214,7 @@ class MatchViewSet(
             return ReportSerializer
         return MatchDetailSerializer
 
-    def get_throttles(self) -> list[Any]:
+    def get_throttles(self) -> list[BaseThrottle]:
         throttles = super().get_throttles()
         if self.action == "create":
             self.throttle_scope = "match_report"
@@ -222,7 +229,7 @@ class MatchViewSet(
         should the database fail while the answer is read (a restart), it is read once more
         on a new connection, and failing that the answer is what was committed (id, state,
         url) rather than a 5xx (issue 29.2; docs/API.md)."""
-        data: dict[str, Any]
+        data: dict[str, object]
         for _ in range(2):
             try:
                 viewer = viewer_for(self.request)

@@ -13,7 +13,7 @@ games fragment) comes back with the rows changed and nothing reported.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from itertools import zip_longest
@@ -27,7 +27,7 @@ from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.access import Viewer
 from ladder.clubs.models import Ladder, Membership
-from ladder.matches.models import MAIL_EVENTS, MailSettings
+from ladder.matches.models import MAIL_EVENTS, MailSettings, Match
 from ladder.matches.serializers import SCHEDULED_LINKS
 from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
 
@@ -66,7 +66,7 @@ class MatchForm(forms.Form):
 
     def __init__(
         self,
-        data: Mapping[str, Any] | None = None,
+        data: Mapping[str, object] | None = None,
         *,
         ladder: Ladder,
         games: Sequence[Sequence[int]] | None = None,
@@ -83,20 +83,20 @@ class MatchForm(forms.Form):
     # ---- game rows ----------------------------------------------------------------------
 
     def _rows(
-        self, data: Mapping[str, Any] | None, games: Sequence[Sequence[int]], min_rows: int
+        self, data: Mapping[str, object] | None, games: Sequence[Sequence[int]], min_rows: int
     ) -> list[GameRow]:
         if data is None:
             typed = [(str(a), str(b)) for a, b in games]
             typed += [("", "")] * (min_rows - len(typed))
         else:
-            getlist: Any = getattr(data, "getlist", lambda key: [])
+            getlist: Callable[[str], list[str]] = getattr(data, "getlist", lambda key: [])
             pairs = zip_longest(getlist("game_a"), getlist("game_b"), fillvalue="")
             typed = [(a.strip(), b.strip()) for a, b in pairs][:MAX_GAME_ROWS]
             if data.get("add_game") and len(typed) < self.max_rows:
                 typed.append(("", ""))
             remove = data.get("remove_game")
             if remove and str(remove).isdigit() and len(typed) > 1:
-                index = int(remove) - 1
+                index = int(str(remove)) - 1
                 if 0 <= index < len(typed):
                     del typed[index]
             if not typed:
@@ -180,10 +180,6 @@ class MatchForm(forms.Form):
     def all_errors(self) -> list[str]:
         return [str(e) for e in self.non_field_errors()] if self.is_bound else []
 
-    @property
-    def has_errors(self) -> bool:
-        return bool(self.errors) or any(self.section_errors.values())
-
 
 @dataclass
 class PlayerInput:
@@ -199,7 +195,7 @@ class PlayerInput:
 class DateInput(forms.DateInput):
     input_type = "date"
 
-    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
+    def __init__(self, attrs: dict[str, str] | None = None) -> None:
         super().__init__(attrs, format="%Y-%m-%d")
 
 
@@ -217,7 +213,7 @@ class ReportForm(MatchForm):
     played_on = forms.DateField(label="Date played", widget=DateInput())
 
     def __init__(
-        self, data: Mapping[str, Any] | None = None, *, ladder: Ladder, reporter: User, **kw: Any
+        self, data: Mapping[str, object] | None = None, *, ladder: Ladder, reporter: User, **kw: Any
     ) -> None:
         scoring = ladder.scoring()
         super().__init__(data, ladder=ladder, min_rows=scoring.games_to_win, **kw)
@@ -412,7 +408,9 @@ class DisputeForm(MatchForm):
         help_text="A moderator reads this, and so does the reporter.",
     )
 
-    def __init__(self, data: Mapping[str, Any] | None = None, *, match: Any, **kw: Any) -> None:
+    def __init__(
+        self, data: Mapping[str, object] | None = None, *, match: Match, **kw: Any
+    ) -> None:
         # The games start as reported: the member changes only what is wrong.
         super().__init__(
             data,
@@ -438,7 +436,9 @@ class EditForm(MatchForm):
 
     played_on = forms.DateField(label="Date played", widget=DateInput())
 
-    def __init__(self, data: Mapping[str, Any] | None = None, *, match: Any, **kw: Any) -> None:
+    def __init__(
+        self, data: Mapping[str, object] | None = None, *, match: Match, **kw: Any
+    ) -> None:
         super().__init__(
             data,
             ladder=match.ladder,
@@ -483,9 +483,9 @@ class ModerationForm(MatchForm):
 
     def __init__(
         self,
-        data: Mapping[str, Any] | None = None,
+        data: Mapping[str, object] | None = None,
         *,
-        match: Any,
+        match: Match,
         games: Sequence[Sequence[int]] | None = None,
         decision: str | None = None,
         **kw: Any,
@@ -538,7 +538,7 @@ class MailSettingsForm(forms.Form):
         help_text="Unticked: you still see it under Notifications and in your inbox.",
     )
 
-    def __init__(self, data: Mapping[str, Any] | None = None, *, user: User) -> None:
+    def __init__(self, data: Mapping[str, object] | None = None, *, user: User) -> None:
         super().__init__(data)
         self.user = user
         stored = MailSettings.objects.filter(user=user).first()

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from accounts.models import RequestUser, User
 from ladder.matches.models import (
     DISPUTED,
     PENDING,
@@ -30,9 +30,9 @@ class Inbox:
         return len(self.to_confirm)
 
 
-def inbox_for(user: Any, now: datetime | None = None) -> Inbox:
+def inbox_for(user: RequestUser | None, now: datetime | None = None) -> Inbox:
     """The inbox of ``user`` (empty for visitors)."""
-    if user is None or not user.is_authenticated:
+    if not isinstance(user, User) or not user.is_authenticated:
         return Inbox()
     now = now or timezone.now()
     waiting = (

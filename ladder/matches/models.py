@@ -9,15 +9,18 @@ kept their names (``ladder_match`` …) when the models moved here from ``ladder
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any, TypedDict
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.models import User
 from ladder.clubs.models import Ladder
 from ratings.engine.types import MAX_TEAM_SIZE
 
@@ -154,18 +157,18 @@ class Match(models.Model):
     def side_b_rows(self) -> list[MatchPlayer]:
         return self._rows("b")
 
-    def _side(self, side: str) -> list[Any]:
+    def _side(self, side: str) -> list[User]:
         return [p.user for p in self._rows(side)]
 
     @property
-    def side_a_players(self) -> list[Any]:
+    def side_a_players(self) -> list[User]:
         return self._side("a")
 
     @property
-    def side_b_players(self) -> list[Any]:
+    def side_b_players(self) -> list[User]:
         return self._side("b")
 
-    def side_of(self, user: Any) -> str | None:
+    def side_of(self, user: User | AnonymousUser | None) -> str | None:
         """ "a" or "b" for a player of this match, None for anyone else."""
         user_id = getattr(user, "pk", None)
         return next((p.side for p in self.players.all() if p.user_id == user_id), None)
@@ -175,7 +178,7 @@ class Match(models.Model):
         return self.side_of(self.reporter)
 
     @property
-    def opponents(self) -> list[Any]:
+    def opponents(self) -> list[User]:
         """The players of the side opposing the reporter: they confirm or dispute. Every
         player, when a club night organiser who did not play reported it."""
         side = self.reporter_side
@@ -205,11 +208,11 @@ class Match(models.Model):
     # ---- time --------------------------------------------------------------------------
 
     @property
-    def expires_at(self) -> Any:
+    def expires_at(self) -> datetime:
         """When a pending report stops being confirmable (created + confirm_within_hours)."""
         return self.created_at + timedelta(hours=self.ladder.confirm_within_hours)
 
-    def is_expired(self, now: Any = None) -> bool:
+    def is_expired(self, now: datetime | None = None) -> bool:
         """Expired, or pending past its confirmation window even if the sweep has not run yet."""
         if self.state == EXPIRED:
             return True
@@ -329,6 +332,17 @@ AUDIT_ACTIONS = (
 )
 
 
+class Snapshot(TypedDict, total=False):
+    """What an audit entry's ``before`` and ``after`` hold of a match (operations.snapshot)."""
+
+    played_on: str  # ISO date
+    side_a: list[str]  # usernames, in order
+    side_b: list[str]
+    games: list[list[int]]  # [side A's points, side B's]
+    stats: dict[str, dict[str, float]]  # by username, for ladders that keep stats
+    proposed_games: list[list[int]] | None  # a dispute's after: the score it proposes
+
+
 class AuditEntryImmutable(Exception):
     """Raised on any attempt to change or delete an audit entry."""
 
@@ -337,16 +351,18 @@ _IMMUTABLE = "Audit entries are append-only: they cannot be changed or deleted."
 
 
 class AuditEntryQuerySet(models.QuerySet["AuditEntry"]):
-    def update(self, **kwargs: Any) -> int:
+    def update(self, **kwargs: object) -> int:
         raise AuditEntryImmutable(_IMMUTABLE)
 
     def delete(self) -> tuple[int, dict[str, int]]:
         raise AuditEntryImmutable(_IMMUTABLE)
 
-    def bulk_update(self, objs: Any, fields: Any, batch_size: int | None = None) -> int:
+    def bulk_update(
+        self, objs: Iterable[AuditEntry], fields: Iterable[str], batch_size: int | None = None
+    ) -> int:
         raise AuditEntryImmutable(_IMMUTABLE)
 
-    def _raw_delete(self, using: Any) -> int:  # what cascades use
+    def _raw_delete(self, using: str | None) -> int:  # what cascades use
         raise AuditEntryImmutable(_IMMUTABLE)
 
 
@@ -390,7 +406,7 @@ class AuditEntry(models.Model):
         kwargs["force_insert"] = True
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
         raise AuditEntryImmutable(_IMMUTABLE)
 
     @property

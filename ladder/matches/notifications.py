@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Any
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -42,7 +41,7 @@ def _site_url(path: str) -> str:
     return getattr(settings, "SITE_URL", "http://127.0.0.1:8000").rstrip("/") + path
 
 
-def _send(template: str, recipients: Iterable[User], **context: Any) -> None:
+def _send(template: str, recipients: Iterable[User], **context: object) -> None:
     """One plain-text email per recipient with an address; a mail failure is logged, not raised.
 
     It runs after commit: the match has changed whatever the mail server says. A member
@@ -69,7 +68,7 @@ def _send(template: str, recipients: Iterable[User], **context: Any) -> None:
             log.exception("Could not send %s email to %s", template, user.username)
 
 
-def _context(match: Match) -> dict[str, Any]:
+def _context(match: Match) -> dict[str, object]:
     return {"match": match, "ladder": match.ladder, "url": _site_url(match.get_absolute_url())}
 
 
@@ -87,7 +86,7 @@ def tell_member(user: User, text: str, link: str, kind: str = "moderation") -> N
     Notification.objects.create(user=user, kind=kind, match=None, link=link, text=text[:300])
 
 
-def _mail_after_commit(template: str, recipients: Iterable[User], **context: Any) -> None:
+def _mail_after_commit(template: str, recipients: Iterable[User], **context: object) -> None:
     recipients = list(recipients)
     # robust: a failure after the commit (the database gone while the mail is written) is
     # logged; it must not turn the committed action's answer into a 5xx (issue 29.2).

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, Unpack
 
 from django.db import transaction
 from django.http import Http404
@@ -47,6 +47,7 @@ from ladder.matches.models import (
     Game,
     Match,
     MatchPlayer,
+    Snapshot,
 )
 from ladder.matches.notifications import (
     describe,
@@ -70,6 +71,7 @@ from ladder.matches.permissions import (
 )
 from ladder.matches.signals import match_reported, match_state_changed, ratings_due
 from ladder.matches.validation import (
+    Report,
     check_date,
     check_games,
     check_reason,
@@ -87,14 +89,14 @@ _DECIDED_STATES = (CONFIRMED, CORRECTED, VOIDED, CANCELLED, EXPIRED)
 SNAPSHOT_REPORT = ("played_on", "side_a", "side_b", "games")
 
 
-def _snapshot_of(
+def snapshot_of(
     played_on: date,
     side_a: Iterable[User],
     side_b: Iterable[User],
     games: Iterable[tuple[int, int]],
-    stats: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    snap: dict[str, Any] = {
+    stats: Mapping[str, dict[str, float]] | None = None,
+) -> Snapshot:
+    snap: Snapshot = {
         "played_on": played_on.isoformat(),
         "side_a": [u.username for u in side_a],
         "side_b": [u.username for u in side_b],
@@ -105,10 +107,10 @@ def _snapshot_of(
     return snap
 
 
-def snapshot(match: Match) -> dict[str, Any]:
+def snapshot(match: Match) -> Snapshot:
     """What an audit entry records of a match: date, players, games (and stats if any)."""
     stats = {p.user.username: p.stats for p in match.players.all() if p.stats}
-    return _snapshot_of(
+    return snapshot_of(
         match.played_on, match.side_a_players, match.side_b_players, match.game_scores, stats
     )
 
@@ -128,8 +130,8 @@ def _transition(
     to_state: str,
     now: datetime,
     *,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
+    before: Snapshot | None,
+    after: Snapshot | None,
     reason: str = "",
     extra_fields: Sequence[str] = (),
 ) -> None:
@@ -179,17 +181,11 @@ def _replace_games(match: Match, games: Sequence[tuple[int, int]]) -> None:
 
 def report_match(
     *,
-    ladder: Ladder,
-    reporter: User,
-    played_on: date,
-    side_a: Sequence[User],
-    side_b: Sequence[User],
-    games: Sequence[Sequence[int]],
-    stats: Mapping[Any, Mapping[str, Any]] | None = None,
     key: str | None = None,
     now: datetime | None = None,
     organiser: bool = False,
     links: Mapping[str, int] | None = None,
+    **report: Unpack[Report],
 ) -> Match:
     """Report a match ``reporter`` played; it waits for an opponent to confirm it.
 
@@ -203,12 +199,15 @@ def report_match(
 
     ``links`` names what it was scheduled as ({"challenge": id}): the ``match_reported``
     signal hands it to the app that keeps those, which may refuse the report."""
+    ladder, reporter, played_on = report["ladder"], report["reporter"], report["played_on"]
+    side_a, side_b, games = report["side_a"], report["side_b"], report["games"]
+    stats = report.get("stats")
     now = now or timezone.now()
     if key is not None:
         check_report_key(key)
-    report = (ladder, played_on, side_a, side_b, games)
+    sent = (ladder, played_on, side_a, side_b, games)
     with transaction.atomic():
-        if (repeat := _reported_with(key, reporter, report)) is not None:
+        if (repeat := _reported_with(key, reporter, sent)) is not None:
             return repeat
         refused: MatchError | None = None
         try:
@@ -229,7 +228,7 @@ def report_match(
         # Asked again under the reporter's lock (checked_report took it): a repeat sent while
         # the first was still being made waited for it and reads now as its duplicate;
         # another report sent under the key at that moment is refused as the key's reuse.
-        if (repeat := _reported_with(key, reporter, report)) is not None:
+        if (repeat := _reported_with(key, reporter, sent)) is not None:
             return repeat
         if refused is not None:
             raise refused
@@ -268,7 +267,7 @@ def report_match(
             from_state="",
             to_state=PENDING,
             before=None,
-            after=_snapshot_of(played_on, side_a, side_b, game_scores, stats_by_name),
+            after=snapshot_of(played_on, side_a, side_b, game_scores, stats_by_name),
         )
         match = Match.objects.with_details().get(pk=match.pk)
         if links:
@@ -286,7 +285,7 @@ def _reported_with(key: str | None, reporter: User, report: tuple[Any, ...]) -> 
     ladder, played_on, side_a, side_b, games = report
     first = AuditEntry.objects.get(match=earlier, action="report").after or {}
     try:
-        asked = _snapshot_of(played_on, side_a, side_b, [(int(a), int(b)) for a, b in games])
+        asked = snapshot_of(played_on, side_a, side_b, [(int(a), int(b)) for a, b in games])
     except (TypeError, ValueError, AttributeError):  # not a score at all: not that report
         asked = {}
     if earlier.ladder_id != ladder.pk or any(asked.get(k) != first.get(k) for k in SNAPSHOT_REPORT):
@@ -305,7 +304,7 @@ def _by_a_player(
     by: User,
     action: str,
     to_state: str,
-    check: Callable[[Match, Any, datetime], None],
+    check: Callable[[Match, User, datetime], None],
     now: datetime | None,
     seen: datetime | None = None,
 ) -> tuple[Match, bool]:
@@ -426,7 +425,7 @@ def dispute_match(
             created_at=now,
         )
         before = snapshot(match)
-        after = {**before, "proposed_games": dispute.proposed_games}
+        after: Snapshot = {**before, "proposed_games": dispute.proposed_games}
         _transition(match, by, "dispute", DISPUTED, now, before=before, after=after, reason=text)
         notify_disputed(match, dispute)
     return match

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 from django.utils import timezone
 from django.utils.formats import date_format
 
+from accounts.models import RequestUser, User
 from ladder.clubs import access
 from ladder.matches.errors import MatchError, MatchPermissionError, MatchStateError
 from ladder.matches.models import (
@@ -49,9 +49,11 @@ STATE_PHRASES = {
 }
 
 
-def require_signed_in(user: Any) -> None:
-    if user is None or not user.is_authenticated:
+def require_signed_in(user: RequestUser | None) -> User:
+    """The member ``user`` is, or a refusal: nobody is signed in."""
+    if not isinstance(user, User) or not user.is_authenticated:
         raise MatchPermissionError("Sign in first.")
+    return user
 
 
 def _require_live_pending(match: Match, now: datetime, done: str) -> None:
@@ -67,11 +69,13 @@ def _require_live_pending(match: Match, now: datetime, done: str) -> None:
         )
 
 
-def _check_opponent(match: Match, user: Any, now: datetime, verb: str, done: str) -> None:
-    require_signed_in(user)
-    side = match.side_of(user)
+def _check_opponent(
+    match: Match, user: RequestUser | None, now: datetime, verb: str, done: str
+) -> None:
+    member = require_signed_in(user)
+    side = match.side_of(member)
     if side is None or side == match.reporter_side:
-        if user.pk == match.reporter_id:
+        if member.pk == match.reporter_id:
             message = f"You reported this match; one of your opponents must {verb} it."
         elif side is not None:
             message = (
@@ -86,15 +90,15 @@ def _check_opponent(match: Match, user: Any, now: datetime, verb: str, done: str
     _require_live_pending(match, now, done)
 
 
-def check_confirm(match: Match, user: Any, now: datetime) -> None:
+def check_confirm(match: Match, user: RequestUser | None, now: datetime) -> None:
     _check_opponent(match, user, now, "confirm", "confirmed")
 
 
-def check_dispute(match: Match, user: Any, now: datetime) -> None:
+def check_dispute(match: Match, user: RequestUser | None, now: datetime) -> None:
     _check_opponent(match, user, now, "dispute", "disputed")
 
 
-def check_not_barred(match: Match, user: Any) -> None:
+def check_not_barred(match: Match, user: RequestUser | None) -> None:
     """A member banned from the match's ladder may not confirm or dispute it. The operations
     ask it after their own check; ``allowed_actions`` does not (a query per match on every
     list, and a ban cancels the banned member's waiting matches anyway)."""
@@ -103,31 +107,31 @@ def check_not_barred(match: Match, user: Any) -> None:
         raise MatchPermissionError(barred)
 
 
-def _check_reporter(match: Match, user: Any, now: datetime, verb: str, done: str) -> None:
-    require_signed_in(user)
-    if user.pk != match.reporter_id:
+def _check_reporter(
+    match: Match, user: RequestUser | None, now: datetime, verb: str, done: str
+) -> None:
+    if require_signed_in(user).pk != match.reporter_id:
         raise MatchPermissionError(
             f"Only {match.reporter.name}, who reported this match, can {verb} it."
         )
     _require_live_pending(match, now, done)
 
 
-def check_cancel(match: Match, user: Any, now: datetime) -> None:
+def check_cancel(match: Match, user: RequestUser | None, now: datetime) -> None:
     _check_reporter(match, user, now, "cancel", "cancelled")
 
 
-def check_edit(match: Match, user: Any, now: datetime) -> None:
+def check_edit(match: Match, user: RequestUser | None, now: datetime) -> None:
     """The reporter changes a report nobody has confirmed or disputed yet."""
     _check_reporter(match, user, now, "change", "changed")
 
 
-def _require_moderator(user: Any, what: str) -> None:
-    require_signed_in(user)
-    if not user.is_moderator:
+def _require_moderator(user: RequestUser | None, what: str) -> None:
+    if not require_signed_in(user).is_moderator:
         raise MatchPermissionError(f"Only a moderator can {what}.")
 
 
-def check_resolve(match: Match, user: Any, now: datetime) -> None:
+def check_resolve(match: Match, user: RequestUser | None, now: datetime) -> None:
     _require_moderator(user, "resolve a dispute")
     if match.state != DISPUTED:
         raise MatchStateError(
@@ -135,7 +139,7 @@ def check_resolve(match: Match, user: Any, now: datetime) -> None:
         )
 
 
-def _check_rated(match: Match, user: Any, verb: str, done: str) -> None:
+def _check_rated(match: Match, user: RequestUser | None, verb: str, done: str) -> None:
     _require_moderator(user, f"{verb} a confirmed match")
     if match.state not in RATED_STATES:
         hint = " Resolve the dispute instead." if match.state == DISPUTED else ""
@@ -145,7 +149,9 @@ def _check_rated(match: Match, user: Any, verb: str, done: str) -> None:
         )
 
 
-def check_ban_step(match: Match, user: Any, states: tuple[str, ...], done: str) -> None:
+def check_ban_step(
+    match: Match, user: RequestUser | None, states: tuple[str, ...], done: str
+) -> None:
     """A ban's step on a match (cancel a pending one, withhold or restore a rated one):
     a moderator's, and only from ``states``."""
     _require_moderator(user, "ban a member")
@@ -153,15 +159,15 @@ def check_ban_step(match: Match, user: Any, states: tuple[str, ...], done: str) 
         raise MatchStateError(f"This match is {STATE_PHRASES[match.state]}; it cannot be {done}.")
 
 
-def check_correct(match: Match, user: Any, now: datetime) -> None:
+def check_correct(match: Match, user: RequestUser | None, now: datetime) -> None:
     _check_rated(match, user, "correct", "corrected")
 
 
-def check_void(match: Match, user: Any, now: datetime) -> None:
+def check_void(match: Match, user: RequestUser | None, now: datetime) -> None:
     _check_rated(match, user, "void", "voided")
 
 
-_CHECKS: dict[str, Callable[[Match, Any, datetime], None]] = {
+_CHECKS: dict[str, Callable[[Match, RequestUser | None, datetime], None]] = {
     CONFIRM: check_confirm,
     DISPUTE: check_dispute,
     CANCEL: check_cancel,
@@ -172,7 +178,9 @@ _CHECKS: dict[str, Callable[[Match, Any, datetime], None]] = {
 }
 
 
-def allowed_actions(match: Match, user: Any, now: datetime | None = None) -> set[str]:
+def allowed_actions(
+    match: Match, user: RequestUser | None, now: datetime | None = None
+) -> set[str]:
     """The actions ``user`` may take on ``match`` now (for buttons; the operations re-check)."""
     now = now or timezone.now()
     allowed = set()

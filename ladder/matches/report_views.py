@@ -5,6 +5,7 @@ member types, and the player search beside it. Thin views, as ``views.py``: the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.contrib import messages
@@ -42,7 +43,7 @@ SEARCH_LIMIT = 8
 NOSCRIPT_MEMBERS = 60
 
 
-def _when(moment: Any) -> str:
+def _when(moment: datetime) -> str:
     return date_format(timezone.localtime(moment), "j M H:i")
 
 
@@ -75,7 +76,7 @@ class PredictionPanel:
     probability: float | None
     note: str
     sides: str = ""
-    stakes: Any = None  # ratings.stakes.Stakes: what each result would do (RATINGS.md §6)
+    stakes: object = None  # ratings.stakes.Stakes, for the template (RATINGS.md §6)
 
 
 def _prediction(

@@ -3,10 +3,13 @@ read games and usernames."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from django.http import HttpRequest
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.request import Request
 
 from accounts.models import User
 from ladder.api_support import InputSerializer, ReasonField, TextField
@@ -24,7 +27,7 @@ SCHEDULED_LINKS = ("challenge", "open_game")
 MAX_GAMES = 25  # more than any format plays; a bound on what a request can make us check
 
 
-def _short(value: Any, limit: int = 40) -> str:
+def _short(value: object, limit: int = 40) -> str:
     """An input as an error message quotes it: never more than `limit` characters."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -48,7 +51,7 @@ class GamesField(serializers.Field):
         "too_many": "A match has at most {limit} games.",
     }
 
-    def to_internal_value(self, data: Any) -> list[tuple[int, int]]:
+    def to_internal_value(self, data: object) -> list[tuple[int, int]]:
         if not isinstance(data, list):
             self.fail("not_a_list")
         if len(data) > MAX_GAMES:
@@ -71,7 +74,7 @@ class GamesField(serializers.Field):
             games.append((points[0], points[1]))
         return games
 
-    def to_representation(self, value: Any) -> list[list[int]]:
+    def to_representation(self, value: Iterable[tuple[int, int]]) -> list[list[int]]:
         return [[a, b] for a, b in value]
 
 
@@ -92,7 +95,7 @@ class ScoreField(GamesField):
         "empty": "A match needs at least one game.",
     }
 
-    def to_internal_value(self, data: Any) -> list[tuple[int, int]]:
+    def to_internal_value(self, data: object) -> list[tuple[int, int]]:
         if data == []:
             self.fail("empty")
         return super().to_internal_value(data)
@@ -141,7 +144,7 @@ class UsernameField(serializers.CharField):
         kwargs.setdefault("allow_null", True)
         super().__init__(**kwargs)
 
-    def to_representation(self, value: Any) -> str | None:  # type: ignore[override]
+    def to_representation(self, value: object) -> str | None:  # type: ignore[override]
         return str(value) if value else None
 
 
@@ -342,7 +345,7 @@ class ReportSerializer(InputSerializer):
         return attrs
 
 
-def visible_ladder(request: Any, slug: str) -> Ladder:
+def visible_ladder(request: HttpRequest | Request, slug: str) -> Ladder:
     """The ladder ``slug`` if the caller may see it (the access policy); a field error if not."""
     ladder = access.ladders(viewer_for(request)).filter(slug=slug).first()
     if ladder is None:

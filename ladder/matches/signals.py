@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from django.dispatch import Signal
+
+if TYPE_CHECKING:
+    from accounts.models import User
+    from ladder.clubs.models import Ladder
 
 # Sent after commit when a ladder's rated matches changed (a match confirmed, corrected,
 # voided, a dispute resolved): its ratings are due. Keyword: ``ladder_id``.
@@ -43,32 +47,47 @@ match_state_changed = Signal()
 scheduled_lineup_wanted = Signal()
 
 
-def scheduled_lineup(ladder: Any, user: Any, links: dict[str, int]) -> Any:
+def scheduled_lineup(
+    ladder: Ladder, user: User, links: dict[str, int]
+) -> dict[str, list[str]] | None:
     """The first answer to ``scheduled_lineup_wanted``: the arranged lineup, or None."""
     for _receiver, answer in scheduled_lineup_wanted.send(
         sender=type(ladder), ladder=ladder, user=user, links=links
     ):
-        if answer is not None:
-            return answer
+        if isinstance(answer, dict):
+            return {side: [str(name) for name in answer[side]] for side in ("side_a", "side_b")}
     return None
 
 
-def _first_answer(signal: Signal, **lineup: Any) -> Any:
-    for _receiver, answer in signal.send(sender=type(lineup["ladder"]), **lineup):
+@runtime_checkable
+class Prediction(Protocol):
+    """What this app reads of the ratings app's prediction (ratings.predictions.Prediction)."""
+
+    @property
+    def probability(self) -> float: ...
+
+
+def _first_answer(
+    signal: Signal, ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None
+) -> object:
+    lineup = {"ladder": ladder, "side_a": side_a, "side_b": side_b, "on": on}
+    for _receiver, answer in signal.send(sender=type(ladder), **lineup):
         if answer is not None:
             return answer
     return None
 
 
 def stakes_of_lineup(
-    ladder: Any, side_a: Sequence[Any], side_b: Sequence[Any], on: date | None
-) -> Any:
-    """The first answer to ``stakes_wanted``: the points at stake, or None."""
-    return _first_answer(stakes_wanted, ladder=ladder, side_a=side_a, side_b=side_b, on=on)
+    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None
+) -> object:
+    """The first answer to ``stakes_wanted``: the points at stake (ratings.stakes.Stakes, for
+    the template only), or None."""
+    return _first_answer(stakes_wanted, ladder, side_a, side_b, on)
 
 
 def predict_lineup(
-    ladder: Any, side_a: Sequence[Any], side_b: Sequence[Any], on: date | None
-) -> Any:
+    ladder: Ladder, side_a: Sequence[User], side_b: Sequence[User], on: date | None
+) -> Prediction | None:
     """The first answer to ``lineup_wanted``: the prediction, or None (none can be made)."""
-    return _first_answer(lineup_wanted, ladder=ladder, side_a=side_a, side_b=side_b, on=on)
+    answer = _first_answer(lineup_wanted, ladder, side_a, side_b, on)
+    return answer if answer is None or isinstance(answer, Prediction) else None

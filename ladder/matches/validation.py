@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import NotRequired, TypedDict, Unpack
 
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -35,7 +35,7 @@ RATE_WINDOW = timedelta(hours=1)
 
 
 def check_games(
-    raw: Any, ladder: Ladder, errors: FieldErrors, key: str = "games"
+    raw: object, ladder: Ladder, errors: FieldErrors, key: str = "games"
 ) -> list[tuple[int, int]]:
     """``raw`` as (a, b) tuples if they are a valid match in the ladder's format; else errors."""
     if not isinstance(raw, list | tuple):
@@ -76,7 +76,7 @@ EARLIEST_MATCH = date(1900, 1, 1)
 
 
 def check_date(
-    played_on: Any, errors: FieldErrors, now: datetime, max_age_days: int | None
+    played_on: object, errors: FieldErrors, now: datetime, max_age_days: int | None
 ) -> date | None:
     if isinstance(played_on, datetime) or not isinstance(played_on, date):
         errors.add("played_on", "Enter the date the match was played.")
@@ -95,12 +95,12 @@ def check_date(
     return played_on
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _stats(
-    raw: Any, ladder: Ladder, players: Sequence[User], errors: FieldErrors
+    raw: object, ladder: Ladder, players: Sequence[User], errors: FieldErrors
 ) -> dict[int, dict[str, float]]:
     """Per-player stats keyed by user id, from keys that are user ids or usernames."""
     if raw in (None, {}):
@@ -112,7 +112,7 @@ def _stats(
         if any(raw.values()):
             errors.add("stats", f"{ladder.name} does not use player stats; leave them out.")
         return {}
-    by_key: dict[Any, User] = {}
+    by_key: dict[int | str, User] = {}
     for player in players:
         by_key[player.pk] = by_key[player.username] = player
     allowed = ladder.stat_names
@@ -145,7 +145,7 @@ def no_member_called(ladder: Ladder, username: str) -> str:
     return f"No member of {ladder.name} is called {username[:MAX_NAME_ECHO]!r}."
 
 
-def check_reason(reason: Any, errors: FieldErrors, prompt: str) -> str:
+def check_reason(reason: object, errors: FieldErrors, prompt: str) -> str:
     text = reason.strip() if isinstance(reason, str) else ""
     if not text:
         errors.add("reason", prompt)
@@ -164,12 +164,12 @@ def checked_report(
     side_a: Sequence[User],
     side_b: Sequence[User],
     games: Sequence[Sequence[int]],
-    stats: Mapping[Any, Mapping[str, Any]] | None,
+    stats: object,
     now: datetime,
     *,
     lock: bool,
     organiser: bool = False,
-) -> tuple[date, list[User], list[User], list[tuple[int, int]], dict[int, Any]]:
+) -> tuple[date, list[User], list[User], list[tuple[int, int]], dict[int, dict[str, float]]]:
     """Every rule a report must pass, or MatchError; the report's values, cleaned.
 
     With ``lock`` (inside the report's transaction) the players' memberships are locked
@@ -237,21 +237,33 @@ def checked_report(
     return played_on, side_a, side_b, game_scores, player_stats
 
 
-def check_report(
-    *,
-    ladder: Ladder,
-    reporter: User,
-    played_on: date,
-    side_a: Sequence[User],
-    side_b: Sequence[User],
-    games: Sequence[Sequence[int]],
-    stats: Mapping[Any, Mapping[str, Any]] | None = None,
-    now: datetime | None = None,
-) -> None:
+class Report(TypedDict):
+    """A match report as a member gives it: ``report_match`` makes it, ``check_report`` asks
+    whether it would pass (the one list of a report's values)."""
+
+    ladder: Ladder
+    reporter: User
+    played_on: date
+    side_a: Sequence[User]
+    side_b: Sequence[User]
+    games: Sequence[Sequence[int]]
+    stats: NotRequired[object]  # per player (user id or username): numbers by stat name
+
+
+def check_report(*, now: datetime | None = None, **report: Unpack[Report]) -> None:
     """Whether ``report_match`` would take this report, without making it: MatchError if
     not. The report form asks this as the member types (the same rules, no locks, no rows)."""
-    now = now or timezone.now()
-    checked_report(ladder, reporter, played_on, side_a, side_b, games, stats, now, lock=False)
+    checked_report(
+        report["ladder"],
+        report["reporter"],
+        report["played_on"],
+        report["side_a"],
+        report["side_b"],
+        report["games"],
+        report.get("stats"),
+        now or timezone.now(),
+        lock=False,
+    )
 
 
 def _check_limits(ladder: Ladder, reporter: User, now: datetime, errors: FieldErrors) -> None:

@@ -19,7 +19,7 @@ a decision, the game rows after "Add a game" / "Remove".
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -37,7 +37,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import trigger_client_event
 
-from accounts.models import User
+from accounts.models import RequestUser, User
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
@@ -49,9 +49,15 @@ from ladder.matches.errors import (
     MatchStateError,
     MatchValidationError,
 )
-from ladder.matches.forms import DisputeForm, EditForm, MailSettingsForm, ModerationForm
+from ladder.matches.forms import (
+    DisputeForm,
+    EditForm,
+    MailSettingsForm,
+    MatchForm,
+    ModerationForm,
+)
 from ladder.matches.inbox import inbox_for, moderation_queue
-from ladder.matches.models import MAIL_EVENTS, Match, Notification
+from ladder.matches.models import MAIL_EVENTS, Dispute, Match, Notification
 from ladder.matches.permissions import allowed_actions
 from ladder.matches.rematch import lineup_of
 from ladder.matches.templatetags.match_tags import names_and, names_or
@@ -63,7 +69,7 @@ from ladder.matches.visibility import get_match_for_user
 class SignedInRequest(HtmxHttpRequest):
     """The request of a ``login_required`` view: its user is a member account."""
 
-    user: User  # type: ignore[assignment]
+    user: User
 
 
 def forbidden(request: HttpRequest, message: str) -> HttpResponse:
@@ -87,7 +93,7 @@ def _refresh(match: Match) -> Match:
     return Match.objects.with_history().get(pk=match.pk)
 
 
-def _actions(match: Match, user: Any) -> set[str]:
+def _actions(match: Match, user: RequestUser) -> set[str]:
     if not user.is_authenticated:
         return set()
     return set(allowed_actions(match, user))
@@ -122,6 +128,29 @@ def _refused(request: HtmxHttpRequest, match: Match, exc: MatchError) -> HttpRes
         messages.error(request, exc.message)
         return redirect(match)
     return forbidden(request, exc.message)
+
+
+def _submitted(
+    request: SignedInRequest,
+    match: Match,
+    form: MatchForm,
+    arguments: Mapping[str, object] | None,
+    act: Callable[..., Match],
+    done: Callable[[], HttpResponse],
+) -> HttpResponse | None:
+    """A match form's POST: the domain's ``act`` with the form's ``arguments``, then the
+    answer ``done`` gives; a refusal's answer; or None, the form to show again with its
+    errors (the domain's added to it)."""
+    if arguments is None:
+        return None
+    try:
+        act(match, request.user, **arguments)
+    except MatchValidationError as exc:
+        form.add_domain_errors(exc.errors)
+        return None
+    except (MatchPermissionError, MatchStateError) as exc:
+        return _refused(request, match, exc)
+    return done()
 
 
 def _transition(
@@ -217,20 +246,18 @@ def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
     form = DisputeForm(request.POST if request.method == "POST" else None, match=match)
     status = 200
     if request.method == "POST" and not form.editing_rows:
+
+        def disputed() -> HttpResponse:
+            done = "Disputed: a moderator will look at it. The match is not rated meanwhile."
+            if request.htmx:
+                return _row_response(request, match, note=done)
+            messages.success(request, done)
+            return HttpResponseRedirect(_next_or(request, match.get_absolute_url()))
+
         arguments = form.dispute_arguments()
-        if arguments is not None:
-            try:
-                domain.dispute_match(match, request.user, **arguments)
-            except MatchValidationError as exc:
-                form.add_domain_errors(exc.errors)
-            except (MatchPermissionError, MatchStateError) as exc:
-                return _refused(request, match, exc)
-            else:
-                done = "Disputed: a moderator will look at it. The match is not rated meanwhile."
-                if request.htmx:
-                    return _row_response(request, match, note=done)
-                messages.success(request, done)
-                return HttpResponseRedirect(_next_or(request, match.get_absolute_url()))
+        answer = _submitted(request, match, form, arguments, domain.dispute_match, disputed)
+        if answer is not None:
+            return answer
         status = 400
     context = {
         **_match_form_context(match, f"d{match.pk}-", "The right score (optional)"),
@@ -259,20 +286,15 @@ def edit(request: SignedInRequest, pk: int) -> HttpResponse:
     form = EditForm(request.POST if request.method == "POST" else None, match=match)
     status = 200
     if request.method == "POST" and not form.editing_rows:
-        arguments = form.edit_arguments()
-        if arguments is not None:
-            try:
-                domain.edit_match(match, request.user, **arguments)
-            except MatchValidationError as exc:
-                form.add_domain_errors(exc.errors)
-            except (MatchPermissionError, MatchStateError) as exc:
-                return _refused(request, match, exc)
-            else:
-                messages.success(
-                    request,
-                    f"Report changed. {names_or(match.opponents)} will confirm the new version.",
-                )
-                return redirect(match)
+
+        def edited() -> HttpResponse:
+            opponents = names_or(match.opponents)
+            messages.success(request, f"Report changed. {opponents} will confirm the new version.")
+            return redirect(match)
+
+        answer = _submitted(request, match, form, form.edit_arguments(), domain.edit_match, edited)
+        if answer is not None:
+            return answer
         status = 400
     context = {
         **_match_form_context(match, f"e{match.pk}-", "Games"),
@@ -284,7 +306,7 @@ def edit(request: SignedInRequest, pk: int) -> HttpResponse:
     return render(request, "matches/edit.html", context, status=status)
 
 
-def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, Any]:
+def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, object]:
     """What a form about an existing match shows with its game rows."""
     return {
         "match": match,
@@ -321,7 +343,7 @@ class Case:
     """A match in front of a moderator: its open dispute, the decision form, the outcome."""
 
     match: Match
-    dispute: Any
+    dispute: Dispute | None
     form: ModerationForm
     done: str = ""
 
@@ -331,11 +353,11 @@ class Case:
         return f"m{self.match.pk}-"
 
 
-def _open_dispute(match: Match) -> Any:
+def _open_dispute(match: Match) -> Dispute | None:
     return next((d for d in reversed(match.disputes.all()) if d.resolution is None), None)
 
 
-def _case(match: Match, data: Any = None) -> Case:
+def _case(match: Match, data: Mapping[str, object] | None = None) -> Case:
     dispute = _open_dispute(match)
     proposed = dispute.proposed_games if dispute is not None and dispute.proposed_games else None
     form = ModerationForm(data, match=match, games=proposed or match.game_scores)

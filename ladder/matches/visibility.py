@@ -4,8 +4,6 @@ viewer may not see: ``access.mask_matches``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.http import Http404
 
 from ladder.clubs import access
@@ -13,7 +11,7 @@ from ladder.clubs.access import Viewer
 from ladder.matches.models import Match
 
 
-def get_match_for_user(viewer: Viewer, pk: Any) -> Match:
+def get_match_for_user(viewer: Viewer, pk: int | str) -> Match:
     """The match ``pk`` with its players, games, disputes and audit trail; 404 if not visible."""
     try:
         return access.visible_matches(viewer, Match.objects.with_history()).get(pk=pk)

@@ -96,7 +96,7 @@ def challenges(request: SignedInRequest) -> HttpResponse:
         queryset = queryset.filter(players__user=request.user)
     shown = list(queryset.order_by("-created_at", "-pk")[:200])
     for challenge in shown:
-        challenge.times_form = TimesForm(prefix=f"c{challenge.pk}")  # type: ignore[attr-defined]
+        challenge.times_form = TimesForm(prefix=f"c{challenge.pk}")
     feed = CalendarFeed.objects.filter(user=request.user).first()
     return render(
         request,

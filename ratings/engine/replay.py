@@ -223,7 +223,7 @@ class ReplaySnapshot:
     recent: Mapping[str, tuple[tuple[date, tuple[str, ...]], ...]]
     last: tuple[date, int | None] | None
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[object, ...]:
         # Read-only mappings do not pickle; rebuild them from plain dicts.
         plain = (dict(self.states), dict(self.initial), dict(self.recent), self.last)
         return _readonly_snapshot, plain
@@ -237,7 +237,7 @@ class ReplayResult:
     matches: tuple[MatchResult, ...]
     changes: tuple[tuple[PlayerChange, ...], ...]
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[object, ...]:
         return _readonly_result, (dict(self.states), self.matches, self.changes)
 
 
@@ -575,10 +575,10 @@ class Replayer:
         """Rate history[start:stop] natively; at a match the C side stops at, raise its error."""
         stop = len(history) if stop is None else min(stop, len(history))
         outcomes = self._outcomes_of_lines(history)
-        performance: Callable[[int], Any] | None = None
+        performance: Callable[[int], tuple[tuple[float, ...], tuple[float, ...]]] | None = None
         if self.params.team_method == "performance_weighted":
 
-            def performance(i: int) -> Any:
+            def performance(i: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
                 return self._performance(decode(history, i))
 
         engine = self._native_engine()

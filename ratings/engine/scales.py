@@ -20,36 +20,6 @@ def clamp(value: float, low: float, high: float) -> float:
     return low if value < low else high if value > high else value
 
 
-def to_mu(rating: float, rating_center: float) -> float:
-    """Rating points to the Glicko-2 scale: `(R - rating_center) / 173.7178`."""
-    return (rating - rating_center) / GLICKO2_SCALE
-
-
-def to_phi(rd: float) -> float:
-    """RD in points to the Glicko-2 scale."""
-    return rd / GLICKO2_SCALE
-
-
-def to_rating(mu: float, rating_center: float) -> float:
-    """The Glicko-2 scale back to rating points, with the same centre as `to_mu` (no +4000 typo)."""
-    return GLICKO2_SCALE * mu + rating_center
-
-
-def to_rd(phi: float) -> float:
-    """The Glicko-2 deviation back to RD in points."""
-    return GLICKO2_SCALE * phi
-
-
-def bound_rating(rating: float, params: Params) -> float:
-    """Rating clamped to `[rating_min, rating_max]`."""
-    return clamp(rating, params.rating_min, params.rating_max)
-
-
-def bound_rd(rd: float, params: Params) -> float:
-    """RD capped at `rd_max`."""
-    return min(rd, params.rd_max)
-
-
 def expected_slope(scale_factor: float) -> float:
     """Factor `k` with `10^(-x * 173.7178 / scale_factor) = exp(-k * x)`; 1 for scale_factor 400."""
     return GLICKO2_SCALE * LN10 / scale_factor

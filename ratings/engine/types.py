@@ -83,10 +83,10 @@ TEAM_GAME_SIZE = 3
 #: round margin counts nothing beyond who won. Chosen by transfer within the one real team
 #: history (docs/RATINGS_EVALUATION.md "A team-game preset", ratings/lab/transfer.py); it
 #: would hurt singles and doubles, so it applies from three a side.
-TEAM_GAME_PRESET: Mapping[str, Any] = MappingProxyType({"margin_boost": 0.0})
+TEAM_GAME_PRESET: Mapping[str, float] = MappingProxyType({"margin_boost": 0.0})
 
 
-def preset(team_size: int) -> Mapping[str, Any]:
+def preset(team_size: int) -> Mapping[str, float]:
     """The parameters a ladder (or a file) of ``team_size`` a side starts from beyond §2's."""
     return TEAM_GAME_PRESET if team_size >= TEAM_GAME_SIZE else MappingProxyType({})
 

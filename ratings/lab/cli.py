@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from datetime import date
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeAlias
 
 from ratings.engine.formats import FORMAT_NAMES, ScoringFormat, get_format
 from ratings.engine.replay import Replayer, encode_rows, validate_params
@@ -36,6 +36,10 @@ from ratings.lab import tune as tune_
 from ratings.lab.importfmt import parse_matches, parse_rows, spreadsheet_safe, write_matches
 
 RATINGS_HEADER = ("player", "rating", "rd", "volatility", "matches")
+
+
+# What ``add_subparsers`` returns: each subcommand adds its parser to it.
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 class ParamError(EngineError):
@@ -233,7 +237,7 @@ def add_input_arguments(parser: argparse.ArgumentParser, file_optional: bool = F
 # -- rate -------------------------------------------------------------------------
 
 
-def add_rate(subparsers: Any) -> None:
+def add_rate(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "rate",
         help="replay a file and print each player's rating after their last match",
@@ -288,7 +292,7 @@ def add_backtest_arguments(parser: argparse.ArgumentParser, file_optional: bool 
     )
 
 
-def add_backtest(subparsers: Any) -> None:
+def add_backtest(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "backtest",
         help="predict-then-rate evaluation against Elo, Glicko-2, TrueSkill and OpenSkill",
@@ -342,7 +346,7 @@ def add_tune_arguments(parser: argparse.ArgumentParser, file_optional: bool = Fa
     )
 
 
-def add_tune(subparsers: Any) -> None:
+def add_tune(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "tune",
         help="search parameters on the first half of a file, report on the second",
@@ -422,7 +426,7 @@ def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_simulate(subparsers: Any) -> None:
+def add_simulate(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "simulate",
         help="synthetic seasons of known skill: how well each team method finds it",
@@ -541,7 +545,7 @@ def add_season_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--levels", metavar="FILE.csv", help="write player,level here too")
 
 
-def add_season(subparsers: Any) -> None:
+def add_season(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "season",
         help="generate a weekly club season of known true levels, in the import format",
@@ -589,7 +593,7 @@ def run_season(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 # -- registration -----------------------------------------------------------------
 
-SUBCOMMANDS: list[Callable[[Any], None]] = [
+SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
     add_rate,
     add_backtest,
     add_tune,

@@ -222,7 +222,7 @@ class TrueSkill:
         self.convergence_band = gaussian_band(self.env.beta)
         self.ratings: dict[str, object] = {}
 
-    def _get(self, player: str):  # type: ignore[no-untyped-def]
+    def _get(self, player: str):  # a rating of the untyped library
         r = self.ratings.get(player)
         return r if r is not None else self.env.create_rating()
 
@@ -269,7 +269,7 @@ class OpenSkill:
         self.convergence_band = gaussian_band(self.model.beta)
         self.ratings: dict[str, object] = {}
 
-    def _get(self, player: str):  # type: ignore[no-untyped-def]
+    def _get(self, player: str):  # a rating of the untyped library
         r = self.ratings.get(player)
         if r is None:
             r = self.model.rating(name=player)

@@ -150,7 +150,7 @@ def _skill_win_probability(
     skills: Sequence[float], side_a: Sequence[int], side_b: Sequence[int]
 ) -> float:
     gap = _mean([skills[i] for i in side_a]) - _mean([skills[i] for i in side_b])
-    return 1.0 / (1.0 + 10.0 ** (-gap / 400.0))
+    return float(1.0 / (1.0 + 10.0 ** (-gap / 400.0)))
 
 
 def run_once(method: str, seed: int, run: int) -> dict[str, Any]:

@@ -46,9 +46,9 @@ from ratings.engine.replay import Replayer, encode
 from ratings.engine.types import MatchResult, Params
 from ratings.lab.evaluate import run_online, time_order, warmup_size
 from ratings.lab.peers import Glicko2, actual_result
-from ratings.lab.tune import _match_loss
+from ratings.lab.tune import SettingKey, _match_loss
 
-Setting = tuple[tuple[str, Any], ...]
+Setting = SettingKey
 
 #: RATINGS.md §2's values of the two numbers the grid moves.
 SPEC: Setting = (("margin_boost", 1.0), ("margin_clamp", 0.25), ("scale_factor", 400.0))

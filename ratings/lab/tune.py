@@ -50,7 +50,7 @@ import statistics
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.replay import History, Replayer, encode
@@ -69,6 +69,9 @@ from ratings.lab.evaluate import (
 )
 from ratings.lab.peers import PEERS, Default, PeerUnavailable, actual_result, game_result
 
+if TYPE_CHECKING:
+    from optuna.trial import Trial
+
 
 @dataclass(frozen=True, slots=True)
 class Dimension:
@@ -78,7 +81,7 @@ class Dimension:
     high: float
     digits: int  # 0 rounds to an integer
 
-    def clip(self, value: Any) -> float | int:
+    def clip(self, value: float) -> float | int:
         value = round(min(max(float(value), self.low), self.high), self.digits)
         return int(value) if self.digits == 0 else value
 
@@ -89,7 +92,7 @@ class Choice:
 
     options: tuple[str, ...]
 
-    def clip(self, value: Any) -> str:
+    def clip(self, value: str) -> str:
         return value if value in self.options else self.options[0]
 
 
@@ -163,7 +166,10 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_LEVEL = 0.95
 BOOTSTRAP_SEED = 0
 
-Overrides = dict[str, Any]
+# A parameter's value in a setting: a number, or a name (a team method, an outcome model).
+Value = float | int | str
+Overrides = dict[str, Value]
+SettingKey = tuple[tuple[str, Value], ...]  # a setting as a sorted, hashable key
 
 
 def search_space(outcome_model: str, teams: bool = False, stat_weights: bool = False) -> Space:
@@ -335,7 +341,7 @@ class _Workers:
             self.pool.join()
 
 
-def _key(overrides: Overrides) -> tuple[tuple[str, Any], ...]:
+def _key(overrides: Overrides) -> SettingKey:
     return tuple(sorted(overrides.items()))
 
 
@@ -347,7 +353,7 @@ def fold_means(losses: Sequence[float]) -> list[float]:
     return [statistics.fmean(losses[:edge]) for edge in edges]
 
 
-def _suggest(trial: Any, spaces: Mapping[str, Space]) -> Overrides:
+def _suggest(trial: Trial, spaces: Mapping[str, Space]) -> Overrides:
     """One setting from the trial: the outcome model, then the numbers and choices of its box."""
     model = trial.suggest_categorical("outcome_model", list(spaces))
     setting: Overrides = {"outcome_model": model}
@@ -374,11 +380,11 @@ class Searched:
     each one not pruned, and the settings that were the best so far when they were scored
     (the incumbents, in order), each with its log-loss on the validation fold."""
 
-    losses: dict[tuple[tuple[str, Any], ...], list[float]]
-    scores: dict[tuple[tuple[str, Any], ...], float]
-    incumbents: list[tuple[tuple[tuple[str, Any], ...], float]]
+    losses: dict[SettingKey, list[float]]
+    scores: dict[SettingKey, float]
+    incumbents: list[tuple[SettingKey, float]]
 
-    def chosen(self, model: str | None = None) -> tuple[tuple[str, Any], ...] | None:
+    def chosen(self, model: str | None = None) -> SettingKey | None:
         """The incumbent (of ``model``, if given) with the lowest validation log-loss."""
         mine = [
             (value, i, key)
@@ -425,7 +431,7 @@ def search(
         study.enqueue_trial(dict(start), skip_if_exists=True)
     fit_reference, _ = split_validation(reference)
     found = Searched({}, {}, [])
-    best: dict[str, float] = {}
+    best: dict[Value, float] = {}  # by outcome model
     best_validation, since_best, asked = math.inf, 0, 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
@@ -472,11 +478,11 @@ def consensus(found: Searched, model: str, space: Space, k: int) -> Overrides:
         if isinstance(dim, Choice):
             setting[name] = max(values, key=lambda v: (values.count(v), -values.index(v)))
         else:
-            setting[name] = dim.clip(statistics.median(values))
+            setting[name] = dim.clip(statistics.median([float(v) for v in values]))
     return setting
 
 
-def _pruned(trial: Any, running: Sequence[float]) -> bool:
+def _pruned(trial: Trial, running: Sequence[float]) -> bool:
     """Report the running log-loss fold by fold; whether the median rule prunes the setting."""
     for step, value in enumerate(running):
         trial.report(value, step)
@@ -524,7 +530,7 @@ def _simplify(
     setting: Overrides,
     ladder: Overrides,
     reference: Sequence[float],
-    losses: dict[tuple[tuple[str, Any], ...], list[float]],
+    losses: dict[SettingKey, list[float]],
     score: Callable[[list[Overrides]], list[list[float]]],
     budget: int,
 ) -> Overrides:
@@ -670,7 +676,7 @@ def best_peer(test: Mapping[str, Mapping[str, float | None]]) -> tuple[str, floa
     scores = [(test[p]["logloss"], p) for p in PEERS if test.get(p, {}).get("logloss") is not None]
     if not scores:
         return None
-    value, name = min(scores)  # type: ignore[type-var]
+    value, name = min(scores)
     return name, float(value)  # type: ignore[arg-type]
 
 

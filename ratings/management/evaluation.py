@@ -8,6 +8,7 @@ differ: a FILE, or later `--ladder SLUG` for a ladder's rated history.
 from __future__ import annotations
 
 import argparse
+import tempfile
 from collections.abc import Callable
 from typing import Any, TextIO, cast
 
@@ -38,8 +39,6 @@ def check_source(options: dict[str, Any]) -> None:
 
 
 def _use_ladder(options: dict[str, Any]) -> None:
-    import tempfile
-
     ladder = Ladder.objects.filter(slug=options["ladder"]).first()
     if ladder is None:
         raise CommandError(f"no ladder {options['ladder']!r}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 from functools import lru_cache
-from typing import Any
 
 from django import template
 from django.conf import settings
@@ -15,6 +14,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from ladder.clubs.access import Person
 from ladder.clubs.formatting import format_change, format_day, format_rd
+from ladder.clubs.models import Ladder
+from ladder.matches.models import Match
 from ratings.histories import match_changes
 
 register = template.Library()
@@ -90,14 +91,14 @@ def _reverse(root_urlconf: str, urlconf: str | None, prefix: str, name: str, arg
 
 
 @register.inclusion_tag("ratings/_match_changes.html")
-def match_ratings(match: Any) -> dict[str, Any]:
+def match_ratings(match: Match) -> dict[str, object]:
     """The match page's "What it did to the ratings": each player's change, explained.
     A template tag, so the matches app shows ratings without importing them."""
     return {"rows": match_changes(match), "match": match}
 
 
 @register.simple_tag
-def to_be_ranked(matches: int, ladder: Any) -> str:
+def to_be_ranked(matches: int, ladder: Ladder) -> str:
     """What a provisional player still needs (RATINGS.md §8): "3 more matches to be ranked",
     or, with enough matches but an RD still above the ladder's limit, "ranked after another
     match" (each match lowers the RD)."""

@@ -183,9 +183,9 @@ def test_a_banned_member_cannot_join_report_confirm_or_be_named(club, mod) -> No
         operations.confirm_match(pending, ann)
     with pytest.raises(LadderError, match="Fake results."):
         join_ladder(ann, club.ladder)
-    assert bans.is_banned(club.ladder, ann)
+    assert bans.active_ban(club.ladder, ann) is not None
     bans.lift_ban(club.ladder, mod, "ann")
-    assert not bans.is_banned(club.ladder, ann)
+    assert bans.active_ban(club.ladder, ann) is None
     reported_match(club.ladder, ann, [ann], [ben])  # after the lift, as any member
 
 

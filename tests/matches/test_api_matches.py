@@ -574,7 +574,7 @@ def test_unlisted_members_only_by_exact_username(ladder, alice, bob, mod):
 
 
 def test_predict(ladder, alice, bob, dave):
-    expected = predictions.predict_for_report(ladder, [alice], [bob], TODAY())
+    expected = predictions.predict_sides(ladder, [alice], [bob], TODAY()).probability
     quality = predictions.predict_sides(ladder, [alice], [bob], TODAY()).quality
     assert 0 < quality <= 1
     got = APIClient().get(

@@ -719,10 +719,11 @@ def test_validate_as_you_type_creates_nothing(client, doubles, alice):
 def test_prediction_is_the_domains(client, doubles, alice, bob, charlie, dave):
     client.force_login(alice)
     response = client.post(reverse("ladder:report_validate", args=["doubles"]), report_data())
-    expected = predictions.predict_for_report(
+    prediction = predictions.predict_sides(
         doubles, [alice, bob], [charlie, dave], timezone.localdate()
     )
-    assert expected is not None
+    assert prediction is not None
+    expected = prediction.probability
     assert f"{expected * 100:.0f}%" in response.content.decode()
 
 

@@ -398,10 +398,10 @@ def test_get_match_for_user(private_ladder, ladder, alice, bob, outsider, mod):
 
 def test_predict_uses_the_starting_ratings(ladder, alice, bob, charlie):
     # alice starts at level 5.0, bob at the default 4.5, charlie at 4.0 (tests/factories.py)
-    p = predictions.predict_for_report(ladder, [alice], [bob], timezone.localdate())
+    p = predictions.predict_sides(ladder, [alice], [bob], timezone.localdate()).probability
     assert 0.5 < p < 1
-    assert predictions.predict_for_report(ladder, [bob], [alice]) == pytest.approx(1 - p)
-    assert predictions.predict_for_report(ladder, [bob], [charlie]) > 0.5
+    assert predictions.predict_sides(ladder, [bob], [alice]).probability == pytest.approx(1 - p)
+    assert predictions.predict_sides(ladder, [bob], [charlie]).probability > 0.5
 
 
 @pytest.mark.parametrize("case", ["empty side", "twice", "non-member"])
@@ -411,4 +411,4 @@ def test_predict_gives_none_rather_than_a_guess(ladder, alice, bob, dave, case):
         "twice": ([alice], [alice]),
         "non-member": ([alice], [dave]),
     }
-    assert predictions.predict_for_report(ladder, *sides[case]) is None
+    assert predictions.predict_sides(ladder, *sides[case]) is None

@@ -145,7 +145,7 @@ def test_confirmed_matches_are_rated_once_in_order(club, make_match) -> None:
     ladder, users = club
     season(ladder, users, make_match, 12)
     result = rate_ladder(ladder.pk)
-    assert result.rated == 12 and not result.full_replay
+    assert result.rated == 12 and result.replayed_from is None
     assert RatingChange.objects.filter(ladder=ladder).count() == 24
     assert_equals_replay(ladder)
     again = rate_ladder(ladder.pk)
@@ -160,7 +160,7 @@ def test_new_matches_continue_from_the_stored_state(club, make_match) -> None:
     rate_ladder(ladder.pk)
     season(ladder, users, make_match, 10, seed=3, start=START + timedelta(days=5))
     result = rate_ladder(ladder.pk)
-    assert result.rated == 10 and not result.full_replay
+    assert result.rated == 10 and result.replayed_from is None
     assert_equals_replay(ladder)
     counts = dict(PlayerRating.objects.filter(ladder=ladder).values_list("user_id", "matches"))
     for rating in PlayerRating.objects.filter(ladder=ladder):
@@ -174,7 +174,7 @@ def test_a_late_match_replays_from_its_date(club, make_match) -> None:
     before = rows_by_pk(ladder)
     make_match(ladder, [users[0]], [users[1]], ((21, 5), (21, 7)), START)
     result = rate_ladder(ladder.pk)
-    assert result.full_replay and result.replayed_from[0] == START
+    assert result.replayed_from is not None and result.replayed_from[0] == START
     assert result.rated == 10
     assert_equals_replay(ladder)
     # The late match's rows are added, those it changed are updated in place.
@@ -195,7 +195,10 @@ def test_void_and_correction_replay_from_that_match(club, make_match) -> None:
     corrected.games.create(number=2, a_points=3, b_points=21)
     Match.objects.filter(pk=corrected.pk).update(state="corrected", needs_rating=True)
     result = rate_ladder(ladder.pk)
-    assert result.full_replay and result.replayed_from == (voided.played_on, voided.pk)
+    assert result.replayed_from is not None and result.replayed_from == (
+        voided.played_on,
+        voided.pk,
+    )
     assert not RatingChange.objects.filter(match=voided).exists()
     loser = RatingChange.objects.get(match=corrected, side="a")
     assert loser.outcome < 0.5 and loser.change < 0
@@ -273,7 +276,7 @@ def test_a_new_match_reads_only_its_players_and_still_equals_the_replay(  # type
     assert read <= players if named else read == {u.pk for u in users}
     assert str(e.pk) in snapshot.initial and str(a.pk) in snapshot.recent
     result = rate_ladder(ladder.pk)
-    assert result.rated == len(new) and not result.full_replay
+    assert result.rated == len(new) and result.replayed_from is None
     assert_equals_replay(ladder)
 
 

@@ -43,7 +43,7 @@ def test_stats_weigh_on_new_matches_and_on_a_replay(make_match) -> None:  # type
             player.save(update_fields=["stats"])
         made.append(match)
         if i % 4 == 3:  # new matches, continued from the stored state
-            assert not rate_ladder(ladder.pk).full_replay
+            assert rate_ladder(ladder.pk).replayed_from is None
             assert_equals_replay(ladder)
     weights = set(
         RatingChange.objects.filter(ladder=ladder).values_list("performance_weight", flat=True)
@@ -52,5 +52,5 @@ def test_stats_weigh_on_new_matches_and_on_a_replay(make_match) -> None:  # type
     history = load_matches(ladder, encoded=True)
     assert isinstance(history, History) and len(history) == 12 and len(history.stats) == 12
     turn_round(Match.objects.get(pk=made[2].pk))
-    assert rate_ladder(ladder.pk).full_replay
+    assert rate_ladder(ladder.pk).replayed_from is not None
     assert_equals_replay(ladder)

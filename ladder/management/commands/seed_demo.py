@@ -42,7 +42,7 @@ class Command(BaseCommand):
         )
 
     def handle(
-        self, *args: Any, if_empty: bool = False, force: bool = False, **options: Any
+        self, *args: object, if_empty: bool = False, force: bool = False, **options: Any
     ) -> None:
         if if_empty and Ladder.objects.exists():
             self.stdout.write("Ladders exist already; no demo data added.")

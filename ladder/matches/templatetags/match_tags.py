@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from django import template
+
+from accounts.models import RequestUser, User
+from ladder.matches.models import AuditEntry, Match
 
 register = template.Library()
 
@@ -17,13 +19,13 @@ def _join(names: Sequence[str], word: str) -> str:
 
 
 @register.filter
-def names_and(users: Iterable[Any]) -> str:
+def names_and(users: Iterable[User]) -> str:
     """[Alice, Bob, Charlie] → "Alice, Bob and Charlie"."""
     return _join([u.name for u in users], "and")
 
 
 @register.filter
-def names_or(users: Iterable[Any]) -> str:
+def names_or(users: Iterable[User]) -> str:
     """[Bob, Charlie] → "Bob or Charlie"."""
     return _join([u.name for u in users], "or")
 
@@ -42,12 +44,12 @@ def games_text(games: Iterable[Sequence[int]] | None) -> str:
     return " ".join(f"{a}-{b}" for a, b in games or [])
 
 
-def _snap_games(snap: Any) -> str:
+def _snap_games(snap: object) -> str:
     return games_text(snap.get("games")) if isinstance(snap, dict) else ""
 
 
 @register.filter
-def audit_score(entry: Any) -> str:
+def audit_score(entry: AuditEntry) -> str:
     """The score an audit entry records: "21-15 21-18", or "21-15 21-18 → 21-15 18-21"
     when it changed, with a changed date and a dispute's proposal said too."""
     before, after = entry.before, entry.after
@@ -65,7 +67,7 @@ def audit_score(entry: Any) -> str:
     return text
 
 
-def _side_words(players: Sequence[Any], viewer: Any) -> str:
+def _side_words(players: Sequence[User], viewer: RequestUser | None) -> str:
     """A side as its players read it: "you and Bob Baker" when the viewer is on it."""
     viewer_id = getattr(viewer, "pk", None) if getattr(viewer, "is_authenticated", False) else None
     others = [u for u in players if u.pk != viewer_id]
@@ -75,7 +77,7 @@ def _side_words(players: Sequence[Any], viewer: Any) -> str:
 
 
 @register.simple_tag
-def result_line(match: Any, viewer: Any = None) -> str:
+def result_line(match: Match, viewer: RequestUser | None = None) -> str:
     """Who won, with the score from the winners' side: "Priya Patel beat Daniel Kim 21-15
     21-18", "You and Bob Baker beat Charlie Chen and Dave Dunn …", "Priya Patel beat you …"."""
     side = match.winner_side

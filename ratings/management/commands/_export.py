@@ -18,7 +18,7 @@ class ExportCommand(BaseCommand):
         parser.add_argument("--ladder", required=True, help="slug of the ladder")
         parser.add_argument("--output", type=Path, help="file to write (default: standard output)")
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         ladder = Ladder.objects.filter(slug=options["ladder"]).first()
         if ladder is None:
             raise CommandError(f"no ladder {options['ladder']!r}")

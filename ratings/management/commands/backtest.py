@@ -21,7 +21,7 @@ class Command(BaseCommand):
         add_backtest_arguments(parser, file_optional=True)
         evaluation.add_ladder_argument(parser)
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
 
         evaluation.check_source(options)
         evaluation.run(self, run_backtest, options)

@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from ladder.clubs.models import Ladder
 from ratings.engine import EngineError, get_format
-from ratings.engine.formats import FORMAT_NAMES
+from ratings.engine.formats import FORMAT_NAMES, ScoringFormat
 from ratings.imports import import_matches
 from ratings.lab.importfmt import ImportFormatError, parse_matches
 
@@ -46,7 +46,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--points-per-game", type=int, help="points per game (generic format)")
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         path: Path = options["file"]
         try:
             text = path.read_text(encoding="utf-8")
@@ -106,7 +106,7 @@ class Command(BaseCommand):
         return ladder
 
 
-def _loose_format(options: dict[str, Any]):  # type: ignore[no-untyped-def]
+def _loose_format(options: dict[str, Any]) -> ScoringFormat:
 
     return get_format(
         options["format"], best_of=options["best_of"], points_per_game=options["points_per_game"]

@@ -16,7 +16,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--ladder", required=True, help="slug of the ladder")
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         ladder = Ladder.objects.filter(slug=options["ladder"]).first()
         if ladder is None:
             raise CommandError(f"no ladder {options['ladder']!r}")

@@ -20,6 +20,6 @@ class Command(BaseCommand):
 
         add_simulate_arguments(parser)
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
 
         evaluation.run(self, run_simulate, options)

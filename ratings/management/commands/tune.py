@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -31,7 +33,7 @@ class Command(BaseCommand):
             "tuned) through the ladder's own validation, then replay its ratings",
         )
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
 
         target = options["apply"]
         if target is True:
@@ -51,9 +53,6 @@ class Command(BaseCommand):
         if not target:
             evaluation.run(self, run_tune, options)
             return
-        import io
-        import json
-
         buffer = io.StringIO()
         self.stdout, shown = type(self.stdout)(buffer), self.stdout
         try:

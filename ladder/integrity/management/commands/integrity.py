@@ -25,7 +25,7 @@ class Command(BaseCommand):
             "--refresh", action="store_true", help="run the detectors even if nothing changed"
         )
 
-    def handle(self, *args: Any, **options: Any) -> None:
+    def handle(self, *args: object, **options: Any) -> None:
         ladder = Ladder.objects.filter(slug=options["ladder"]).first()
         if ladder is None:
             raise CommandError(f"no ladder {options['ladder']!r}")
