@@ -47,6 +47,11 @@ class AnsweredPlayerSerializer(InputSerializer):
     status = TextField(max_length=20, required=False)
 
 
+class AnsweredGuestSerializer(InputSerializer):
+    id = TextField(max_length=20, required=False)
+    name = TextField(max_length=clubnight.MAX_GUEST_NAME, required=False)
+
+
 class PreviousRoundSerializer(InputSerializer):
     matches = PairingSerializer(many=True)
     byes = serializers.ListField(
@@ -57,6 +62,7 @@ class PreviousRoundSerializer(InputSerializer):
     floor = serializers.FloatField(required=False, help_text="Ignored.")
     exact = serializers.BooleanField(required=False, help_text="Ignored.")
     players = AnsweredPlayerSerializer(many=True, required=False, help_text="Ignored.")
+    guests = AnsweredGuestSerializer(many=True, required=False, help_text="Ignored.")
 
 
 class ClubNightRequestSerializer(InputSerializer):
