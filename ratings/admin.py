@@ -4,8 +4,6 @@ deleted season gives its ladder a new board version (ratings.signals)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
 from django.http import HttpRequest
 
@@ -22,7 +20,7 @@ class StandingInline(admin.TabularInline):
     can_delete = False
     ordering = ("rank",)
 
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Season | None = None) -> bool:
         return False
 
 

@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Iterator
 from datetime import date
 from functools import cached_property
-from typing import Any, overload
+from typing import TypedDict, overload
 
 from django.conf import settings
 from django.core.paginator import Paginator
@@ -26,10 +26,11 @@ from ratings.models import (
     RANKED,
     PlayerRating,
     RatingChange,
+    Season,
     active_since,
     today,
 )
-from ratings.seasons import current_table
+from ratings.seasons import TableRow, current_table
 
 LEADERBOARD_PAGE_SIZE = 50
 MAX_QUERY_LENGTH = 100  # a search is part of a name (the API refuses a longer one)
@@ -153,6 +154,17 @@ class Board:
         return rows
 
 
+class BoardPage(TypedDict):
+    """One page of a leaderboard, as ``board_page`` gives it and the cache keeps it."""
+
+    rows: list[PlayerRating]
+    number: int
+    total: int
+    counts: dict[str, int]
+    unrated: list[Membership]
+    season: tuple[Season | None, list[TableRow], bool] | None
+
+
 def board_page(
     ladder: Ladder,
     viewer: Viewer,
@@ -163,7 +175,7 @@ def board_page(
     page: str = "",
     on: date | None = None,
     season: bool = False,
-) -> dict[str, Any]:
+) -> BoardPage:
     """One leaderboard page as ``viewer`` (whose membership of the ladder is ``own``) sees
     it, ``page`` as the request names it: its rows (with rank, trend and user), its number,
     the status counts, the total and, on the last page, the members not yet rated (at most
@@ -175,7 +187,7 @@ def board_page(
     """
     on = on or today()
     key = board_key(ladder, access.rows_seen(viewer, own), text, status, page, on, season)
-    board: dict[str, object] | None = cache_get(key)
+    board: BoardPage | None = cache_get(key)
     if board is None:
         board = _read_board(ladder, viewer, text, status, page, on, season)
         cache_set(key, board)
@@ -197,14 +209,14 @@ def warm_board(ladder: Ladder) -> None:
 
 def _read_board(
     ladder: Ladder, viewer: Viewer, text: str, status: str, page: str, on: date, season: bool
-) -> dict[str, Any]:
+) -> BoardPage:
     rows = Board(ladder, viewer, text=text, status=status, on=on)
     shown = Paginator(rows, LEADERBOARD_PAGE_SIZE).get_page(page)
     unrated: list[Membership] = []
     if status == ALL and not shown.has_next():
         unrated = list(unrated_members(ladder, viewer, text)[: UNRATED_LIMIT + 1])
     return {
-        "rows": shown.object_list,
+        "rows": list(shown.object_list),
         "number": shown.number,
         "total": rows.count(),
         "counts": rows.counts,
@@ -224,7 +236,7 @@ def board_key(
 ) -> str:
     """The cache key of a leaderboard page: what it shows (``board_version`` changes with
     every rating, membership, name and season change), the day, and who may see which rows."""
-    parts: tuple[Any, ...] = (
+    parts: tuple[object, ...] = (
         *(ladder.pk, ladder.board_version, ladder.lookback_days, on),
         *(seen, status, text, page),
     )

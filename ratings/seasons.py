@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.models import User
 from ladder.clubs.access import Viewer
 from ladder.clubs.models import Ladder
 from ladder.matches.models import DISPUTED, PENDING, Match
@@ -38,7 +38,7 @@ class SeasonError(Exception):
 class TableRow:
     """One line of a season's table as a viewer sees it (``rank`` among the rows they see)."""
 
-    user: Any
+    user: User
     rank: int
     rating: float
     change: float
@@ -122,7 +122,18 @@ def season_table(season: Season, viewer: Viewer, on: date | None = None) -> list
     ]
 
 
-def live_rows(season: Season, on: date) -> list[tuple[Any, float, float, int, int, int]]:
+@dataclass
+class _Tally:
+    """A player's season so far, as ``live_rows`` reads the rating changes."""
+
+    user: User
+    start: float
+    end: float
+    matches: int = 0
+    wins: int = 0
+
+
+def live_rows(season: Season, on: date) -> list[tuple[User, float, float, int, int, int]]:
     """Everyone who played a rated match in the season up to ``on``, best first: (user,
     rating at the end, change over the season, matches, wins, losses). One query.
 
@@ -147,26 +158,19 @@ def live_rows(season: Season, on: date) -> list[tuple[Any, float, float, int, in
         )
         .order_by("played_on", "match_id")
     )
-    players: dict[int, dict[str, Any]] = {}
+    players: dict[int, _Tally] = {}
     for change in changes:
-        player = players.setdefault(
-            change.user_id,
-            {"user": change.user, "start": change.rating_before, "matches": 0, "wins": 0},
-        )
-        player["end"] = change.rating_after
-        player["matches"] += 1
-        player["wins"] += int(change.won)
-    ordered = sorted(players.values(), key=lambda p: (-p["end"], -p["matches"], p["user"].username))
+        player = players.get(change.user_id)
+        if player is None:
+            player = players[change.user_id] = _Tally(
+                change.user, change.rating_before, change.rating_after
+            )
+        player.end = change.rating_after
+        player.matches += 1
+        player.wins += int(change.won)
+    ordered = sorted(players.values(), key=lambda p: (-p.end, -p.matches, p.user.username))
     return [
-        (
-            p["user"],
-            p["end"],
-            p["end"] - p["start"],
-            p["matches"],
-            p["wins"],
-            p["matches"] - p["wins"],
-        )
-        for p in ordered
+        (p.user, p.end, p.end - p.start, p.matches, p.wins, p.matches - p.wins) for p in ordered
     ]
 
 

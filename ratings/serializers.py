@@ -17,7 +17,8 @@ from ratings import leaderboards
 from ratings.engine.scales import display
 from ratings.histories import Entry
 from ratings.leaderboards import ALL, STATUS_FILTERS
-from ratings.models import STATUSES
+from ratings.models import STATUSES, Season
+from ratings.seasons import TableRow
 
 
 def _absolute(context: dict[str, Any], path: str) -> str:
@@ -241,11 +242,11 @@ class SeasonSerializer(serializers.Serializer):
     )
     page = serializers.SerializerMethodField(help_text="The season's table on the site.")
 
-    def get_state(self, season: Any) -> str:
+    def get_state(self, season: Season) -> str:
         on = self.context["on"]
         return "upcoming" if season.starts_on > on else "over" if season.is_over(on) else "current"
 
-    def get_page(self, season: Any) -> str:
+    def get_page(self, season: Season) -> str:
         return _absolute(self.context, season.get_absolute_url())
 
 
@@ -266,8 +267,8 @@ class StandingSerializer(serializers.Serializer):
     wins = serializers.IntegerField()
     losses = serializers.IntegerField()
 
-    def get_rating_display(self, row: Any) -> str:
+    def get_rating_display(self, row: TableRow) -> str:
         return display(row.rating)
 
-    def get_change_display(self, row: Any) -> str:
+    def get_change_display(self, row: TableRow) -> str:
         return format_change(row.change)

@@ -75,14 +75,19 @@ class CountedPaginator(Paginator):
         return self._count
 
 
-def leaderboard(request: HtmxHttpRequest, ladder: Ladder, context: dict[str, Any]) -> HttpResponse:
-    """The ladder page (``ladder.views.ladder_detail`` passes the side panel's context,
-    with the viewer's ``membership`` of the ladder or None)."""
+def leaderboard(
+    request: HtmxHttpRequest,
+    ladder: Ladder,
+    membership: Membership | None,
+    context: dict[str, object],
+) -> HttpResponse:
+    """The ladder page (``ladder_detail`` passes the side panel's context and the viewer's
+    ``membership`` of the ladder, or None)."""
     text, status = LeaderboardFilterForm(request.GET or None).values()
     board = leaderboards.board_page(
         ladder,
         viewer_for(request),
-        context["membership"],
+        membership,
         text=text,
         status=status,
         page=request.GET.get("page", ""),
@@ -129,14 +134,14 @@ def ladder_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     ladder = own.ladder if own is not None else get_ladder_for_user(request, slug)
     joinable = own is None and can_join(request.user, ladder)
     on = today()
-    context: dict[str, Any] = {
+    context: dict[str, object] = {
         "membership": own,
         "can_join": joinable,
         "form": JoinForm(ladder=ladder) if joinable else None,
         "away_until": own.away_on(on) if own is not None else None,
         "away_form": AwayForm() if own is not None else None,
     }
-    return leaderboard(request, ladder, context)
+    return leaderboard(request, ladder, own, context)
 
 
 # ---- seasons -------------------------------------------------------------------------------

@@ -136,7 +136,7 @@ def guests_named(night: ClubNight | None, ids: Sequence[str]) -> list[Guest]:
 
 def propose_round(
     ladder: Ladder,
-    present_users: Sequence[Any],
+    present_users: Sequence[User],
     previous_rounds: Sequence[Sequence[Pairing]] = (),
     on: date | None = None,
     courts: int | None = None,
@@ -179,7 +179,7 @@ def propose_round(
     )
 
 
-def members_named(ladder: Ladder, usernames: Sequence[str], viewer: Viewer) -> list[Any]:
+def members_named(ladder: Ladder, usernames: Sequence[str], viewer: Viewer) -> list[User]:
     """The ladder's members with these usernames, in that order; ClubNightError naming any
     name listed twice, or not of a member listed to ``viewer`` (the access policy: a hidden
     member or a deactivated account is answered as an unknown name)."""
@@ -232,14 +232,14 @@ def standing(ladder: Ladder, state: PlayerState, on: date) -> Standing:
     return Standing(state.rating, rd, status)
 
 
-def hall_states(ladder: Ladder, users: Sequence[Any]) -> dict[int, tuple[PlayerState, int]]:
+def hall_states(ladder: Ladder, users: Sequence[User]) -> dict[int, tuple[PlayerState, int]]:
     """Each member's state and rated matches, by user id: the stored rating, else where they
     start. Users who are not members are left out."""
 
     return {pk: (state, state.matches) for pk, state in current_states(ladder, users).items()}
 
 
-def recent_pairings(ladder: Ladder, users: Sequence[Any], on: date) -> History:
+def recent_pairings(ladder: Ladder, users: Sequence[User], on: date) -> History:
     """Who played with and against whom among ``users`` in the ladder's lookback window
     (matches that stand or may stand: pending, confirmed, disputed, corrected)."""
     since = on - timedelta(days=ladder.lookback_days)
@@ -303,7 +303,7 @@ def last_club_night(ladder: Ladder, before: date | None = None) -> ClubNight | N
 def add_round(
     ladder: Ladder,
     by: User,
-    present_users: Sequence[Any],
+    present_users: Sequence[User],
     on: date | None = None,
     courts: int | None = None,
     guest_ids: Sequence[str] = (),

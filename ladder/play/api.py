@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
 from django.http import Http404
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
@@ -20,6 +19,7 @@ from ladder.api_schema import ERROR, FIELD_ERRORS
 from ladder.api_support import InputSerializer
 from ladder.clubs.models import Ladder
 from ladder.matches.api import DomainErrorsMixin
+from ladder.matches.permissions import require_signed_in
 from ladder.matches.serializers import visible_ladder
 from ladder.play import services
 from ladder.play.models import (
@@ -71,7 +71,7 @@ class ProposeInputSerializer(InputSerializer):
     )
 
 
-class ChallengeSerializer(serializers.ModelSerializer):
+class ChallengeSerializer(serializers.ModelSerializer[Challenge]):
     ladder: serializers.SlugRelatedField[Ladder] = serializers.SlugRelatedField(
         slug_field="slug", read_only=True
     )
@@ -126,7 +126,7 @@ class _Authenticated(DomainErrorsMixin, APIView):
     authentication_classes = API_AUTHENTICATION
     permission_classes = [permissions.IsAuthenticated]
 
-    def _input(self, serializer_class: type[serializers.Serializer]) -> dict[str, Any]:
+    def _input(self, serializer_class: type[InputSerializer]) -> dict[str, Any]:
         serializer = serializer_class(data=self.request.data)
         serializer.is_valid(raise_exception=True)
         return dict(serializer.validated_data)
@@ -147,7 +147,7 @@ class LadderChallengesView(_Authenticated):
     def post(self, request: Request, slug: str) -> Response:
         ladder = self._ladder(slug)
         data = self._input(ChallengeInputSerializer)
-        by: Any = request.user
+        by = require_signed_in(request.user)
         challenge = services.create_challenge(ladder=ladder, by=by, **data)
         return Response(ChallengeSerializer(challenge).data, status=status.HTTP_201_CREATED)
 
@@ -158,7 +158,7 @@ class ChallengeListView(_Authenticated):
         responses={200: ChallengeSerializer(many=True), 401: ERROR},
     )
     def get(self, request: Request) -> Response:
-        queryset: QuerySet[Challenge] = services.challenges_for(request.user)  # type: ignore[arg-type]
+        queryset = services.challenges_for(require_signed_in(request.user))
         state = request.query_params.get("state")
         if state:
             queryset = queryset.filter(state=state)
@@ -168,7 +168,7 @@ class ChallengeListView(_Authenticated):
 class ChallengeDetailView(_Authenticated):
     @extend_schema(summary="A challenge", responses={200: ChallengeSerializer, **ERRORS})
     def get(self, request: Request, pk: int) -> Response:
-        challenge = services.get_challenge_for_user(request.user, pk)  # type: ignore[arg-type]
+        challenge = services.get_challenge_for_user(require_signed_in(request.user), pk)
         return Response(ChallengeSerializer(challenge).data)
 
 
@@ -178,7 +178,7 @@ class ChallengeActionView(_Authenticated):
     action_name = ""
 
     def post(self, request: Request, pk: int) -> Response:
-        user: Any = request.user
+        user = require_signed_in(request.user)
         challenge = services.get_challenge_for_user(user, pk)
         if self.action_name == "accept":
             data = self._input(AcceptInputSerializer)
@@ -247,7 +247,7 @@ class OpenGameInputSerializer(InputSerializer):
     team_size = serializers.IntegerField(default=1, help_text="1 singles, 2 doubles.")
 
 
-class OpenGameSerializer(serializers.ModelSerializer):
+class OpenGameSerializer(serializers.ModelSerializer[OpenGame]):
     ladder: serializers.SlugRelatedField[Ladder] = serializers.SlugRelatedField(
         slug_field="slug", read_only=True
     )
@@ -295,7 +295,7 @@ class LadderOpenGamesView(_Authenticated):
     def post(self, request: Request, slug: str) -> Response:
         ladder = self._ladder(slug)
         data = self._input(OpenGameInputSerializer)
-        game = services.post_open_game(ladder=ladder, by=request.user, **data)  # type: ignore[arg-type]
+        game = services.post_open_game(ladder=ladder, by=require_signed_in(request.user), **data)
         return Response(OpenGameSerializer(game).data, status=status.HTTP_201_CREATED)
 
 
@@ -310,7 +310,7 @@ class OpenGameActionView(_Authenticated):
         responses={200: OpenGameSerializer, **ERRORS},
     )
     def post(self, request: Request, pk: int) -> Response:
-        user: Any = request.user
+        user = require_signed_in(request.user)
         game = services.get_game(pk, user)
         operation = {
             "join": services.join_open_game,
@@ -320,7 +320,7 @@ class OpenGameActionView(_Authenticated):
         return Response(OpenGameSerializer(operation(game, user)).data)
 
 
-class CalendarUrlSerializer(serializers.Serializer):
+class CalendarUrlSerializer(serializers.Serializer[dict[str, str]]):
     url = serializers.URLField(help_text="Your private feed (text/calendar); keep it secret.")
 
 
@@ -339,5 +339,5 @@ class MyCalendarView(_Authenticated):
         responses={200: CalendarUrlSerializer, 401: ERROR},
     )
     def post(self, request: Request) -> Response:
-        feed = services.renew_feed(request.user)  # type: ignore[arg-type]
+        feed = services.renew_feed(require_signed_in(request.user))
         return Response({"url": request.build_absolute_uri(feed.get_absolute_url())})

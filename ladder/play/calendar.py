@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -46,11 +45,13 @@ def _calendar(name: str) -> Calendar:
     return cal
 
 
-def _names(users: Iterable[Any]) -> str:
+def _names(users: Iterable[User]) -> str:
     return " & ".join(u.name for u in users)
 
 
-def _event(uid: str, summary: str, start: datetime | None, item: Any, description: str) -> Event:
+def _event(
+    uid: str, summary: str, start: datetime | None, item: Challenge | OpenGame, description: str
+) -> Event:
     assert start is not None, "only items with a time are in a calendar"
     zone = ZoneInfo(settings.TIME_ZONE)
     event = Event()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from datetime import datetime
+from decimal import Decimal
+from typing import TypedDict
 
 from django import forms
 
@@ -15,21 +17,49 @@ from ratings.engine.scales import DISPLAY_DIVISOR
 class DateTimeInput(forms.DateTimeInput):
     input_type = "datetime-local"
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(format="%Y-%m-%dT%H:%M", **kwargs)
+    def __init__(self, attrs: dict[str, str] | None = None) -> None:
+        super().__init__(attrs, format="%Y-%m-%dT%H:%M")
 
 
-class DomainErrorsMixin:
+class SlotRow(TypedDict):
+    """One player's box of the challenge form, as its template draws it."""
+
+    slot: str
+    label: str
+    value: str
+    errors: list[str]
+
+
+class ChallengeArguments(TypedDict):
+    """What ``services.create_challenge`` takes from the form."""
+
+    opponents: list[str]
+    partners: list[str]
+    proposed_times: list[datetime]
+    place: str
+    message: str
+
+
+class OpenGameArguments(TypedDict):
+    """What ``services.post_open_game`` takes from the form (levels in rating points)."""
+
+    starts_at: datetime
+    place: str
+    team_size: int
+    level_min: int | None
+    level_max: int | None
+
+
+class DomainErrorsForm(forms.Form):
     """The domain's errors by key, put on the field they belong to (else the whole form)."""
 
     domain_keys: Mapping[str, str] = {}
 
     def add_domain_errors(self, errors: Mapping[str, Sequence[str]]) -> None:
-        form: Any = self
         for key, messages in errors.items():
             field = self.domain_keys.get(key, key)
             for message in messages:
-                form.add_error(field if field in form.fields else None, message)
+                self.add_error(field if field in self.fields else None, message)
 
 
 class TimesForm(forms.Form):
@@ -39,7 +69,7 @@ class TimesForm(forms.Form):
     time_2 = forms.DateTimeField(label="Time 2 (optional)", required=False, widget=DateTimeInput())
     time_3 = forms.DateTimeField(label="Time 3 (optional)", required=False, widget=DateTimeInput())
 
-    def times(self) -> list[Any]:
+    def times(self) -> list[datetime]:
         return [
             self.cleaned_data[f"time_{i}"]
             for i in range(1, MAX_PROPOSED_TIMES + 1)
@@ -47,7 +77,7 @@ class TimesForm(forms.Form):
         ]
 
 
-class ChallengeForm(DomainErrorsMixin, TimesForm):
+class ChallengeForm(DomainErrorsForm, TimesForm):
     """Who (the type-ahead fills usernames in), when (up to three times), where, a message."""
 
     domain_keys = {"proposed_times": "time_1", "opponents": "opponent_1", "partners": "partner_1"}
@@ -59,8 +89,14 @@ class ChallengeForm(DomainErrorsMixin, TimesForm):
         widget=forms.Textarea(attrs={"rows": 3}),
     )
 
-    def __init__(self, data: Any = None, *, ladder: Ladder, **kwargs: Any) -> None:
-        super().__init__(data, **kwargs)
+    def __init__(
+        self,
+        data: Mapping[str, object] | None = None,
+        *,
+        ladder: Ladder,
+        initial: Mapping[str, object] | None = None,
+    ) -> None:
+        super().__init__(data, initial=dict(initial or {}))
         self.ladder = ladder
         self.opponent_slots = [f"opponent_{i}" for i in range(1, ladder.team_size + 1)]
         self.partner_slots = [f"partner_{i}" for i in range(1, ladder.team_size)]
@@ -70,26 +106,26 @@ class ChallengeForm(DomainErrorsMixin, TimesForm):
                 label = f"Opponent {slot[-1]}"
             self.fields[slot] = forms.CharField(label=label, max_length=150)
 
-    def slot_rows(self, slots: list[str]) -> list[dict[str, Any]]:
+    def slot_rows(self, slots: list[str]) -> list[SlotRow]:
         return [
             {
                 "slot": slot,
-                "label": self.fields[slot].label,
-                "value": (self.data.get(slot) if self.is_bound else self.initial.get(slot)) or "",
-                "errors": list(self.errors.get(slot, [])) if self.is_bound else [],
+                "label": str(self.fields[slot].label),
+                "value": str((self.data if self.is_bound else self.initial).get(slot) or ""),
+                "errors": [str(e) for e in self.errors.get(slot, [])] if self.is_bound else [],
             }
             for slot in slots
         ]
 
     @property
-    def opponent_rows(self) -> list[dict[str, Any]]:
+    def opponent_rows(self) -> list[SlotRow]:
         return self.slot_rows(self.opponent_slots)
 
     @property
-    def partner_rows(self) -> list[dict[str, Any]]:
+    def partner_rows(self) -> list[SlotRow]:
         return self.slot_rows(self.partner_slots)
 
-    def arguments(self) -> dict[str, Any]:
+    def arguments(self) -> ChallengeArguments:
         data = self.cleaned_data
         return {
             "opponents": [data[s].strip().lstrip("@") for s in self.opponent_slots],
@@ -100,7 +136,7 @@ class ChallengeForm(DomainErrorsMixin, TimesForm):
         }
 
 
-class OpenGameForm(DomainErrorsMixin, forms.Form):
+class OpenGameForm(DomainErrorsForm):
     starts_at = forms.DateTimeField(label="When", widget=DateTimeInput())
     place = forms.CharField(label="Where", max_length=MAX_PLACE_LENGTH)
     team_size = forms.TypedChoiceField(
@@ -123,9 +159,16 @@ class OpenGameForm(DomainErrorsMixin, forms.Form):
         decimal_places=2,
     )
 
-    def arguments(self) -> dict[str, Any]:
-        data = dict(self.cleaned_data)
-        for key in ("level_min", "level_max"):
-            if data.get(key) is not None:
-                data[key] = int(data[key] * DISPLAY_DIVISOR)
-        return data
+    def arguments(self) -> OpenGameArguments:
+        data = self.cleaned_data
+
+        def points(level: Decimal | None) -> int | None:
+            return None if level is None else int(level * DISPLAY_DIVISOR)
+
+        return {
+            "starts_at": data["starts_at"],
+            "place": data["place"],
+            "team_size": data["team_size"],
+            "level_min": points(data.get("level_min")),
+            "level_max": points(data.get("level_max")),
+        }

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
+from accounts.models import User
 from ladder.clubs.models import Ladder
 from ladder.matches.models import Match
+
+if TYPE_CHECKING:
+    from ladder.play.forms import TimesForm
 
 # A challenge's and an open game's states.
 OPEN = "open"
@@ -138,6 +142,9 @@ class Challenge(Scheduled):
     expires_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)
 
+    # Not a column: the challenges page sets it on each challenge it lists (its answer form).
+    times_form: TimesForm
+
     class Meta:
         ordering = ["-created_at", "-pk"]
         indexes = [models.Index(fields=["state", "expires_at"], name="challenge_state_expiry")]
@@ -148,24 +155,24 @@ class Challenge(Scheduled):
     def get_absolute_url(self) -> str:
         return f"/challenges/#challenge-{self.pk}"
 
-    def side(self, side: str) -> list[Any]:
+    def side(self, side: str) -> list[User]:
         return [p.user for p in self.players.all() if p.side == side]
 
     @property
-    def side_a(self) -> list[Any]:
+    def side_a(self) -> list[User]:
         """The challenger and their partners."""
         return self.side("a")
 
     @property
-    def side_b(self) -> list[Any]:
+    def side_b(self) -> list[User]:
         """The challenged."""
         return self.side("b")
 
-    def side_of(self, user: Any) -> str | None:
+    def side_of(self, user: User) -> str | None:
         return next((p.side for p in self.players.all() if p.user_id == user.pk), None)
 
     @property
-    def proposed_datetimes(self) -> list[Any]:
+    def proposed_datetimes(self) -> list[datetime]:
         """The proposed times as aware datetimes, in order."""
         return [datetime.fromisoformat(t) for t in self.proposed_times]
 
@@ -174,7 +181,7 @@ class Challenge(Scheduled):
         return "b" if self.proposed_by == "a" else "a"
 
     @property
-    def players_list(self) -> list[Any]:
+    def players_list(self) -> list[User]:
         return [p.user for p in self.players.all()]
 
 
@@ -221,7 +228,7 @@ class OpenGame(Scheduled):
         return 2 * self.team_size
 
     @property
-    def players_list(self) -> list[Any]:
+    def players_list(self) -> list[User]:
         return [p.user for p in self.players.all()]
 
     @property

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Any
+from datetime import datetime
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder.matches.models import MailSettings, Notification
+from ladder.play.models import Challenge, OpenGame
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,9 @@ def _tell(kind: str, users: Iterable[User | None], text: str, link: str, subject
     transaction.on_commit(lambda: _mail(kind, recipients, subject, text, link), robust=True)
 
 
-def _when(moment: Any) -> str:
+def _when(moment: datetime | None) -> str:
+    if moment is None:
+        return "a time to be agreed"
     local = timezone.localtime(moment)
     return f"{local:%a} {local.day} {local:%b} at {local:%H:%M}"
 
@@ -59,7 +62,7 @@ def _names(users: Iterable[User]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def challenged(challenge: Any) -> None:
+def challenged(challenge: Challenge) -> None:
     times = "; ".join(
         _when(moment) for moment in challenge.proposed_datetimes if moment is not None
     )
@@ -72,14 +75,14 @@ def challenged(challenge: Any) -> None:
     _tell("challenge", challenge.side_b, text, challenge.get_absolute_url(), "You are challenged")
 
 
-def times_proposed(challenge: Any, by: User) -> None:
+def times_proposed(challenge: Challenge, by: User) -> None:
     times = "; ".join(_when(m) for m in challenge.proposed_datetimes if m is not None)
     answering = challenge.side(challenge.answering_side)
     text = f"{by.name} proposed other times for your {challenge.ladder.name} challenge: {times}."
     _tell("challenge", answering, text, challenge.get_absolute_url(), "Other times proposed")
 
 
-def challenge_scheduled(challenge: Any, by: User) -> None:
+def challenge_scheduled(challenge: Challenge, by: User) -> None:
     others = [u for u in challenge.players_list if u.pk != by.pk]
     where = f" at {challenge.place}" if challenge.place else ""
     text = (
@@ -89,7 +92,7 @@ def challenge_scheduled(challenge: Any, by: User) -> None:
     _tell("challenge", others, text, challenge.get_absolute_url(), "Challenge accepted")
 
 
-def challenge_ended(challenge: Any, by: User | None, how: str) -> None:
+def challenge_ended(challenge: Challenge, by: User | None, how: str) -> None:
     """Declined, cancelled (by a player or a moderator) or expired: everyone else is told."""
     others = [u for u in challenge.players_list if by is None or u.pk != by.pk]
     who = by.name if by else "No one answered:"
@@ -102,7 +105,7 @@ def challenge_ended(challenge: Any, by: User | None, how: str) -> None:
     _tell("challenge", others, text, challenge.get_absolute_url(), f"Challenge {how}")
 
 
-def game_full(game: Any) -> None:
+def game_full(game: OpenGame) -> None:
     text = (
         f"Your {game.ladder.name} game on {_when(game.starts_at)} at {game.place} is full: "
         f"{_names(game.players_list)}."
@@ -110,7 +113,7 @@ def game_full(game: Any) -> None:
     _tell("open_game", game.players_list, text, game.get_absolute_url(), "Your game is full")
 
 
-def game_changed(game: Any, by: User, how: str) -> None:
+def game_changed(game: OpenGame, by: User, how: str) -> None:
     """Someone joined, left or cancelled: the game's other players (and a host's moderator
     cancellation) are told."""
     others = [u for u in game.players_list if u.pk != by.pk]

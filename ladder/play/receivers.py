@@ -4,24 +4,29 @@ it through ladder/matches/signals.py."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.dispatch import receiver
 
+from accounts.models import User
+from ladder.clubs.models import Ladder
+from ladder.matches.models import Match
 from ladder.matches.signals import match_reported, match_state_changed, scheduled_lineup_wanted
 from ladder.play import services
 
 
 @receiver(match_reported, dispatch_uid="play.link_reported_match")
-def link_reported_match(sender: Any, match: Any, links: dict[str, int], **kwargs: Any) -> None:
+def link_reported_match(
+    sender: type[Match], match: Match, links: dict[str, int], **kwargs: object
+) -> None:
     services.link_reported_match(match, links)
 
 
 @receiver(match_state_changed, dispatch_uid="play.match_state_changed")
-def follow_match(sender: Any, match: Any, to_state: str, **kwargs: Any) -> None:
+def follow_match(sender: type[Match], match: Match, to_state: str, **kwargs: object) -> None:
     services.match_state_changed(match, to_state)
 
 
 @receiver(scheduled_lineup_wanted, dispatch_uid="play.scheduled_lineup")
-def lineup(sender: Any, ladder: Any, user: Any, links: dict[str, int], **kwargs: Any) -> Any:
+def lineup(
+    sender: type[Ladder], ladder: Ladder, user: User, links: dict[str, int], **kwargs: object
+) -> services.Lineup | None:
     return services.scheduled_lineup(ladder, user, links)

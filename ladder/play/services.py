@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import TypedDict
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -138,7 +138,7 @@ def _playable(membership: Membership, on: date, role: str) -> str | None:
 # ---- times -------------------------------------------------------------------------------
 
 
-def parse_time(value: Any) -> datetime | None:
+def parse_time(value: object) -> datetime | None:
     """An ISO 8601 time as an aware datetime (a time without an offset is the club's)."""
     if isinstance(value, datetime):
         moment = value
@@ -158,7 +158,7 @@ def parse_time(value: Any) -> datetime | None:
 
 
 def check_times(
-    values: Sequence[Any], now: datetime, errors: FieldErrors, key: str = "proposed_times"
+    values: Sequence[object], now: datetime, errors: FieldErrors, key: str = "proposed_times"
 ) -> list[datetime]:
     """One to three distinct future times, none more than a year ahead."""
     if not isinstance(values, list | tuple) or not values:
@@ -188,7 +188,7 @@ def _when(moment: datetime) -> str:
     return f"{local:%a} {local.day} {local:%b %Y %H:%M}"
 
 
-def _text(value: Any, limit: int, key: str, errors: FieldErrors, what: str) -> str:
+def _text(value: object, limit: int, key: str, errors: FieldErrors, what: str) -> str:
     text = value.strip() if isinstance(value, str) else ""
     if len(text) > limit:
         errors.add(key, f"{what} is at most {limit} characters.")
@@ -211,7 +211,7 @@ def _lock_challenge(challenge: Challenge | int) -> Challenge:
         raise Http404("No such challenge.") from None
 
 
-def challenges_for(user: User) -> Any:
+def challenges_for(user: User) -> QuerySet[Challenge]:
     """The challenges ``user`` sees: theirs; every one for moderators."""
     queryset = Challenge.objects.select_related("ladder", "challenger", "match").prefetch_related(
         "players__user"
@@ -221,7 +221,7 @@ def challenges_for(user: User) -> Any:
     return queryset.filter(players__user=user).distinct()
 
 
-def get_challenge_for_user(user: User, pk: Any) -> Challenge:
+def get_challenge_for_user(user: User, pk: int | str) -> Challenge:
     """The one door to a challenge: its players' and the moderators'; 404 for anyone else."""
     found = challenges_for(user).filter(pk=pk).first() if str(pk).isdigit() else None
     if found is None:
@@ -229,7 +229,7 @@ def get_challenge_for_user(user: User, pk: Any) -> Challenge:
     return found
 
 
-def _live_with(user_ids: Iterable[int]) -> Any:
+def _live_with(user_ids: Iterable[int]) -> QuerySet[Challenge]:
     return Challenge.objects.filter(state__in=LIVE, players__user_id__in=list(user_ids))
 
 
@@ -240,7 +240,7 @@ def create_challenge(
     opponents: Sequence[str],
     partners: Sequence[str] = (),
     message: str = "",
-    proposed_times: Sequence[Any],
+    proposed_times: Sequence[object],
     place: str = "",
     now: datetime | None = None,
 ) -> Challenge:
@@ -362,7 +362,11 @@ _STATE_WORDS = (
 
 
 def accept_challenge(
-    challenge: Challenge | int, by: User, time: Any, place: str | None = None, now: Any = None
+    challenge: Challenge | int,
+    by: User,
+    time: object,
+    place: str | None = None,
+    now: datetime | None = None,
 ) -> Challenge:
     """The answering side takes one of the proposed times: the challenge is scheduled."""
     now = now or timezone.now()
@@ -390,7 +394,7 @@ def accept_challenge(
 
 
 def propose_times(
-    challenge: Challenge | int, by: User, times: Sequence[Any], now: Any = None
+    challenge: Challenge | int, by: User, times: Sequence[object], now: datetime | None = None
 ) -> Challenge:
     """The answering side proposes other times; now the other side answers, and the
     challenge waits the ladder's expiry days again."""
@@ -409,7 +413,9 @@ def propose_times(
     return challenge
 
 
-def decline_challenge(challenge: Challenge | int, by: User, now: Any = None) -> Challenge:
+def decline_challenge(
+    challenge: Challenge | int, by: User, now: datetime | None = None
+) -> Challenge:
     """The answering side says no."""
     now = now or timezone.now()
     with transaction.atomic():
@@ -421,7 +427,9 @@ def decline_challenge(challenge: Challenge | int, by: User, now: Any = None) -> 
     return challenge
 
 
-def cancel_challenge(challenge: Challenge | int, by: User, now: Any = None) -> Challenge:
+def cancel_challenge(
+    challenge: Challenge | int, by: User, now: datetime | None = None
+) -> Challenge:
     """A player (either side) or a moderator calls it off while open or scheduled."""
     now = now or timezone.now()
     with transaction.atomic():
@@ -457,11 +465,11 @@ def expire_challenges(now: datetime | None = None) -> int:
     return expired
 
 
-def _save(item: Any, now: datetime, *fields: str, decided: bool = False) -> None:
+def _save(item: Challenge | OpenGame, now: datetime, *fields: str, decided: bool = False) -> None:
     item.updated_at = now
     item.sequence += 1
     update = [*fields, "updated_at", "sequence"]
-    if decided and hasattr(item, "decided_at"):
+    if decided and isinstance(item, Challenge):
         item.decided_at = now
         update.append("decided_at")
     item.save(update_fields=update)
@@ -470,7 +478,7 @@ def _save(item: Any, now: datetime, *fields: str, decided: bool = False) -> None
 # ---- matches reported from what was scheduled (ladder.matches.signals) --------------------
 
 
-def _scheduled_item(links: dict[str, int]) -> tuple[Any, str] | None:
+def _scheduled_item(links: dict[str, int]) -> tuple[type[Challenge] | type[OpenGame], str] | None:
     if "challenge" in links:
         return Challenge, "challenge"
     if "open_game" in links:
@@ -495,7 +503,7 @@ def link_reported_match(match: Match, links: dict[str, int]) -> None:
     players = {p.user_id for p in match.players.all()}
     if item is None or match.reporter_id not in {p.user_id for p in item.players.all()}:
         raise MatchValidationError({key: [f"No {what} of yours has number {links[key]}."]})
-    if item.match_id and item.match.state in LIVE_MATCH_STATES:
+    if item.match is not None and item.match.state in LIVE_MATCH_STATES:
         raise MatchValidationError(
             {key: [f"This {what} is reported already (match {item.match_id})."]}
         )
@@ -524,7 +532,14 @@ def match_state_changed(match: Match, to_state: str) -> None:
                 _save(item, now, "state", "match")
 
 
-def scheduled_lineup(ladder: Ladder, user: User, links: dict[str, int]) -> dict[str, Any] | None:
+class Lineup(TypedDict):
+    """A scheduled game's sides, as usernames (the report form's prefill)."""
+
+    side_a: list[str]
+    side_b: list[str]
+
+
+def scheduled_lineup(ladder: Ladder, user: User, links: dict[str, int]) -> Lineup | None:
     """The sides of ``user``'s scheduled challenge or game named by ``links`` (usernames),
     for the report form's prefill; None when it is not theirs or not scheduled."""
     if "challenge" in links:
@@ -587,7 +602,7 @@ def post_open_game(
     *,
     ladder: Ladder,
     by: User,
-    starts_at: Any,
+    starts_at: object,
     place: str = "",
     level_min: int | None = None,
     level_max: int | None = None,
@@ -640,7 +655,7 @@ def _lock_game_readonly(pk: int) -> OpenGame:
     )
 
 
-def join_open_game(game: OpenGame | int, by: User, now: Any = None) -> OpenGame:
+def join_open_game(game: OpenGame | int, by: User, now: datetime | None = None) -> OpenGame:
     """A member in range takes a place; the last place makes the game scheduled."""
     now = now or timezone.now()
     with transaction.atomic():
@@ -676,7 +691,7 @@ def join_open_game(game: OpenGame | int, by: User, now: Any = None) -> OpenGame:
     return game
 
 
-def leave_open_game(game: OpenGame | int, by: User, now: Any = None) -> OpenGame:
+def leave_open_game(game: OpenGame | int, by: User, now: datetime | None = None) -> OpenGame:
     """A player leaves; a full game opens again. The host cancels instead."""
     now = now or timezone.now()
     with transaction.atomic():
@@ -695,7 +710,7 @@ def leave_open_game(game: OpenGame | int, by: User, now: Any = None) -> OpenGame
     return game
 
 
-def cancel_open_game(game: OpenGame | int, by: User, now: Any = None) -> OpenGame:
+def cancel_open_game(game: OpenGame | int, by: User, now: datetime | None = None) -> OpenGame:
     """The host or a moderator calls the game off; its players are told."""
     now = now or timezone.now()
     with transaction.atomic():
@@ -710,7 +725,7 @@ def cancel_open_game(game: OpenGame | int, by: User, now: Any = None) -> OpenGam
     return game
 
 
-def open_games(ladder: Ladder, now: datetime | None = None) -> Any:
+def open_games(ladder: Ladder, now: datetime | None = None) -> QuerySet[OpenGame]:
     """A ladder's games to come (open and full), soonest first."""
     now = now or timezone.now()
     return (
@@ -721,7 +736,7 @@ def open_games(ladder: Ladder, now: datetime | None = None) -> Any:
     )
 
 
-def get_game(pk: Any, viewer: User) -> OpenGame:
+def get_game(pk: int | str, viewer: User) -> OpenGame:
     game = (
         OpenGame.objects.filter(ladder__in=access.ladders(access.Viewer.of(viewer)).values("pk"))
         .filter(pk=pk)

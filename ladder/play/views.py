@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -12,7 +10,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from icalendar import Calendar
 
+from accounts.models import User
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import get_ladder_for_user
 from ladder.matches.errors import MatchError, MatchPermissionError, MatchValidationError
@@ -68,7 +68,7 @@ def challenge_new(request: SignedInRequest, slug: str) -> HttpResponse:
     )
 
 
-def _sections(user: Any, challenges: list[Challenge]) -> list[tuple[str, str, list[Challenge]]]:
+def _sections(user: User, challenges: list[Challenge]) -> list[tuple[str, str, list[Challenge]]]:
     now = timezone.now()
 
     def answering(c: Challenge) -> bool:
@@ -143,7 +143,7 @@ def challenge_action(request: SignedInRequest, pk: int, action: str) -> HttpResp
     return redirect(reverse("challenges") + f"#challenge-{challenge.pk}")
 
 
-def _ics(calendar: Any, filename: str, attachment: bool) -> HttpResponse:
+def _ics(calendar: Calendar, filename: str, attachment: bool) -> HttpResponse:
     response = HttpResponse(calendar.to_ical(), content_type="text/calendar; charset=utf-8")
     disposition = "attachment" if attachment else "inline"
     response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
