@@ -253,6 +253,18 @@ def test_match_page_shows_dispute_and_audit_of_every_transition(client, fresh, c
     assert "pending → disputed" in page and "disputed → corrected" in page
 
 
+def test_a_signed_in_player_with_nothing_to_do_is_not_asked_to_log_in(client, fresh, charlie):
+    """Seen in Chromium: after disputing, the match page (which offers a rematch) told the
+    signed-in player to "Log in to confirm or dispute"."""
+    match = fresh("pending")
+    matches.dispute_match(match, charlie, "It was 19-21 in the second", [])
+    client.force_login(charlie)
+    page = client.get(match.get_absolute_url()).content.decode()
+    assert "Report a rematch" in page
+    assert "Log in</a> to confirm or dispute" not in page
+    assert "A moderator decides this match; nothing for you to do until then." in page
+
+
 def test_match_on_a_private_ladder_is_404_for_outsiders(client, private_ladder, alice, outsider):
     bea = UserFactory(username="bea")
     MembershipFactory(ladder=private_ladder, user=bea)
