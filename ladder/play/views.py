@@ -106,6 +106,7 @@ def challenges(request: SignedInRequest) -> HttpResponse:
             "everyone": everyone,
             "feed": feed,
             "now": timezone.now(),
+            "my_ladders": [m.ladder for m in request.user.memberships.select_related("ladder")],
         },
     )
 

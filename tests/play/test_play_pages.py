@@ -51,6 +51,18 @@ def test_outsiders_cannot_open_the_form(ladder, alice, outsider, client):
     assert client.get("/ladders/singles/challenge/").status_code == 302  # to log in
 
 
+def test_my_challenges_offers_a_challenge_on_each_of_my_ladders(ladder, alice, outsider, client):
+    """Seen in Chromium: a new member's empty page only said "open a ladder"; it now links
+    the challenge form of each ladder they play on, and none of the others'."""
+    client.force_login(alice)
+    page = client.get("/challenges/").content.decode()
+    assert 'href="/ladders/singles/challenge/"' in page and "Challenge someone" in page
+    client.force_login(outsider)
+    page = client.get("/challenges/").content.decode()
+    assert "/ladders/singles/challenge/" not in page
+    assert "Join a ladder to challenge its members" in page
+
+
 def test_my_challenges_accept_from_the_page(ladder, alice, bob, client):
     made = services.create_challenge(
         ladder=ladder, by=alice, opponents=["bob"], proposed_times=[soon(2), soon(3)]
