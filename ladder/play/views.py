@@ -117,7 +117,7 @@ def challenge_action(request: SignedInRequest, pk: int, action: str) -> HttpResp
     """accept / propose / decline / cancel, from the My challenges page."""
     challenge = services.get_challenge_for_user(request.user, pk)
     done = {
-        "accept": "Accepted: it is in your calendar.",
+        "accept": "Accepted: the match is scheduled (and in your calendar feed, if you use one).",
         "propose": "Other times sent.",
         "decline": "Declined.",
         "cancel": "Cancelled.",

@@ -56,7 +56,7 @@ def test_my_challenges_offers_a_challenge_on_each_of_my_ladders(ladder, alice, o
     the challenge form of each ladder they play on, and none of the others'."""
     client.force_login(alice)
     page = client.get("/challenges/").content.decode()
-    assert 'href="/ladders/singles/challenge/"' in page and "Challenge someone" in page
+    assert 'href="/ladders/singles/challenge/"' in page and "Challenge someone on" in page
     client.force_login(outsider)
     page = client.get("/challenges/").content.decode()
     assert "/ladders/singles/challenge/" not in page
