@@ -22,6 +22,7 @@ from ratings.models import (
     PlayerRating,
     RatingChange,
     active_since,
+    rating_params,
     today,
 )
 
@@ -44,12 +45,12 @@ def player_ratings(
         .with_rank(viewer, cutoffs, on)
         .with_trend(on)
     )
-    ladders = {m.ladder_id: m.ladder for m in memberships}
+    params = {m.ladder_id: rating_params(m.ladder) for m in memberships}
     ratings = {}
     away = {m.ladder_id: m.away_on(on) for m in memberships}
     for row in rows:
         row.away_until = away[row.ladder_id]  # type: ignore[attr-defined]
-        row.rd_today = row.rd_on(on, ladders[row.ladder_id].params())  # type: ignore[attr-defined]
+        row.rd_today = row.rd_on(on, params[row.ladder_id])  # type: ignore[attr-defined]
         status = row.status_on(on, cutoffs[row.ladder_id])
         row.status = status  # type: ignore[attr-defined]
         if status != RANKED:

@@ -28,6 +28,7 @@ from ratings.models import (
     RatingChange,
     Season,
     active_since,
+    rating_params,
     today,
 )
 from ratings.seasons import TableRow, current_table
@@ -145,7 +146,7 @@ class Board:
             ranks = self.everyone.ranks_of(ranked, self.cutoffs, self.on)
         else:
             ranks = {row.pk: start + place for place, row in enumerate(ranked, 1)}
-        params = self.ladder.params()
+        params = rating_params(self.ladder)
         for row in rows:
             row.ladder, row.user = self.ladder, users[row.user_id]
             row.rd_today = row.rd_on(self.on, params)  # type: ignore[attr-defined]

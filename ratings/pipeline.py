@@ -47,6 +47,7 @@ from ratings.models import (
     RatingChange,
     established_until,
     ladder_standing,
+    rating_params,
 )
 
 log = logging.getLogger(__name__)
@@ -138,7 +139,7 @@ def _rate_affecting(
             new = load_matches(ladder, {pk for _, pk, _, _ in affecting}, encoded=True)
             players = {int(name) for name in new.names}
             replayer = Replayer.from_snapshot(
-                ladder.params(), ladder.scoring(), _snapshot(ladder, last, players)
+                rating_params(ladder), ladder.scoring(), _snapshot(ladder, last, players)
             )
             rated, written = _rate_and_store(ladder, replayer, new, since=None)
             return RateResult(rated=rated, written=written)
@@ -356,7 +357,7 @@ def replayer_now(ladder: Ladder, players: set[int]) -> Replayer:
     """A Replayer standing where the stored ratings stand for ``players`` (user ids): their
     states and lookback windows. For questions that store nothing (points at stake)."""
     snapshot = _snapshot(ladder, _last_rated_key(ladder), players)
-    return Replayer.from_snapshot(ladder.params(), ladder.scoring(), snapshot)
+    return Replayer.from_snapshot(rating_params(ladder), ladder.scoring(), snapshot)
 
 
 def _snapshot(ladder: Ladder, last: Key | None, players: set[int]) -> ReplaySnapshot:
@@ -454,7 +455,7 @@ def _replay_from(ladder: Ladder, first: Key | None, changed: list[int]) -> tuple
             old_rows = RatingChange.objects.filter(ladder=ladder, match_id__in=ids)
             reached.update(str(pk) for pk in old_rows.values_list("user_id", flat=True))
             old_rows.delete()
-    replayer = Replayer(ladder.params(), ladder.scoring(), initial_states(ladder))
+    replayer = Replayer(rating_params(ladder), ladder.scoring(), initial_states(ladder))
     history = load_matches(ladder, claimed=set(changed), encoded=True)
     result = _rate_and_store(
         ladder, replayer, history, since=first, full=True, reached=reached, changed=set(changed)

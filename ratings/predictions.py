@@ -22,7 +22,7 @@ from ladder.matches.models import RATED_STATES, Match, MatchPlayer, MatchQuerySe
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import EngineError, PlayerState
 from ratings.explain import score_from
-from ratings.models import PlayerRating, today
+from ratings.models import PlayerRating, rating_params, today
 
 # ---- head-to-head and predictions --------------------------------------------------------
 
@@ -137,7 +137,7 @@ def predict(
     states = player_states(ladder, [*side_a, *side_b])
     a = tuple(states[u.pk] for u in side_a)
     b = tuple(states[u.pk] for u in side_b)
-    params = ladder.params()
+    params = rating_params(ladder)
     return Prediction(
         probability=win_probability(a, b, params, on),
         quality=match_quality(a, b, params, on),

@@ -89,19 +89,43 @@ def membership_changed(
         replay_later(instance.ladder)
 
 
+@receiver(pre_save, sender=Season)
+def remember_first_day(sender: type[Season], instance: Season, **kwargs: object) -> None:
+    before = None
+    if instance.pk is not None:
+        before = Season.objects.filter(pk=instance.pk).values_list("starts_on", flat=True).first()
+    instance._starts_before = before  # type: ignore[attr-defined]
+
+
 @receiver(post_save, sender=Season)
 @receiver(post_delete, sender=Season)
 def season_changed(
     sender: type[Season],
     instance: Season,
+    signal: Signal,
     update_fields: frozenset[str] | None = None,
+    origin: object = None,
     **kwargs: object,
 ) -> None:
     """The ladder page shows the current season's table, kept with its leaderboard: a new,
-    changed or deleted season makes it stale (storing an ended season's table does not)."""
+    changed or deleted season makes it stale (storing an ended season's table does not).
+    Where a season's start raises RDs (``season_start_periods``, RATINGS.md §3 step 1), a
+    first day added, moved or removed changes the ratings: the ladder is replayed, as for
+    new rating settings. A name or a last day changes no rating."""
     if update_fields is not None and set(update_fields) <= {"frozen_at"}:
         return
     bump_board(instance.ladder_id)
+    if signal is post_delete:
+        if isinstance(origin, Ladder):
+            return  # the ladder itself goes, and its matches with it
+        moved = True
+    else:
+        moved = getattr(instance, "_starts_before", None) != instance.starts_on
+    if moved:
+        raising = Ladder.objects.filter(pk=instance.ladder_id, season_start_periods__gt=0)
+        ladder = raising.only("pk").first()
+        if ladder is not None:
+            replay_later(ladder)
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)

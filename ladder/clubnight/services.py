@@ -35,7 +35,7 @@ from ladder.matches.operations import report_match
 from ladder.matches.validation import check_games
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import PlayerState
-from ratings.models import status_of
+from ratings.models import rating_params, status_of
 from ratings.predictions import player_states as current_states
 
 # ---- guests: tonight's players who are not members -------------------------------------------
@@ -171,7 +171,7 @@ def propose_round(
     return propose(
         present,
         ladder.team_size,
-        ladder.params(),
+        rating_params(ladder),
         on=on,
         history=recent_pairings(ladder, users, on),
         previous_rounds=previous_rounds,
@@ -227,7 +227,7 @@ class Standing:
 def standing(ladder: Ladder, state: PlayerState, on: date) -> Standing:
     """One member's ``Standing`` on ``on`` from their current state."""
 
-    rd = inflated_rd(state, on, ladder.params())
+    rd = inflated_rd(state, on, rating_params(ladder))
     status = UNRATED if state.last_played is None else status_of(state, ladder, on)
     return Standing(state.rating, rd, status)
 

@@ -77,7 +77,7 @@ class LadderAdmin(admin.ModelAdmin):
                     ("outcome_model", "margin_boost", "margin_clamp"),
                     ("match_win_bonus", "margin_weight"),
                     ("repetition_alpha", "diversity_threshold"),
-                    ("lookback_days", "rating_period_days"),
+                    ("lookback_days", "rating_period_days", "season_start_periods"),
                     ("rating_center", "rating_min", "rating_max", "rd_max"),
                 ],
                 "description": "RATINGS.md §2 and §5. The defaults suit most clubs; new "

@@ -245,6 +245,14 @@ class Ladder(models.Model):
         validators=[MinValueValidator(1)],
         help_text="RD grows once per whole period without a match.",
     )
+    season_start_periods = models.PositiveIntegerField(
+        "RD raise at a season's start",
+        default=DEFAULTS.season_start_periods,
+        help_text="Rating periods a season's first day adds to the RD of every player who "
+        "played before it, on their first match after it: the new season starts less sure of "
+        "old ratings (RATINGS.md §3 step 1). 0 (the default): a season's start changes nothing. "
+        "From 0 to 1000; 4 with weekly periods counts as a month without a match.",
+    )
     ranked_min_matches = models.PositiveIntegerField(
         "ranked after",
         default=RANKED_MIN_MATCHES,
@@ -330,7 +338,7 @@ class Ladder(models.Model):
     def params(self) -> Params:
         """This ladder's rating parameters as the engine's Params (the only mapping)."""
         values: dict[str, Any] = {name: getattr(self, name) for name in PARAM_FIELDS}
-        for name in ("lookback_days", "rating_period_days"):
+        for name in ("lookback_days", "rating_period_days", "season_start_periods"):
             values[name] = int(values[name])
         for name, value in (self.method_options or {}).items():
             if name in SITE_OPTIONS:

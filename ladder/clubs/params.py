@@ -29,6 +29,7 @@ PARAM_FIELDS = (
     "initial_volatility",
     "lookback_days",
     "rating_period_days",
+    "season_start_periods",
     "team_method",
     "composite_rd",
 )

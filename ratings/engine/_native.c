@@ -56,7 +56,12 @@
 
 /* Bumped whenever the Python-facing interface changes; replay.py ignores a module
    built from another version (a stale in-tree build) and stays pure Python. */
-#define API_VERSION 6
+#define API_VERSION 7
+
+/* The most rating periods a season's start may add (replay.MAX_SEASON_START_PERIODS): it
+   keeps idle_periods' arithmetic far from overflow. */
+#define MAX_PER_START 1000
+#define MAX_PER_START_TEXT "1000"
 
 #define N_CHANGE_FIELDS 16
 #define N_MATCH_FIELDS 6
@@ -668,6 +673,11 @@ typedef struct {
     Rules rules;
     long long lookback, period;
     double alpha, threshold, phi_max;
+    /* §3 step 1's season starts: `per_start` more periods for each first day in `starts`
+       (ordinals, increasing) a player crosses between two matches */
+    long long per_start;
+    long long *starts;
+    Py_ssize_t n_starts;
     /* the Replayer's collaborators */
     PyObject *player_fn;  /* name -> _Player (Replayer._player) */
     PyObject *outcomes;   /* dict: games -> (s_a, m, a_won, s_b, Outcome) (Replayer._outcomes) */
@@ -1183,6 +1193,77 @@ inflate(double phi, double sigma, long long periods, double phi_max, double *out
     return 0;
 }
 
+/* How many of the increasing `starts` are at most `day`. */
+static Py_ssize_t
+starts_until(const long long *starts, Py_ssize_t n, long long day)
+{
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (starts[mid] <= day)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* §3 step 1 (predict.inactivity_periods): the rating periods a player's RD grows by before
+   a match on day `on` when their last rated match was on day `last` (ordinals; 0: none, a
+   new player, who grows nothing): whole periods of `period` days, plus `per_start` for
+   each season whose first day F (in `starts`, increasing) has last < F <= on. */
+static long long
+idle_periods(long long last, long long on, long long period, const long long *starts,
+             Py_ssize_t n_starts, long long per_start)
+{
+    long long periods;
+    if (last == 0 || on <= last)
+        return 0;
+    periods = on - last >= period ? (on - last) / period : 0;
+    if (per_start > 0 && n_starts > 0)
+        periods += per_start * (long long)(starts_until(starts, n_starts, on) -
+                                           starts_until(starts, n_starts, last));
+    return periods;
+}
+
+/* The season starts as a C array (increasing ordinals): 0, or -1 with an exception set
+   for anything but a sequence of increasing integers. *out is NULL for none. */
+static int
+parse_starts(PyObject *seq, long long **out, Py_ssize_t *n_out)
+{
+    PyObject *fast = PySequence_Fast(seq, "season starts must be a sequence of ordinals");
+    Py_ssize_t i, n;
+    long long *starts = NULL;
+    *out = NULL;
+    *n_out = 0;
+    if (fast == NULL)
+        return -1;
+    n = PySequence_Fast_GET_SIZE(fast);
+    if (n > 0 && (starts = PyMem_New(long long, n)) == NULL) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        starts[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (starts[i] == -1 && PyErr_Occurred())
+            goto fail;
+        if (starts[i] < 1 || (i > 0 && starts[i] <= starts[i - 1])) {
+            PyErr_SetString(PyExc_ValueError,
+                            "season starts must be date ordinals in increasing order");
+            goto fail;
+        }
+    }
+    Py_DECREF(fast);
+    *out = starts;
+    *n_out = n;
+    return 0;
+fail:
+    Py_DECREF(fast);
+    PyMem_Free(starts);
+    return -1;
+}
+
 /* predict.win_probability (points in, P out), with the RDs already grown for inactivity
    to the match date, as predict.inflated_rd does: mean rating and RMS RD of each side. */
 static int
@@ -1324,8 +1405,9 @@ step_rate(Replay *self, Step *s, const double *perf, double *prob)
         s->ratio[i] = (double)distinct / (double)(p->len + n_opp);
         s->rd[i] = p->rd;
         s->inflated[i] = 0;
-        if (p->last != 0 && ord - p->last >= self->period) {
-            long long periods = (ord - p->last) / self->period;
+        {
+            long long periods = idle_periods(p->last, ord, self->period, self->starts,
+                                             self->n_starts, self->per_start);
             if (periods > 0) {
                 double grown;
                 if (inflate(p->rd / m->scale, p->vol, periods, self->phi_max, &grown)) {
@@ -1685,7 +1767,7 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
                              "change", "change_fields", "fast_change", "match", "match_fields",
                              "deque", "last", NULL};
     PyObject *constants, *player, *outcomes, *outcome, *performance, *change, *change_fields, *match,
-        *match_fields, *deque, *last_id, *rules;
+        *match_fields, *deque, *last_id, *rules, *starts;
     int fast_change;
     long long last_ordinal;
 
@@ -1699,14 +1781,22 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
             &match,
             &PyTuple_Type, &match_fields, &deque, &last_ordinal, &last_id))
         return -1;
-    if (!PyArg_ParseTuple(constants, "LddLdO;constants", &self->lookback, &self->alpha,
-                          &self->threshold, &self->period, &self->phi_max, &rules) ||
+    if (!PyArg_ParseTuple(constants, "LddLdOLO;constants", &self->lookback, &self->alpha,
+                          &self->threshold, &self->period, &self->phi_max, &rules,
+                          &self->per_start, &starts) ||
         parse_rules(rules, &self->rules) < 0)
         return -1;
     if (self->period < 1) {
         PyErr_SetString(PyExc_ValueError, "rating_period_days must be 1 or more");
         return -1;
     }
+    if (self->per_start < 0 || self->per_start > MAX_PER_START) {
+        PyErr_SetString(PyExc_ValueError, "season_start_periods must be from 0 to "
+                        MAX_PER_START_TEXT);
+        return -1;
+    }
+    if (parse_starts(starts, &self->starts, &self->n_starts) < 0)
+        return -1;
     if (reader_init(&self->reader, match, match_fields) < 0)
         return -1;
     self->fast_change = fast_change &&
@@ -1788,6 +1878,9 @@ Replay_clear(Replay *self)
     PyMem_Free(self->players);
     PyMem_Free(self->names);
     PyMem_Free(self->dirty);
+    PyMem_Free(self->starts);
+    self->starts = NULL;
+    self->n_starts = 0;
     self->players = NULL;
     self->names = NULL;
     self->dirty = NULL;
@@ -3370,6 +3463,39 @@ native_inflate(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyFloat_FromDouble(out);
 }
 
+PyDoc_STRVAR(inactivity_periods_doc,
+             "inactivity_periods(last, on, period, starts, per_start) -> periods\n\n"
+             "§3 step 1 (predict.inactivity_periods): the rating periods an RD grows by from "
+             "day `last` to day `on` (ordinals; last 0: a new player, none): whole periods of "
+             "`period` days, plus `per_start` for each of `starts` (increasing ordinals) after "
+             "`last` and not after `on`.");
+
+static PyObject *
+native_inactivity_periods(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    long long x[3], per_start, *starts, periods;
+    Py_ssize_t n_starts, i;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "inactivity_periods takes 5 arguments");
+        return NULL;
+    }
+    for (i = 0; i < 3; i++)
+        if ((x[i] = PyLong_AsLongLong(args[i])) == -1 && PyErr_Occurred())
+            return NULL;
+    if ((per_start = PyLong_AsLongLong(args[4])) == -1 && PyErr_Occurred())
+        return NULL;
+    if (x[2] < 1 || per_start < 0 || per_start > MAX_PER_START) {
+        PyErr_SetString(PyExc_ValueError, "period must be 1 or more and per_start from 0 to "
+                        MAX_PER_START_TEXT);
+        return NULL;
+    }
+    if (parse_starts(args[3], &starts, &n_starts) < 0)
+        return NULL;
+    periods = idle_periods(x[0], x[1], x[2], starts, n_starts, per_start);
+    PyMem_Free(starts);
+    return PyLong_FromLongLong(periods);
+}
+
 PyDoc_STRVAR(win_probability_doc,
              "win_probability(ratings, rds, n_a, maths) -> P\n\n"
              "§6 (predict.win_probability): P(side A wins), side A the first n_a of `ratings` "
@@ -3763,6 +3889,7 @@ done:
 
 static PyMethodDef native_methods[] = {
     {"inflate", FASTCALL(native_inflate), inflate_doc},
+    {"inactivity_periods", FASTCALL(native_inactivity_periods), inactivity_periods_doc},
     {"win_probability", FASTCALL(native_win_probability), win_probability_doc},
     {"new_volatility", FASTCALL(native_new_volatility), new_volatility_doc},
     {"finish", FASTCALL(native_finish), finish_doc},

@@ -13,6 +13,9 @@ Maths = tuple[float, float, float, float, float, int, int]
 RawResult = tuple[float, float, float, float, float, float, bool]
 
 def inflate(phi: float, sigma: float, periods: int, phi_max: float, /) -> float: ...
+def inactivity_periods(
+    last: int, on: int, period: int, starts: Sequence[int], per_start: int, /
+) -> int: ...
 def win_probability(
     ratings: Sequence[float], rds: Sequence[float], n_a: int, maths: Maths, /
 ) -> float: ...

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from functools import lru_cache
 
 from ratings.engine import _native
 from ratings.engine.glicko2 import inflate, maths
@@ -23,12 +24,29 @@ from ratings.engine.types import EngineError, Params, PlayerState
 QUALITY_SCALE = 400.0
 
 
+# Ordinals differ by less than this, so a longer rating period is the same as this one.
+_PERIOD_CAP = 1 << 40
+
+
 def inactivity_periods(last_played: date | None, on: date | None, params: Params) -> int:
-    """Whole rating periods from `last_played` to `on` (§3 step 1); 0 for a new player."""
+    """The rating periods an RD grows by from `last_played` to `on` (§3 step 1): whole periods
+    of `rating_period_days`, plus `season_start_periods` for each season whose first day F
+    has last_played < F <= on; 0 for a new player. Counted by the C replay's own rule."""
     if last_played is None or on is None:
         return 0
-    days = (on - last_played).days
-    return days // params.rating_period_days if days > 0 else 0
+    return _native.inactivity_periods(
+        last_played.toordinal(),
+        on.toordinal(),
+        min(params.rating_period_days, _PERIOD_CAP),
+        ordinals(params.season_starts),
+        params.season_start_periods,
+    )
+
+
+@lru_cache(maxsize=256)
+def ordinals(days: tuple[date, ...]) -> tuple[int, ...]:
+    """Dates as the C side takes them (a ladder's few season starts, asked for on every row)."""
+    return tuple(day.toordinal() for day in days)
 
 
 def inflated_rd(state: PlayerState, on: date | None, params: Params) -> float:

@@ -45,7 +45,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import date
-from itertools import islice
+from itertools import islice, pairwise
 from types import MappingProxyType, MemberDescriptorType
 from typing import Any
 
@@ -76,8 +76,12 @@ MIN_SCALE_FACTOR = 50.0
 # The largest margin_boost a ladder accepts: a clear win counting 11 narrow ones is already
 # far past the sensible 0-3 of RATINGS.md §2.
 MAX_MARGIN_BOOST = 10.0
+# The most rating periods a season's start may add (RATINGS.md §3 step 1; MAX_PER_START in
+# _native.c). A thousand weekly periods is nineteen years: far past any sensible raise, and
+# the bound keeps the count's arithmetic exact.
+MAX_SEASON_START_PERIODS = 1000
 # The interface version of _native.c this module speaks.
-NATIVE_API_VERSION = 6
+NATIVE_API_VERSION = 7
 # The most players a side the C replay takes (MAX_SIDE in _native.c); a ladder allows 5.
 MAX_SIDE = 16
 # rate_all reads an iterator (not a list or tuple) in pieces of this many matches.
@@ -171,6 +175,20 @@ def validate_params(params: Params) -> None:
     need(
         isinstance(params.rating_period_days, int) and params.rating_period_days >= 1,
         "rating_period_days must be a whole number of days, 1 or more",
+    )
+    need(
+        isinstance(params.season_start_periods, int)
+        and not isinstance(params.season_start_periods, bool)
+        and 0 <= params.season_start_periods <= MAX_SEASON_START_PERIODS,
+        "season_start_periods must be a whole number of rating periods from 0 to "
+        f"{MAX_SEASON_START_PERIODS}",
+    )
+    starts = params.season_starts
+    need(
+        isinstance(starts, tuple)
+        and all(type(day) is date for day in starts)
+        and all(a < b for a, b in pairwise(starts)),
+        "season_starts must be dates in increasing order, each once",
     )
     need(
         params.team_method in TEAM_METHODS, f"team_method must be one of {', '.join(TEAM_METHODS)}"
@@ -485,7 +503,8 @@ class Replayer:
     def _native_engine(self) -> Any:
         """A C working copy of this replayer for one rate_all call (see _native.c)."""
         params = self.params
-        # Replay_init: the window and inactivity rules, then the kernel's (teams.native_rules).
+        # Replay_init: the window and inactivity rules, the kernel's (teams.native_rules), then
+        # the season starts' part of inactivity.
         constants = (
             min(params.lookback_days, _LOOKBACK_CAP),
             params.repetition_alpha,
@@ -493,6 +512,8 @@ class Replayer:
             min(params.rating_period_days, _LOOKBACK_CAP),
             self._phi_max,
             native_rules(params),
+            params.season_start_periods,
+            _predict.ordinals(params.season_starts),
         )
         return _native.Replay(
             constants=constants,

@@ -54,6 +54,11 @@ class Params:
     initial_volatility: float = 0.06
     lookback_days: int = 90
     rating_period_days: int = 7
+    # §3 step 1: the rating periods a season's start adds to the RD of a player who crosses
+    # it (0: a season's start adds nothing), and the ladder's seasons' first days, increasing
+    # (the site fills them from its seasons, ratings.models.rating_params; none elsewhere).
+    season_start_periods: int = 0
+    season_starts: tuple[date, ...] = ()
     team_method: str = "composite_opponent"
     composite_rd: str = "mean"
     # performance_weighted (§5)

@@ -19,6 +19,7 @@ from ratings.engine.replay import validate_params
 from ratings.engine.types import EngineError
 from ratings.imports import export_matches
 from ratings.lab.cli import format_from_args, params_from_args
+from ratings.models import rating_params
 
 
 def add_ladder_argument(parser: argparse.ArgumentParser) -> None:
@@ -52,7 +53,7 @@ def _use_ladder(options: dict[str, Any]) -> None:
         format=scoring.name,
         best_of=scoring.best_of,
         points_per_game=scoring.points_per_game,
-        base_params=ladder.params(),
+        base_params=rating_params(ladder),
     )
 
 

@@ -40,6 +40,8 @@ class Settings:
     initial_volatility: float = 0.06
     lookback_days: int = 90
     rating_period_days: int = 7
+    season_start_periods: int = 0
+    season_starts: tuple[date, ...] = ()
     team_method: str = "composite_opponent"
     composite_rd: str = "mean"
     g1_scale: float = 2.0
@@ -198,6 +200,9 @@ def replay(matches, ppg: float, st: Settings) -> dict[str, Player]:  # type: ign
             phi = p.rd / S
             if p.last is not None:
                 n = (day - p.last).days // st.rating_period_days
+                # and the periods of each season start crossed since: last < F <= day
+                crossed = sum(1 for first in st.season_starts if p.last < first <= day)
+                n += st.season_start_periods * crossed
                 phi = min(math.sqrt(phi**2 + n * p.sigma**2), ceiling / S)
             before[name] = ((p.rating - st.rating_center) / S, phi, p.sigma)
         new: dict[str, tuple[float, float, float]] = {}

@@ -55,6 +55,11 @@ params_st = st.builds(
     initial_volatility=st.floats(0.01, 0.2),
     lookback_days=st.integers(0, 365),
     rating_period_days=st.integers(1, 60),
+    # §3 step 1's season starts (dates around the histories' days, some on a match day)
+    season_start_periods=st.one_of(st.integers(0, 60), st.just(1000)),
+    season_starts=st.lists(
+        st.dates(date(2023, 12, 1), date(2028, 12, 31)), unique=True, max_size=6
+    ).map(lambda days: tuple(sorted(days))),
     stat_weights=st.just({"kills": 1.0, "deaths": -0.5}),
     delta_max=st.one_of(st.none(), st.floats(1, 500)),
     g1_boost=st.booleans(),

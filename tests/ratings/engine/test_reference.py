@@ -6,6 +6,7 @@ has one implementation of the update (the C kernel); this is what checks its ari
 from __future__ import annotations
 
 from dataclasses import asdict, fields
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,8 @@ FILES = {
 }
 # Rating points: the two differ only in the order of floating-point operations.
 AGREE = 0.05
+# Seasons of three months over every file's years (RATINGS.md §3 step 1's season starts).
+QUARTERS = tuple(date(year, month, 1) for year in range(2017, 2026) for month in (1, 4, 7, 10))
 
 
 @pytest.mark.parametrize(
@@ -47,8 +50,13 @@ AGREE = 0.05
         ("csgo", {"team_method": "glicko1_team", "g1_boost": False, "outcome_model": "score"}),
         ("tennis", {"team_method": "performance_weighted"}),
         ("bwf", {"team_method": "performance_weighted", "wrong_way_floor": False}),
+        # §3 step 1's season starts: quarterly seasons, some first days with matches on them
+        ("bwf", {"season_start_periods": 4, "season_starts": QUARTERS}),
+        ("tennis", {"season_start_periods": 13, "season_starts": QUARTERS}),
+        ("csgo", {"team_method": "composite_team", "season_start_periods": 1,
+                  "season_starts": QUARTERS}),
     ],
-)
+)  # fmt: skip
 def test_engine_follows_the_reference(file: str, settings: dict) -> None:  # type: ignore[type-arg]
     name, fmt = FILES[file]
     matches = parse_matches((DATA / name).read_text(encoding="utf-8"), fmt)
@@ -68,3 +76,21 @@ def test_engine_follows_the_reference(file: str, settings: dict) -> None:  # typ
     assert worst <= AGREE, worst
     assert max(abs(engine[n].rd - ref[n].rd) for n in ref) <= AGREE
     assert max(abs(engine[n].volatility - ref[n].sigma) for n in ref) <= 1e-6
+
+
+def test_season_starts_change_what_the_reference_is_compared_on() -> None:
+    """The season cases above are not the plain ones again: crossing a season's start grows
+    RDs, on the reference and the engine alike."""
+    name, fmt = FILES["bwf"]
+    matches = parse_matches((DATA / name).read_text(encoding="utf-8"), fmt)
+    plain = replay(matches, Params(), fmt).states
+    seasons = Params(season_start_periods=4, season_starts=QUARTERS)
+    raised = replay(matches, seasons, fmt).states
+    ref = reference.replay(
+        matches,
+        fmt.points_per_game,
+        reference.Settings(season_start_periods=4, season_starts=QUARTERS),
+    )
+    grown = [n for n in plain if raised[n].rd > plain[n].rd + 1]
+    assert len(grown) > len(plain) // 4
+    assert max(abs(raised[n].rd - ref[n].rd) for n in ref) <= AGREE
