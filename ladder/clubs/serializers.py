@@ -30,7 +30,9 @@ class LadderSerializer(PageLinkMixin, serializers.HyperlinkedModelSerializer):
     is_member = serializers.BooleanField(read_only=True, help_text="Whether you are a member.")
     params = serializers.SerializerMethodField(
         help_text="Every rating parameter (RATINGS.md §2, §5) as the engine uses it; "
-        "wrong_way_floor is always true on a ladder."
+        "wrong_way_floor is always true on a ladder. season_start_periods: the rating periods "
+        "each season's first day adds to a returning player's RD (RATINGS.md §3 step 1); the "
+        "seasons themselves are at /api/v1/ladders/{slug}/seasons/."
     )
     ranked_rd_display = serializers.SerializerMethodField(
         help_text='ranked_rd as the pages show it: 120 → "0.12".'
@@ -70,7 +72,10 @@ class LadderSerializer(PageLinkMixin, serializers.HyperlinkedModelSerializer):
 
     def get_params(self, ladder: Ladder) -> dict[str, Any]:
         params = ladder.params()
-        values = {f.name: getattr(params, f.name) for f in fields(params)}
+        # The seasons' first days are no setting: the ladder's seasons give them.
+        values = {
+            f.name: getattr(params, f.name) for f in fields(params) if f.name != "season_starts"
+        }
         values["stat_weights"] = dict(values["stat_weights"])
         return values
 

@@ -50,6 +50,7 @@ def ladder_form(**overrides):
         "initial_volatility": "0.06",
         "lookback_days": "90",
         "rating_period_days": "7",
+        "season_start_periods": "0",
         "ranked_min_matches": "5",
         "ranked_rd": "120",
         "max_report_age_days": "14",
@@ -70,8 +71,17 @@ def test_moderator_opens_the_changelist_and_a_ladder(client, mod, ladder):
     page = client.get(reverse("admin:clubs_ladder_change", args=[ladder.pk])).content.decode()
     for heading in ("Basics", "Scoring", "Rating method and parameters", "Ranking", "Match policy"):
         assert heading in page
-    for field in ("outcome_model", "margin_boost", "ranked_min_matches", "ranked_rd"):
+    for field in (
+        "outcome_model",
+        "margin_boost",
+        "ranked_min_matches",
+        "ranked_rd",
+        "season_start_periods",
+    ):
         assert f'name="{field}"' in page
+    # RATINGS.md §3 step 1's raise at a season's start, explained beside its field.
+    assert "RD raise at a season" in page
+    assert "0 (the default): a season's start changes nothing" in page
     # The wrong-way floor is always on for a ladder: nothing to switch it off with.
     assert "wrong_way_floor" not in page
 
@@ -157,6 +167,9 @@ def test_moderator_adds_a_member_inline_with_a_self_assessment(client, mod, ladd
         ({"ranked_rd": "501"}, "ranked_rd"),
         ({"team_method": "performance_weighted"}, "team_method"),
         ({"method_options": '{"wrong_way_floor": false}'}, "method_options"),
+        ({"season_start_periods": "-1"}, "season_start_periods"),
+        ({"season_start_periods": "1001"}, "season_start_periods"),
+        ({"season_start_periods": "2.5"}, "season_start_periods"),
     ],
 )
 def test_invalid_parameters_are_refused(client, mod, overrides, field):
@@ -182,6 +195,26 @@ def test_bad_settings_on_an_existing_ladder_change_nothing(client, mod, ladder):
         "composite_opponent; set the ladder's stat weights or choose another team method."
     ]
     assert Ladder.objects.filter(pk=ladder.pk).values().get() == before
+
+
+def test_a_season_start_raise_out_of_range_is_refused_in_words(client, mod, ladder):
+    """RATINGS.md §3 step 1: the raise is a whole number of periods from 0 to 1000; the
+    engine's refusal reads on the field, and the ladder stays as it was."""
+    client.force_login(mod)
+    url = reverse("admin:clubs_ladder_change", args=[ladder.pk])
+    before = Ladder.objects.filter(pk=ladder.pk).values().get()
+    form = ladder_form(name="Club Singles", slug="singles", team_size="1")
+    response = client.post(url, {**form, "season_start_periods": "1001"})
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["season_start_periods"] == [
+        "RD raise at a season's start must be a whole number of rating periods from 0 to 1000."
+    ]
+    response = client.post(url, {**form, "season_start_periods": "-3"})
+    assert "season_start_periods" in response.context["adminform"].form.errors
+    assert Ladder.objects.filter(pk=ladder.pk).values().get() == before
+    response = client.post(url, {**form, "season_start_periods": "4"})
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert Ladder.objects.get(pk=ladder.pk).params().season_start_periods == 4
 
 
 def test_a_member_cannot_get_into_the_admin(client, alice, ladder):

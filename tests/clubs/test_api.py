@@ -41,6 +41,12 @@ def test_detail_by_slug_with_params(api, ladder):
     assert data["params"]["initial_rating"] == 4500
     assert data["params"]["stat_weights"] == {}
     assert data["max_report_age_days"] == 14 and data["reports_per_hour"] == 20
+    # RATINGS.md §3 step 1's raise at a season's start is a setting; the first days are not.
+    assert data["params"]["season_start_periods"] == 0
+    assert "season_starts" not in data["params"]
+    ladder.season_start_periods = 4
+    ladder.save()
+    assert api.get(f"{LIST}singles/").json()["params"]["season_start_periods"] == 4
 
 
 def test_private_ladder_is_hidden_from_outsiders(api, outsider, private_ladder):

@@ -54,6 +54,7 @@ def test_every_explicit_param_field_reaches_params():
         "initial_volatility": 0.05,
         "lookback_days": 60,
         "rating_period_days": 14,
+        "season_start_periods": 4,
         "team_method": "individual",
         "composite_rd": "rms",
     }
