@@ -50,6 +50,7 @@ def parse_param(text: str) -> tuple[str, Any]:
     """`name=value` parsed to the type of that Params field.
 
     stat_weights takes JSON (`{"kills": 1, "deaths": -1}`) or `kills:1,deaths:-1`;
+    season_starts takes first days as ISO dates, `2024-01-01,2024-04-01`;
     delta_max takes `none` to switch it off; booleans take true/false/1/0/yes/no.
     """
     name, sep, raw = text.partition("=")
@@ -69,6 +70,10 @@ def parse_param(text: str) -> tuple[str, Any]:
 def _parse_value(kind: str, raw: str) -> Any:
     if kind.startswith("Mapping"):
         return _parse_stat_weights(raw)
+    if kind == "tuple[date, ...]":  # season_starts: first days, comma-separated ISO dates
+        return tuple(
+            sorted(date.fromisoformat(day.strip()) for day in raw.split(",") if day.strip())
+        )
     if kind == "float | None":
         return None if raw.lower() in ("none", "off", "") else float(raw)
     if kind == "bool":

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from ladder.matches.models import Match
 from ratings.engine.replay import replay
 from ratings.engine.types import PlayerState
-from ratings.models import PlayerRating, RatingChange, established_until, ladder_standing
+from ratings.models import (
+    PlayerRating,
+    RatingChange,
+    established_until,
+    ladder_standing,
+    rating_params,
+)
 from ratings.pipeline import (
     _last_rated_key,
     _snapshot,
@@ -77,8 +83,10 @@ def stored(ladder):  # type: ignore[no-untyped-def]
 
 
 def expected(ladder):  # type: ignore[no-untyped-def]
-    """What a replay from scratch of the ladder's rated matches gives, straight from the engine."""
-    result = replay(load_matches(ladder), ladder.params(), ladder.scoring(), initial_states(ladder))
+    """What a replay from scratch of the ladder's rated matches gives, straight from the engine
+    (with the ladder's seasons' first days where they raise RDs: RATINGS.md §3 step 1)."""
+    params = rating_params(ladder)
+    result = replay(load_matches(ladder), params, ladder.scoring(), initial_states(ladder))
     changes = sorted(
         (
             m.id,

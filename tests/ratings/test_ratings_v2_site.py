@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from ladder.clubs.access import VISITOR
 from ladder.clubs.models import Ladder
 from ratings.engine.predict import inflated_rd
-from ratings.engine.types import PlayerState
+from ratings.engine.types import Params, PlayerState
 from ratings.leaderboards import Board
 from ratings.models import (
     INACTIVE,
@@ -143,6 +143,57 @@ def test_established_until_agrees_with_the_inflation_every_day() -> None:
             on = last + timedelta(days=days)
             direct = state.matches >= min_matches and inflated_rd(state, on, params) <= ranked_rd
             assert direct == (until is not None and until >= on), (state, days)
+
+
+def test_established_until_with_season_starts_by_hand() -> None:
+    """RATINGS.md §3 step 1 and §8: RD 119, volatility 0.06 fits two periods (119.9), not
+    three (120.4). A season's start adds its periods on its first day."""
+    last = date(2026, 1, 1)
+    state = PlayerState(5000.0, 119.0, 0.06, 9, last)
+
+    def until(*starts: date, per_start: int = 1) -> date | None:
+        params = Params(season_start_periods=per_start, season_starts=starts)
+        return established_until(state, params, 120.0, 5)
+
+    def day(n: int) -> date:
+        return last + timedelta(days=n)
+
+    assert until() == day(20)  # no season: 14 days is 2 periods, 21 is 3
+    assert until(day(5)) == day(13)  # 1 + 1 from day 5, 2 + 1 from day 14
+    assert until(day(5), per_start=3) == day(4)  # 3 on day 5 already
+    assert until(last) == day(20)  # a start on the last match's day: not crossed
+    assert until(day(20)) == day(19)  # 2 + 1 on day 20
+    assert until(day(21)) == day(20)  # past the day anyway
+    assert until(date(2025, 9, 1), day(30)) == day(20)
+    assert until(day(5), per_start=0) == day(20)
+
+
+def test_established_until_agrees_with_the_inflation_every_day_across_seasons() -> None:
+    """As above, with a ladder's seasons raising RDs at their starts: §8's condition from the
+    engine's inflation (its own count of periods) equals ``established_until >= on``."""
+    rng = random.Random(25)
+    last = date(2026, 1, 1)
+    for _ in range(400):
+        ladder = Ladder(
+            rating_period_days=rng.choice([1, 7, 10]),
+            season_start_periods=rng.choice([0, 1, 4, 13, 52, 1000]),
+            ranked_rd=rng.choice([60.0, 120.0, 200.0]),
+            ranked_min_matches=rng.choice([1, 5]),
+        )
+        offsets = sorted(rng.sample(range(-30, 200), rng.randint(0, 5)))
+        starts = tuple(last + timedelta(days=d) for d in offsets)
+        params = ladder.params().with_overrides(season_starts=starts)
+        state = PlayerState(
+            5000.0, rng.uniform(40, 220), rng.uniform(0.01, 0.2), rng.randint(0, 8), last
+        )
+        until = established_until(state, params, ladder.ranked_rd, ladder.ranked_min_matches)
+        for days in range(0, 230):
+            on = last + timedelta(days=days)
+            direct = (
+                state.matches >= ladder.ranked_min_matches
+                and inflated_rd(state, on, params) <= ladder.ranked_rd
+            )
+            assert direct == (until is not None and until >= on), (state, starts, days)
 
 
 def test_status_needs_a_match_in_the_window_inclusive() -> None:

@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,27 @@ def test_rate_csgo_with_method_and_params(capsys: pytest.CaptureFixture[str]) ->
     assert len(out) == 1 + 121
 
 
+def test_rate_with_season_starts_grows_the_rds_of_those_who_cross_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """RATINGS.md §3 step 1: `rate` has no seasons unless given; given, RDs grow."""
+    assert main(["rate", str(BWF)]) == 0
+    plain = capsys.readouterr().out
+    starts = ",".join(f"{year}-{month:02d}-01" for year in range(2018, 2022) for month in (1, 7))
+    args = ["--param", f"season_starts={starts}"]
+    assert main(["rate", str(BWF), *args]) == 0
+    assert capsys.readouterr().out == plain  # season_start_periods 0: nothing changes
+    assert main(["rate", str(BWF), *args, "--param", "season_start_periods=13"]) == 0
+    raised = capsys.readouterr().out
+    rd = {row[0]: float(row[2]) for row in csv.reader(io.StringIO(plain)) if row[0] != "player"}
+    rd_raised = {
+        row[0]: float(row[2]) for row in csv.reader(io.StringIO(raised)) if row[0] != "player"
+    }
+    assert rd.keys() == rd_raised.keys()
+    assert sum(rd_raised.values()) > sum(rd.values())
+    assert sum(rd_raised[p] > rd[p] for p in rd) > len(rd) // 4
+
+
 def test_bad_param_exits_2_with_a_message() -> None:
     done = run("rate", str(BWF), "--param", "tau=fast")
     assert done.returncode == 2
@@ -116,6 +138,11 @@ def test_file_problems_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         ("delta_max=25", ("delta_max", 25.0)),
         ("stat_weights=kills:1,deaths:-1", ("stat_weights", {"kills": 1.0, "deaths": -1.0})),
         ('stat_weights={"adr": 0.1}', ("stat_weights", {"adr": 0.1})),
+        ("season_start_periods=4", ("season_start_periods", 4)),
+        (
+            "season_starts=2024-04-01, 2024-01-01",
+            ("season_starts", (date(2024, 1, 1), date(2024, 4, 1))),
+        ),
     ],
 )
 def test_parse_param(text: str, value: tuple) -> None:
@@ -123,7 +150,15 @@ def test_parse_param(text: str, value: tuple) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["g1_boost=maybe", "stat_weights=kills", "stat_weights={bad", "tau="]
+    "text",
+    [
+        "g1_boost=maybe",
+        "stat_weights=kills",
+        "stat_weights={bad",
+        "tau=",
+        "season_starts=2024-13-01",
+        "season_start_periods=2.5",
+    ],
 )
 def test_parse_param_errors(text: str) -> None:
     with pytest.raises(EngineError):
