@@ -1,5 +1,6 @@
 """Keep what people see in step with the data: a ladder's new rating settings mean a replay
-(admin, `tune --apply`), new ranked settings a new standing; a membership's change is copied
+(admin, `tune --apply`), and so does a season's first day added, moved or removed while a
+season's start raises RDs (RATINGS.md §3 step 1); new ranked settings a new standing; a membership's change is copied
 to the member's rating row (its listing); member, name and season changes make cached
 leaderboard pages stale; a migration that marks the ladders for a replay (new rating rules) is followed
 by that replay."""
