@@ -26,8 +26,10 @@ class SeasonForm(forms.ModelForm):
     class Meta:
         model = Season
         fields = ["name", "slug", "starts_on", "ends_on"]
+        # A date input takes ISO dates only: the site's own format (en-GB, 17/11/2026) left
+        # an edited season's days blank in the browser.
         widgets = {
-            "starts_on": forms.DateInput(attrs={"type": "date"}),
-            "ends_on": forms.DateInput(attrs={"type": "date"}),
+            "starts_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+            "ends_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         }
         help_texts = {"slug": "Letters, digits and hyphens, e.g. spring-2027: the page's address."}

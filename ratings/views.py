@@ -216,7 +216,12 @@ def edit_season(request: HtmxHttpRequest, slug: str, season: str) -> HttpRespons
     found.ladder = ladder
     if request.method == "POST" and "delete" in request.POST:
         delete_season(found)
-        messages.success(request, f"{found.name} is deleted; the ratings are unchanged.")
+        ratings = (
+            "the ratings are recalculated without its start"
+            if ladder.season_start_periods
+            else "the ratings are unchanged"
+        )
+        messages.success(request, f"{found.name} is deleted; {ratings}.")
         return redirect("ladder:seasons", ladder.slug)
     form = SeasonForm(request.POST if request.method == "POST" else None, instance=found)
     if request.method == "POST" and form.is_valid():

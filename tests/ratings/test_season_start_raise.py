@@ -29,7 +29,7 @@ from ratings.models import (
 )
 from ratings.pipeline import initial_states, load_matches, rate_ladder, recompute_ladder
 from ratings.seasons import delete_season, freeze_season, save_season, season_table
-from tests.factories import LadderFactory
+from tests.factories import LadderFactory, login
 from tests.ratings.pages_support import NOON, TODAY, member, play, rated
 from tests.ratings.test_pipeline import assert_equals_replay, season, stored
 
@@ -263,3 +263,34 @@ def test_a_season_added_later_moves_ranked_until_through_the_replay(
     # 1000 periods take any RD past 200 (sqrt(1000) * 0.06 * 173.7 = 330): ranked until the
     # day before the start at the latest.
     assert all(after[n] <= TODAY + timedelta(days=9) < before[n] for n in moved)
+
+
+# ---- the seasons pages ------------------------------------------------------------------------
+
+
+def test_the_seasons_pages_say_what_a_raising_ladder_does(
+    client, club, make_match, mod, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    ladder, users = club
+    url = f"/ladders/{ladder.slug}/seasons/"
+    add_season(ladder, "Autumn", date(2026, 9, 4), date(2026, 9, 30))
+    login(client, mod)
+    assert "grows as" not in client.get(url).content.decode()
+    raise_at_season_starts(ladder, 4)
+    season(ladder, users, make_match, 9, seed=10)
+    rate_ladder(ladder.pk)
+    page = client.get(url).content.decode()
+    assert "the ± of everyone who played before it grows as 4 more rating periods" in page
+    assert "A new season's first day recalculates the ratings" in page
+    edit = client.get(f"{url}autumn/edit/").content.decode()
+    assert "moving the first day recalculates the ratings" in edit
+    # The days as a date input takes them, so the browser shows them (not 04/09/2026).
+    assert 'name="starts_on" value="2026-09-04"' in edit
+    assert 'name="ends_on" value="2026-09-30"' in edit
+    assert "the ratings are recalculated without this season's start" in edit
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"{url}autumn/edit/", {"delete": "1"}, follow=True)
+    assert "Autumn is deleted; the ratings are recalculated without its start." in (
+        response.content.decode().replace("&#x27;", "'")
+    )
+    assert_equals_replay(ladder)
