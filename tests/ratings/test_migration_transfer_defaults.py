@@ -5,6 +5,7 @@ by transfer, RATINGS.md §2's 400 / 0.25, and are replayed (ladder/clubs/migrati
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, timedelta
 from typing import Any
 
@@ -37,6 +38,24 @@ def v2_apps(settings) -> Iterator[Any]:  # type: ignore[no-untyped-def]
         yield MigrationExecutor(connection).loader.project_state(BEFORE).apps
     finally:
         call_command("migrate", verbosity=0)
+
+
+@contextmanager
+def todays_ladder_columns(apps: Any) -> Iterator[None]:
+    """Today's rating runs on the old schema of ``apps``: the ladder columns added since
+    (clubs 0004's season_start_periods, …) are there while they run, at their defaults for
+    the ladders already made, and gone again before the migrations add them."""
+    old = {f.column for f in apps.get_model("clubs", "Ladder")._meta.concrete_fields}
+    missing = [f for f in Ladder._meta.concrete_fields if f.column not in old]
+    with connection.schema_editor() as editor:
+        for field in missing:
+            editor.add_field(Ladder, field)
+    try:
+        yield
+    finally:
+        with connection.schema_editor() as editor:
+            for field in missing:
+                editor.remove_field(Ladder, field)
 
 
 def club(apps: Any, slug: str, **settings: float) -> int:
@@ -75,19 +94,23 @@ def test_version_2_defaults_move_to_the_spec_and_hand_set_values_stay(v2_apps) -
     v2 = club(v2_apps, "vtwo", scale_factor=450.0, margin_clamp=0.5)
     custom = club(v2_apps, "custom", scale_factor=300.0, margin_clamp=0.4)
     half = club(v2_apps, "half", scale_factor=450.0, margin_clamp=0.4)
-    for pk in (v2, custom, half):
-        rate_ladder(pk)
+    with todays_ladder_columns(v2_apps):
+        for pk in (v2, custom, half):
+            rate_ladder(pk)
     assert not Match.objects.filter(needs_rating=True).exists()
-    MigrationExecutor(connection).migrate(AFTER)  # the migration alone, without the replay
-    assert (Ladder.objects.get(pk=v2).scale_factor, Ladder.objects.get(pk=v2).margin_clamp) == (
+    executor = MigrationExecutor(connection)
+    executor.migrate(AFTER)  # the migration alone, without the replay
+    # Ladders as the schema stands there (later migrations add columns the model reads).
+    Migrated = executor.loader.project_state(AFTER).apps.get_model("clubs", "Ladder")
+    assert (Migrated.objects.get(pk=v2).scale_factor, Migrated.objects.get(pk=v2).margin_clamp) == (
         400.0,
         0.25,
     )
-    assert Ladder.objects.get(pk=half).scale_factor == 400.0
-    assert Ladder.objects.get(pk=half).margin_clamp == 0.4
+    assert Migrated.objects.get(pk=half).scale_factor == 400.0
+    assert Migrated.objects.get(pk=half).margin_clamp == 0.4
     assert (
-        Ladder.objects.get(pk=custom).scale_factor,
-        Ladder.objects.get(pk=custom).margin_clamp,
+        Migrated.objects.get(pk=custom).scale_factor,
+        Migrated.objects.get(pk=custom).margin_clamp,
     ) == (
         300.0,
         0.4,
@@ -104,7 +127,8 @@ def test_version_2_defaults_move_to_the_spec_and_hand_set_values_stay(v2_apps) -
 
 def test_migrate_replays_the_ladders_it_moved(v2_apps) -> None:  # type: ignore[no-untyped-def]
     pk = club(v2_apps, "vtwo", scale_factor=450.0, margin_clamp=0.5)
-    rate_ladder(pk)
+    with todays_ladder_columns(v2_apps):
+        rate_ladder(pk)
     before = sorted(RatingChange.objects.filter(ladder_id=pk).values_list("pk", "rating_after"))
     call_command("migrate", verbosity=0)  # the migration, then migrate's replay
     ladder = Ladder.objects.get(pk=pk)

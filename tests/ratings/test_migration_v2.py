@@ -118,27 +118,29 @@ def test_the_data_step_sets_v2_defaults_fills_won_and_marks_every_rated_match(v1
     )
     executor = MigrationExecutor(connection)
     executor.migrate(V2)  # the migrations alone, without migrate's replay
-    # Matches as the schema stands at V2 (later migrations add columns the model reads).
+    # Matches and ladders as the schema stands at V2 (later migrations add columns the models
+    # read).
     V2Match = executor.loader.project_state(V2).apps.get_model("ladder", "Match")
-    ladder = Ladder.objects.get(pk=pk)
+    V2Ladder = executor.loader.project_state(V2).apps.get_model("ladder", "Ladder")
+    ladder = V2Ladder.objects.get(pk=pk)
     assert (ladder.outcome_model, ladder.margin_boost) == ("margin_information", 1.0)
     assert (ladder.ranked_min_matches, ladder.ranked_rd) == (5, 120.0)
     # On version 1's defaults: version 2's measured ones. Set by hand: kept.
     assert (ladder.scale_factor, ladder.margin_clamp) == (450.0, 0.5)
-    assert Ladder.objects.get(slug="custom").scale_factor == 300.0
-    assert Ladder.objects.get(slug="custom").margin_clamp == 0.5
+    assert V2Ladder.objects.get(slug="custom").scale_factor == 300.0
+    assert V2Ladder.objects.get(slug="custom").margin_clamp == 0.5
     # won: the side that won more games (not v1's "outcome > 0.5"), before any replay.
-    for change in RatingChange.objects.filter(ladder=ladder):
+    for change in RatingChange.objects.filter(ladder_id=pk):
         games = V2Match.objects.get(pk=change.match_id).games.all()
         a_games = sum(1 for g in games if g.a_points > g.b_points)
         a_won = 2 * a_games > len(games)
         assert change.won == (a_won if change.side == "a" else not a_won)
         assert (change.margin_multiplier, change.floor_applied) == (1.0, False)
-    assert {c.won for c in RatingChange.objects.filter(ladder=ladder)} == {True, False}
+    assert {c.won for c in RatingChange.objects.filter(ladder_id=pk)} == {True, False}
     rated = V2Match.objects.filter(ladder_id=pk, state__in=Match.RATED_STATES)
     assert rated.count() == 14 and all(m.needs_rating for m in rated)
     assert not V2Match.objects.get(ladder_id=pk, state="pending").needs_rating
-    assert PlayerRating.objects.filter(ladder=ladder, rating=4321.0).count() == 6  # not yet
+    assert PlayerRating.objects.filter(ladder_id=pk, rating=4321.0).count() == 6  # not yet
 
 
 def test_migrate_replays_every_ladder_under_v2(v1_apps) -> None:  # type: ignore[no-untyped-def]
