@@ -5,9 +5,12 @@ tables stay; RD today and ranked status follow the same rule."""
 
 from __future__ import annotations
 
+import io
+import json
 from datetime import date, timedelta
 
 import pytest
+from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from ladder.clubs.access import VISITOR
@@ -46,6 +49,12 @@ def add_season(ladder, name: str, first: date, last: date) -> Season:  # type: i
 def raise_at_season_starts(ladder, periods: int) -> None:  # type: ignore[no-untyped-def]
     ladder.season_start_periods = periods
     ladder.save()
+
+
+def run_command(*args: str) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
 
 
 def waiting(ladder) -> int:  # type: ignore[no-untyped-def]
@@ -294,3 +303,17 @@ def test_the_seasons_pages_say_what_a_raising_ladder_does(
         response.content.decode().replace("&#x27;", "'")
     )
     assert_equals_replay(ladder)
+
+
+def test_backtest_on_a_raising_ladder_follows_its_seasons(club, make_match) -> None:  # type: ignore[no-untyped-def]
+    """`backtest --ladder` starts from the ladder's rules, season starts included."""
+    ladder, users = club
+    season(ladder, users, make_match, 30, seed=11)
+    rate_ladder(ladder.pk)
+    plain = json.loads(run_command("backtest", "--ladder", ladder.slug, "--json"))
+    raise_at_season_starts(ladder, 52)
+    add_season(ladder, "Autumn", date(2026, 9, 6), date(2026, 9, 30))
+    raised = json.loads(run_command("backtest", "--ladder", ladder.slug, "--json"))
+    assert raised["matches"] == plain["matches"] == 30
+    assert raised["systems"]["default"] != plain["systems"]["default"]
+    assert raised["systems"]["elo"] == plain["systems"]["elo"]  # the peers know no seasons
