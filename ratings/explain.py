@@ -71,6 +71,9 @@ class Context:
     previous_rd: float | None = None
     previous_played_on: date | None = None
     has_previous: bool = True
+    # A season of the ladder began after the previous match and by this one, and the ladder
+    # raises RDs at a season's start (RATINGS.md §3 step 1).
+    new_season: bool = False
 
 
 def ordinal(n: int) -> str:
@@ -112,13 +115,19 @@ def _notes(change: RatingChange, context: Context) -> list[str]:
     elif (
         context.previous_rd is not None
         and context.previous_played_on is not None
-        and (change.played_on - context.previous_played_on).days >= BREAK_DAYS
         and change.rd_before > context.previous_rd + RD_EPSILON
+        and (
+            (change.played_on - context.previous_played_on).days >= BREAK_DAYS
+            or context.new_season
+        )
     ):
         days = (change.played_on - context.previous_played_on).days
         was, now = format_rd(context.previous_rd), format_rd(change.rd_before)
         grown = f"from ± {was} to ± {now}" if was != now else f"a little, to ± {now}"
-        notes.append(f"first match in {days} days: RD had grown {grown}")
+        why = f"first match in {days} days" if days >= BREAK_DAYS else "first match"
+        if context.new_season:
+            why += " of a new season" if days < BREAK_DAYS else " and of a new season"
+        notes.append(f"{why}: RD had grown {grown}")
     weight = change.repetition_weight
     if weight < 1 - WEIGHT_EPSILON:
         n = earlier_meetings(weight, context.repetition_alpha)
@@ -187,10 +196,14 @@ def context_for(
     params: Ladder,
     games: Sequence[tuple[int, int]],
     opponents: Sequence[str],
+    season_starts: Sequence[date] = (),
 ) -> Context:
     """The context of a change read with ``RatingChange.objects.history()``: ``games`` are its
     match's games as (side A, side B) points, ``opponents`` the names the viewer may see
-    ("a hidden player" for the others), ``params`` the ladder."""
+    ("a hidden player" for the others), ``params`` the ladder, ``season_starts`` the first
+    days its ratings count (``ratings.models.rating_params``: none unless the ladder raises
+    RDs at a season's start)."""
+    previous = getattr(change, "previous_played_on", None)
     return Context(
         score=score_from(change.side, games),
         opponents=tuple(opponents),
@@ -202,4 +215,6 @@ def context_for(
         previous_rd=getattr(change, "previous_rd", None),
         previous_played_on=getattr(change, "previous_played_on", None),
         has_previous=hasattr(change, "previous_played_on"),
+        new_season=previous is not None
+        and any(previous < first <= change.played_on for first in season_starts),
     )

@@ -202,8 +202,11 @@ def history_entries(
     ):
         games[match_id].append((a, b))
     entries = []
+    starts: dict[int, tuple[date, ...]] = {}  # by ladder: the first days its ratings count
     for change in changes:
         change.ladder = ladders[change.ladder_id]
+        if change.ladder_id not in starts:
+            starts[change.ladder_id] = rating_params(change.ladder).season_starts
         ladder_hidden = hidden.get(change.ladder_id, set())
         partners, opponents = [], []
         for side, user_id, username, display_name in players[change.match_id]:
@@ -212,7 +215,9 @@ def history_entries(
             elif user_id != change.user_id:
                 partners.append(access.person(user_id, username, display_name, ladder_hidden))
         names = [access.in_a_sentence(person.name, person.username) for person in opponents]
-        context = context_for(change, change.ladder, games[change.match_id], names)
+        context = context_for(
+            change, change.ladder, games[change.match_id], names, starts[change.ladder_id]
+        )
         entries.append(
             Entry(
                 change=change,
@@ -247,6 +252,7 @@ def match_changes(match: Match) -> list[MatchChange]:
     if not changes:
         return []
     games = match.game_scores
+    starts = rating_params(match.ladder).season_starts
     rows = []
     for change in changes:
         opponents = [
@@ -254,7 +260,7 @@ def match_changes(match: Match) -> list[MatchChange]:
             for side, name, username in players.values()
             if side != change.side
         ]
-        context = context_for(change, match.ladder, games, opponents)
+        context = context_for(change, match.ladder, games, opponents, starts)
         name = players.get(change.user_id, ("", access.HIDDEN_PLAYER_NAME, None))[1]
         rows.append(MatchChange(name, change, explain(change, context)))
     return rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -218,3 +219,19 @@ def test_small_helpers():
     ]
     assert score_from("a", [(21, 12), (15, 21)]) == "21-12 15-21"
     assert score_from("b", [(21, 12), (15, 21)]) == "12-21 21-15"
+
+
+def test_a_season_start_that_grew_the_rd_is_named():
+    """RATINGS.md §3 step 1: a ladder that raises RDs at a season's start says so, after a
+    short break too; a long one says both."""
+    short = Context(score="21-12 21-15", previous_rd=90.0, previous_played_on=date(2024, 5, 20))
+    raised = explain(change(rd_before=110.0), replace(short, new_season=True))
+    assert raised.endswith("; first match of a new season: RD had grown from ± 0.09 to ± 0.11")
+    assert explain(change(rd_before=110.0), short) == "expected 0.31, won 21-12 21-15: +0.08"
+    long = Context(
+        score="21-12 21-15", previous_rd=70.0, previous_played_on=date(2024, 1, 1), new_season=True
+    )
+    both = explain(change(rd_before=140.0), long)
+    assert both.endswith(
+        "; first match in 152 days and of a new season: RD had grown from ± 0.07 to ± 0.14"
+    )

@@ -14,10 +14,12 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from ladder.clubs.access import VISITOR
+from ladder.clubs.formatting import format_rd
 from ladder.matches.models import Match
 from ratings.engine.predict import inflated_rd
 from ratings.engine.replay import replay
 from ratings.engine.types import PlayerState
+from ratings.histories import history_entries, match_changes
 from ratings.models import (
     PROVISIONAL,
     RANKED,
@@ -66,9 +68,9 @@ def waiting(ladder) -> int:  # type: ignore[no-untyped-def]
 
 def test_a_crossing_player_grows_by_the_seasons_periods(club, make_match) -> None:  # type: ignore[no-untyped-def]
     """p0 and p1 play on 1 Sep; p0 meets p2 (new) on 20 Sep, across a season starting on
-    10 Sep: p0's RD going in is the RD after 1 Sep grown by 2 + 4 periods; p2's is its start."""
+    10 Sep: p0's RD going in is the RD after 1 Sep grown by 2 + 52 periods; p2's is its start."""
     ladder, p = club
-    raise_at_season_starts(ladder, 4)
+    raise_at_season_starts(ladder, 52)
     add_season(ladder, "Autumn", date(2026, 9, 10), date(2026, 11, 30))
     make_match(ladder, [p[0]], [p[1]], [(21, 15), (21, 18)], START)
     rate_ladder(ladder.pk)
@@ -76,11 +78,21 @@ def test_a_crossing_player_grows_by_the_seasons_periods(club, make_match) -> Non
     assert rate_ladder(ladder.pk).replayed_from is None  # one match at a time
     first = RatingChange.objects.get(ladder=ladder, user=p[0], played_on=START)
     after = RatingChange.objects.get(match=second, user=p[0])
-    want = S * ((first.rd_after / S) ** 2 + 6 * first.volatility_after**2) ** 0.5
+    want = S * ((first.rd_after / S) ** 2 + 54 * first.volatility_after**2) ** 0.5
     assert after.rd_before == pytest.approx(want, rel=1e-12)
     newcomer = RatingChange.objects.get(match=second, user=p[2])
     assert newcomer.rd_before == p[2].memberships.get(ladder=ladder).initial_rd
     assert_equals_replay(ladder)
+    # The match page says why the RD had grown after 19 days (a break alone says nothing
+    # before 30 days): the season's start.
+    why = {row.change.user_id: row.explanation for row in match_changes(second)}
+    grew = f"from ± {format_rd(first.rd_after)} to ± {format_rd(after.rd_before)}"
+    assert f"first match of a new season: RD had grown {grew}" in why[p[0].pk]
+    assert "new season" not in why[p[2].pk]  # a first match: nothing grew
+    history = RatingChange.objects.history(p[0], ladder)
+    entries = history_entries(history, {ladder.pk: ladder}, {})
+    assert "first match of a new season" in entries[0].explanation
+    assert "new season" not in entries[1].explanation
 
 
 def test_one_match_at_a_time_equals_a_full_replay_across_season_starts(club, make_match) -> None:  # type: ignore[no-untyped-def]
