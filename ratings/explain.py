@@ -117,8 +117,7 @@ def _notes(change: RatingChange, context: Context) -> list[str]:
         and context.previous_played_on is not None
         and change.rd_before > context.previous_rd + RD_EPSILON
         and (
-            (change.played_on - context.previous_played_on).days >= BREAK_DAYS
-            or context.new_season
+            (change.played_on - context.previous_played_on).days >= BREAK_DAYS or context.new_season
         )
     ):
         days = (change.played_on - context.previous_played_on).days

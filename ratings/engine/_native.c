@@ -1795,6 +1795,7 @@ Replay_init(Replay *self, PyObject *args, PyObject *kwargs)
                         MAX_PER_START_TEXT);
         return -1;
     }
+    PyMem_Free(self->starts); /* a failed __init__ before may have left them */
     if (parse_starts(starts, &self->starts, &self->n_starts) < 0)
         return -1;
     if (reader_init(&self->reader, match, match_fields) < 0)
