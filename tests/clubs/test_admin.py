@@ -170,6 +170,7 @@ def test_moderator_adds_a_member_inline_with_a_self_assessment(client, mod, ladd
         ({"season_start_periods": "-1"}, "season_start_periods"),
         ({"season_start_periods": "1001"}, "season_start_periods"),
         ({"season_start_periods": "2.5"}, "season_start_periods"),
+        ({"season_start_periods": ""}, "season_start_periods"),
     ],
 )
 def test_invalid_parameters_are_refused(client, mod, overrides, field):
