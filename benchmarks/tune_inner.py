@@ -15,7 +15,7 @@ when its validation fold is better.
 
 Modifiers (docs/RATINGS_EVALUATION.md "The search's budget scaled to the history"; all but
 ``b`` measured and not kept, so they live here, not in `tune`): ``b720`` the budget (without
-it, `tune`'s own default: 720 on these histories; the second pass searched ``b240``);
+it, `tune`'s own default: 480 on these histories; the second pass searched ``b240``);
 ``c20`` the consensus of the 20 best; ``s2`` 2 standard errors of fold margin; ``l75`` the
 training half's first 75% warms up (not 50%); ``w`` later folds weigh more (1, 2, 3, 4);
 ``g`` scale_factor searched in log space; ``r3`` three searches (seeds apart), the budget

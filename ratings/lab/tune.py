@@ -138,11 +138,13 @@ MIN_MATCHES = 4
 #: Settings tried when no budget is given (:func:`default_budget`): at least
 #: :data:`MIN_BUDGET` (above the 200 the product promises), as many more as
 #: :data:`REPLAY_BUDGET` replayed training matches allow, at most :data:`MAX_BUDGET`. A
-#: small history gets three times the settings of a 24,000-match one, whose replays cost
-#: the time (chosen on the training halves alone: docs/RATINGS_EVALUATION.md "The search's
-#: budget scaled to the history").
+#: history of up to 12,000 matches gets twice the settings of a 24,000-match one, whose
+#: replays cost the time. More settings did a little better on the training halves alone;
+#: 720 would cost the BWF file ~24 s on two free cores (TPE's own work grows with the
+#: square of the settings), past its 30 s target's headroom (docs/RATINGS_EVALUATION.md
+#: "The search's budget scaled to the history").
 MIN_BUDGET = 240
-MAX_BUDGET = 720
+MAX_BUDGET = 480
 #: Settings times training-half matches that :func:`default_budget` allows: 240 settings
 #: of the 24,000-match doubles history in docs/BENCHMARKS.md (12,000 training matches).
 REPLAY_BUDGET = 2_880_000
@@ -163,7 +165,7 @@ STARTUP_TRIALS = 24
 #: Completed settings before the median rule prunes any.
 PRUNE_AFTER = 12
 #: The search stops after this share of its budget in a row without a better score (80
-#: settings of 240, 240 of 720).
+#: settings of 240, 160 of 480).
 PATIENCE_SHARE = 1 / 3
 #: The best settings whose consensus (:func:`consensus`) is each model's choice; 0 takes the
 #: incumbent with the lowest validation log-loss instead (chosen on the training halves

@@ -371,13 +371,13 @@ def test_search_stops_early_when_the_validation_fold_stops_improving():
 
 def test_the_default_budget_grows_as_the_history_shrinks():
     """240 settings for the 24,000-match doubles history of benchmarks/engine.py (the time
-    budget's case), three times that for the BWF file and anything shorter."""
+    budget's case), twice that for 12,000 matches, the BWF file and anything shorter."""
     budget = tune_module.default_budget
     assert budget(24_000) == tune_module.MIN_BUDGET == 240
-    assert budget(3_691) == budget(200) == budget(4) == tune_module.MAX_BUDGET == 720
+    assert budget(12_000) == budget(3_691) == budget(4) == tune_module.MAX_BUDGET == 480
     assert budget(1_000_000) == 240  # never under the 200 settings the product promises
-    assert 240 < budget(12_000) < 720
-    assert budget(12_000) == tune_module.REPLAY_BUDGET // 6_000
+    assert 240 < budget(16_000) < 480
+    assert budget(16_000) == tune_module.REPLAY_BUDGET // 8_000 == 360
     sizes = [4, 1_000, 8_000, 12_000, 16_000, 24_000, 100_000]
     assert [budget(n) for n in sizes] == sorted((budget(n) for n in sizes), reverse=True)
 
