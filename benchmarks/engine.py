@@ -54,7 +54,7 @@ from ratings.engine.teams import native_rules  # noqa: E402
 from ratings.engine.types import MatchResult, Params, PlayerChange  # noqa: E402
 from ratings.lab.importfmt import parse_matches  # noqa: E402
 from ratings.lab.simulate import play_match  # noqa: E402
-from ratings.lab.tune import default_budget, tune  # noqa: E402
+from ratings.lab.tune import tune  # noqa: E402
 
 BWF = ROOT / "tests" / "data" / "bwf_mens_singles_2018_2021.csv"
 UPDATES = 200_000
@@ -228,7 +228,7 @@ def context_share(changes: Sequence[tuple[PlayerChange, ...]], last: int) -> dic
     }
 
 
-def time_tune(matches: list[MatchResult], budget: int | None) -> tuple[float, dict]:  # type: ignore[type-arg]
+def time_tune(matches: list[MatchResult], budget: int) -> tuple[float, dict]:  # type: ignore[type-arg]
     start = time.perf_counter()
     result = tune(matches, Params(), get_format("badminton_21"), budget=budget, workers=2)
     return time.perf_counter() - start, result
@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=1_000_000)
     parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--doubles", type=int, default=24_000, help="matches of the doubles tune")
-    parser.add_argument("--budget", type=int, help="settings per tune (default: tune's own)")
+    parser.add_argument("--budget", type=int, default=240)
     parser.add_argument("--runs", type=int, default=2, help="best of this many, alternating")
     parser.add_argument("--rate-rows", type=int, default=200_000, help="rows of the rate file")
     parser.add_argument(
@@ -422,8 +422,7 @@ def _tune_rows(args):  # type: ignore[no-untyped-def]
     tune_doubles_s, tuned_doubles = time_tune(history, args.budget)
     rows = [
         (
-            f"`tune` on {args.doubles:,} doubles, "
-            f"{args.budget or default_budget(len(history))} settings, 2 processes",
+            f"`tune` on {args.doubles:,} doubles, {args.budget} settings, 2 processes",
             f"{tune_doubles_s:.1f} s",
             "< 60 s",
         )
@@ -432,8 +431,7 @@ def _tune_rows(args):  # type: ignore[no-untyped-def]
     tune_s, tuned = time_tune(bwf, args.budget)
     rows.append(
         (
-            f"`tune` on the BWF file, {args.budget or default_budget(len(bwf))} settings, "
-            "2 processes",
+            f"`tune` on the BWF file, {args.budget} settings, 2 processes",
             f"{tune_s:.1f} s",
             "≤ 30 s",
         )

@@ -3,7 +3,7 @@ and seeds, against the best peer of the same run. `python benchmarks/tune_genera
 
 For each history (benchmarks/tune_histories.py: the three files in tests/data, each half
 of the BWF file as a history of its own, synthetic singles, generated club seasons) and
-each seed, runs `tune` (its default budget, 2 processes, floor on) exactly as the command does,
+each seed, runs `tune` (240 settings, 2 processes, floor on) exactly as the command does,
 and prints a markdown table (copy it into docs/RATINGS_EVALUATION.md): the range and
 median of the tuned held-out log-loss over the seeds, the best peer, the gain over it per
 seed, whether every seed is 2% better, the defaults and plain Glicko-2, and the models
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tune_histories import histories  # noqa: E402
 
-from ratings.lab.tune import gain_over_best_peer, tune  # noqa: E402
+from ratings.lab.tune import DEFAULT_BUDGET, gain_over_best_peer, tune  # noqa: E402
 
 TARGET = 0.02
 
@@ -31,7 +31,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--histories", help="comma-separated names (default: all)")
     parser.add_argument("--seeds", default="0,1,2,3")
-    parser.add_argument("--budget", type=int, help="settings per tune (default: tune's own)")
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET)
     args = parser.parse_args()
     names = set(args.histories.split(",")) if args.histories else None
     seeds = [int(s) for s in args.seeds.split(",")]

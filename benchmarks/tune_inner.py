@@ -13,9 +13,9 @@ period narrowed; E only the core numbers searched; F B with 12 random settings f
 with each model's consensus of its ten best (today's `tune`); K2 B with the consensus only
 when its validation fold is better.
 
-Modifiers (docs/RATINGS_EVALUATION.md "The search's budget scaled to the history"; all but
-``b`` measured and not kept, so they live here, not in `tune`): ``b720`` the budget (without
-it, `tune`'s own default: 480 on these histories; the second pass searched ``b240``);
+Modifiers (docs/RATINGS_EVALUATION.md "The search's budget scaled to the history"; all
+measured and not kept, so they live here, not in `tune`): ``b720`` the budget, with patience
+a third of it (without it, `tune`'s own: 240 settings, patience 80);
 ``c20`` the consensus of the 20 best; ``s2`` 2 standard errors of fold margin; ``l75`` the
 training half's first 75% warms up (not 50%); ``w`` later folds weigh more (1, 2, 3, 4);
 ``g`` scale_factor searched in log space; ``r3`` three searches (seeds apart), the budget
@@ -61,6 +61,7 @@ ORIGINAL: dict[str, Any] = {
     name: getattr(tune_, name)
     for name in (
         "STARTUP_TRIALS",
+        "PATIENCE",
         "CONSENSUS",
         "CONSENSUS_BY_VALIDATION",
         "SHRINK_STANDARD_ERRORS",
@@ -184,6 +185,7 @@ def use(variant: str, inner: Sequence[MatchResult]) -> int | None:
         kind, number = mod[0], mod[1:]
         if kind == "b":
             budget = int(number)
+            tune_.PATIENCE = budget // 3
         elif kind == "c":
             tune_.CONSENSUS = int(number)
         elif kind == "s":

@@ -333,8 +333,8 @@ def add_tune_arguments(parser: argparse.ArgumentParser, file_optional: bool = Fa
     parser.add_argument(
         "--budget",
         type=int,
-        help=f"settings to try (default: {tune_.MIN_BUDGET} to {tune_.MAX_BUDGET}, "
-        "more on a shorter history)",
+        default=tune_.DEFAULT_BUDGET,
+        help=f"settings to try (default {tune_.DEFAULT_BUDGET})",
     )
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the random part of the search (default 0)"
@@ -364,7 +364,7 @@ def add_tune(subparsers: Subparsers) -> None:
 
 def run_tune(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    if args.budget is not None and args.budget < 1:
+    if args.budget < 1:
         raise EngineError("--budget must be at least 1")
     scoring_format = format_from_args(args)
     if not params_from_args(args).wrong_way_floor:
@@ -375,14 +375,13 @@ def run_tune(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     matches = load_matches(args.file, scoring_format)
     params = params_from_args(args, team_size=team_size(matches))
     check_stat_weights(params, matches)
-    budget = args.budget or tune_.default_budget(len(matches))
-    with _bar(budget, err, "tune") as bar:
+    with _bar(args.budget, err, "tune") as bar:
         bar.unit = "setting"
         result = tune_.tune(
             matches,
             params,
             scoring_format,
-            budget=budget,
+            budget=args.budget,
             seed=args.seed,
             workers=args.workers,
             progress=bar.update,

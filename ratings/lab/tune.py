@@ -27,8 +27,7 @@ chosen only when it beats the ladder's setting steadily across the folds, not wh
 wins on a few lucky matches. The folds also stop the search early: each setting reports its
 running log-loss fold by fold, and one worse than the median of the settings before it at
 the same fold is pruned (optuna's median rule) and cannot be chosen; the whole search stops
-when a third of its budget in a row (:data:`PATIENCE_SHARE`) found nothing better; the
-budget grows as the history shrinks (:func:`default_budget`). Each model's choice is then
+when :data:`PATIENCE` settings in a row found nothing better. Each model's choice is then
 the consensus of its :data:`CONSENSUS` best settings by that score (:func:`consensus`: each
 number their median, each choice the commonest), not the single best, whose corner of the box
 is partly luck; the validation fold picks between the models. A last pass puts back the
@@ -135,19 +134,8 @@ TEAM_METHOD_CHOICES = ("composite_opponent", "individual", "composite_team", "gl
 COMPOSITE_RD_OPTIONS = ("mean", "rms_of_mean", "rms")
 #: The fewest matches to tune on: the training half must score at least one match.
 MIN_MATCHES = 4
-#: Settings tried when no budget is given (:func:`default_budget`): at least
-#: :data:`MIN_BUDGET` (above the 200 the product promises), as many more as
-#: :data:`REPLAY_BUDGET` replayed training matches allow, at most :data:`MAX_BUDGET`. A
-#: history of up to 12,000 matches gets twice the settings of a 24,000-match one, whose
-#: replays cost the time. More settings did a little better on the training halves alone;
-#: 720 would cost the BWF file ~24 s on two free cores (TPE's own work grows with the
-#: square of the settings), past its 30 s target's headroom (docs/RATINGS_EVALUATION.md
-#: "The search's budget scaled to the history").
-MIN_BUDGET = 240
-MAX_BUDGET = 480
-#: Settings times training-half matches that :func:`default_budget` allows: 240 settings
-#: of the 24,000-match doubles history in docs/BENCHMARKS.md (12,000 training matches).
-REPLAY_BUDGET = 2_880_000
+#: Settings tried when no budget is given: above the 200 the product promises.
+DEFAULT_BUDGET = 240
 #: Log-loss a parameter may cost and still go back to the ladder's value: below the
 #: noise of a training half (a few thousandths on ~900 scored matches).
 SIMPLIFY_TOLERANCE = 0.0005
@@ -164,9 +152,8 @@ BATCH = 2
 STARTUP_TRIALS = 24
 #: Completed settings before the median rule prunes any.
 PRUNE_AFTER = 12
-#: The search stops after this share of its budget in a row without a better score (80
-#: settings of 240, 160 of 480).
-PATIENCE_SHARE = 1 / 3
+#: The search stops after this many settings in a row without a better score.
+PATIENCE = 80
 #: The best settings whose consensus (:func:`consensus`) is each model's choice; 0 takes the
 #: incumbent with the lowest validation log-loss instead (chosen on the training halves
 #: alone: docs/RATINGS_EVALUATION.md "The search's box and its consensus").
@@ -195,14 +182,6 @@ def search_space(outcome_model: str, teams: bool = False, stat_weights: bool = F
         space["team_method"] = Choice(methods)
         space["composite_rd"] = Choice(COMPOSITE_RD_OPTIONS)
     return space
-
-
-def default_budget(matches: int) -> int:
-    """Settings to try on a history of ``matches`` when none are asked for: what
-    :data:`REPLAY_BUDGET` replays of its training half allow, within
-    :data:`MIN_BUDGET`..:data:`MAX_BUDGET`."""
-    train = max(warmup_size(matches), 1)
-    return min(max(REPLAY_BUDGET // train, MIN_BUDGET), MAX_BUDGET)
 
 
 def train_split(matches: Sequence[MatchResult]) -> Sequence[MatchResult]:
@@ -432,8 +411,7 @@ def search(
     fold by fold (:func:`fold_means`) and the median rule prunes one that falls behind.
     Early stopping on the last fold: each new best setting (an incumbent, per outcome
     model) is scored on the validation fold, which the search never minimises, and the
-    search stops after :data:`PATIENCE_SHARE` of ``budget`` (settings in a row) without a
-    better validation log-loss.
+    search stops after :data:`PATIENCE` settings without a better validation log-loss.
     """
     import optuna
 
@@ -455,10 +433,9 @@ def search(
     found = Searched({}, {}, [])
     best: dict[Value, float] = {}  # by outcome model
     best_validation, since_best, asked = math.inf, 0, 0
-    patience = max(round(budget * PATIENCE_SHARE), 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        while asked < budget and since_best < patience:
+        while asked < budget and since_best < PATIENCE:
             trials = [study.ask() for _ in range(min(BATCH, budget - asked))]
             asked += len(trials)
             settings = [_suggest(trial, spaces) for trial in trials]
@@ -579,7 +556,7 @@ def tune(
     matches: Sequence[MatchResult],
     params: Params,
     scoring_format: ScoringFormat,
-    budget: int | None = None,
+    budget: int = DEFAULT_BUDGET,
     seed: int = 0,
     workers: int | None = None,
     progress: Progress | None = None,
@@ -587,9 +564,8 @@ def tune(
 ) -> dict[str, Any]:
     """Tune both outcome models jointly on the first half, then score on the second.
 
-    ``budget`` settings at most (:func:`default_budget` when not given). Every setting tried
-    has the wrong-way floor on (a ladder cannot switch it off); ``floor=False`` searches with
-    it off instead, to show what it costs or gains.
+    Every setting tried has the wrong-way floor on (a ladder cannot switch it off);
+    ``floor=False`` searches with it off instead, to show what it costs or gains.
 
     Returns ``{"params", "floor", "models", "test", "gain"}``: ``params`` is the chosen
     setting (``outcome_model`` and the parameters searched for it); ``models`` each outcome
@@ -601,8 +577,6 @@ def tune(
     with its paired bootstrap interval (:func:`paired_bootstrap`).
     """
     global _WORK, _RESULTS
-    if budget is None:
-        budget = default_budget(len(matches))
     if budget < 1:
         raise EngineError("the budget must be at least 1 setting")
     matches = time_order(matches)

@@ -48,7 +48,7 @@ class Command(BaseCommand):
                 "--no-floor settings are for comparison only; a ladder keeps the floor"
             )
         evaluation.check_source(options)
-        if options["budget"] is not None and options["budget"] < 1:
+        if options["budget"] < 1:
             raise CommandError("--budget must be at least 1")
         if not target:
             evaluation.run(self, run_tune, options)

@@ -351,8 +351,7 @@ def test_search_minimises_with_tpe_within_the_budget_and_is_deterministic():
 
 def test_search_stops_early_when_the_validation_fold_stops_improving():
     """Settings better on the folds the search minimises but worse on the last (validation)
-    fold: the start stays the choice and the search stops a third of its budget
-    (PATIENCE_SHARE) after it."""
+    fold: the start stays the choice and the search stops PATIENCE settings after it."""
     space = {"x": Dimension(0.0, 1.0, 3)}
 
     def score(batch):
@@ -361,52 +360,8 @@ def test_search_stops_early_when_the_validation_fold_stops_improving():
     start = {"outcome_model": "m", "x": 0.0}
     found = search(score, [start], {"m": space}, [0.6] * 40, budget=400, seed=1)
     assert dict(found.chosen()) == start
-    patience = round(400 * tune_module.PATIENCE_SHARE)  # a third of the budget
-    assert len(found.losses) <= patience + tune_module.BATCH + 1 < 400
+    assert len(found.losses) <= tune_module.PATIENCE + tune_module.BATCH + 1 < 400
     assert len(found.incumbents) > 1  # it did find settings better on the first folds
-    # Half the budget, half the patience.
-    fewer = search(score, [start], {"m": space}, [0.6] * 40, budget=200, seed=1)
-    assert len(fewer.losses) <= round(200 * tune_module.PATIENCE_SHARE) + tune_module.BATCH + 1
-
-
-def test_the_default_budget_grows_as_the_history_shrinks():
-    """240 settings for the 24,000-match doubles history of benchmarks/engine.py (the time
-    budget's case), twice that for 12,000 matches, the BWF file and anything shorter."""
-    budget = tune_module.default_budget
-    assert budget(24_000) == tune_module.MIN_BUDGET == 240
-    assert budget(12_000) == budget(3_691) == budget(4) == tune_module.MAX_BUDGET == 480
-    assert budget(1_000_000) == 240  # never under the 200 settings the product promises
-    assert 240 < budget(16_000) < 480
-    assert budget(16_000) == tune_module.REPLAY_BUDGET // 8_000 == 360
-    sizes = [4, 1_000, 8_000, 12_000, 16_000, 24_000, 100_000]
-    assert [budget(n) for n in sizes] == sorted((budget(n) for n in sizes), reverse=True)
-
-
-def test_tune_without_a_budget_searches_the_default_one(history, monkeypatch, tmp_path, capsys):
-    """`tune` and the command, given no budget, spend default_budget(len(history)): here made
-    small (12 settings for 240 matches), the put-back reserve kept back from the search."""
-    monkeypatch.setattr(tune_module, "REPLAY_BUDGET", 12 * 120)
-    monkeypatch.setattr(tune_module, "MIN_BUDGET", 2)
-    asked: list[int] = []
-    real = tune_module.search
-
-    def spy(score, starts, spaces, reference, budget, **kwargs):
-        asked.append(budget)
-        return real(score, starts, spaces, reference, budget, **kwargs)
-
-    monkeypatch.setattr(tune_module, "search", spy)
-    assert tune_module.default_budget(len(history)) == 12
-    tune(history, Params(), BADMINTON, workers=1)
-    tune(history, Params(), BADMINTON, budget=12, workers=1)
-    assert asked[0] == asked[1] == 12 - 3  # 12 // 4 kept back
-    from ratings.lab.cli import main
-
-    lines = (DATA / "bwf_mens_singles_2018_2021.csv").read_text(encoding="utf-8").splitlines()
-    small = tmp_path / "small.csv"
-    small.write_text("\n".join(lines[:241]) + "\n", encoding="utf-8")
-    assert main(["tune", str(small), "--workers", "1", "--json"]) == 0
-    assert asked[2] == 12 - 3
-    assert json.loads(capsys.readouterr().out)["params"]
 
 
 def test_consensus_is_the_median_of_the_best_settings_and_their_commonest_choice():
