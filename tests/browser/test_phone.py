@@ -108,8 +108,9 @@ def widening_states(member) -> dict[str, object]:  # type: ignore[no-untyped-def
         .values_list("user__username", flat=True)[:9]
     )
     doubles = ["priya", "mei", "emma"]
-    club_night_with_guests_and_courts(member)
+    guest_court_correct = club_night_with_guests_and_courts(member)
     return {
+        "guest_court_correct": guest_court_correct,
         "corrected": corrected,
         "doubles_h2h": f"/ladders/doubles/head-to-head/?a={MEMBER}&a={doubles[0]}"
         f"&b={doubles[1]}&b={doubles[2]}",
@@ -230,14 +231,16 @@ def member_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "report-form-5v5-chosen": demo["fives_report"],
         "season-current": season_pages()["season-current"],
         # Club night (the "club-night" page above) with a guest and four courts, and its
-        # round's scores on one screen.
+        # round's scores on one screen, and the guest's game's score to correct.
         "club-night-round-scores": "/ladders/singles/club-night/rounds/1/scores/",
+        "club-night-correct": demo["guest_court_correct"],
     }
 
 
-def club_night_with_guests_and_courts(member) -> None:  # type: ignore[no-untyped-def]
-    """Tonight's singles club night: a guest with a long name, a round on four courts, one
-    court's score entered (its round's screen shows the others' boxes)."""
+def club_night_with_guests_and_courts(member) -> str:  # type: ignore[no-untyped-def]
+    """Tonight's singles club night: a guest with a long name, a round on four courts, the
+    first court's score and the guest's entered (its round's screen shows the others'
+    boxes); the address that corrects the guest's."""
     singles = Ladder.objects.get(slug="singles")
     others = (
         Membership.objects.filter(ladder=singles, is_public=True, user__is_active=True)
@@ -247,8 +250,10 @@ def club_night_with_guests_and_courts(member) -> None:  # type: ignore[no-untype
     )
     guest = clubnight.add_guest(singles, member, "Visiting Venkataraman-Subramanian-Okonkwo")
     hall = [member, *(m.user for m in others)]
-    clubnight.add_round(singles, member, hall, courts=4, guest_ids=[guest.id])
-    clubnight.enter_scores(singles, member, 1, {1: [(21, 15), (21, 18)]})
+    _, rnd = clubnight.add_round(singles, member, hall, courts=4, guest_ids=[guest.id])
+    court = next(n for n, m in enumerate(rnd.matches, start=1) if guest.id in m.side_a + m.side_b)
+    clubnight.enter_scores(singles, member, 1, {1: [(21, 15), (21, 18)], court: [(21, 9), (21, 7)]})
+    return f"/ladders/singles/club-night/rounds/1/courts/{court}/correct/"
 
 
 def moderator_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
