@@ -14,17 +14,20 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from accounts.models import User
 from accounts.tokens import issue_token
 from ladder.clubnight import services as clubnight
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import join_ladder, set_away
 from ladder.demo import DEMO_PASSWORD
 from ladder.matches.models import Match
 from ladder.matches.operations import correct_match
 from ladder.matches.permissions import allowed_actions
 from tests.browser.checks import check_widths, make_axe, sideways
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.browser
 
@@ -81,8 +84,9 @@ LONG_NAMES = {
 
 def widening_states(member) -> dict[str, object]:  # type: ignore[no-untyped-def]
     """The states that made pages wider than a phone (issue 23): long names, a corrected
-    match (its history says before → after, the date and the proposal), an API token, and
-    lineups chosen (doubles and five a side: points at stake for 4 and 10 players)."""
+    match (its history says before → after, the date and the proposal), an API token,
+    lineups chosen (doubles and five a side: points at stake for 4 and 10 players), and a
+    member not yet rated who is away."""
     for username, name in LONG_NAMES.items():
         User.objects.filter(username=username).update(display_name=name)
     member.refresh_from_db()
@@ -109,6 +113,12 @@ def widening_states(member) -> dict[str, object]:  # type: ignore[no-untyped-def
     )
     doubles = ["priya", "mei", "emma"]
     guest_court_correct = club_night_with_guests_and_courts(member)
+    # Not yet rated and away, with a long name: the doubles board's "Not yet rated" row.
+    newcomer = UserFactory(username="zara", display_name="Zara Oluwaseun-Featherstonehaugh")
+    join_ladder(newcomer, Ladder.objects.get(slug="doubles"))
+    set_away(
+        newcomer, Ladder.objects.get(slug="doubles"), timezone.localdate() + timedelta(days=30)
+    )
     return {
         "guest_court_correct": guest_court_correct,
         "corrected": corrected,
