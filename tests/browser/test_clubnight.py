@@ -15,7 +15,8 @@ from playwright.sync_api import expect
 
 from ladder.clubnight.models import ClubNight
 from ladder.matches.models import Match
-from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory
+from tests.browser.support import log_in
+from tests.factories import LadderFactory, MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.browser
 
@@ -44,14 +45,6 @@ def club(transactional_db):  # type: ignore[no-untyped-def]
 
 def sides(rnd: dict) -> set[frozenset[str]]:
     return {frozenset(m[side]) for m in rnd["matches"] for side in ("side_a", "side_b")}
-
-
-def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
 
 
 @pytest.fixture

@@ -17,8 +17,9 @@ from playwright.sync_api import expect
 from ladder.clubnight.models import ClubNight
 from ladder.matches.models import PENDING, Match
 from tests.browser.checks import check_widths, make_axe
+from tests.browser.support import log_in
 from tests.browser.test_phone import save_screenshot
-from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory
+from tests.factories import LadderFactory, MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.browser
 
@@ -41,14 +42,6 @@ def club(transactional_db):  # type: ignore[no-untyped-def]
         user = UserFactory(username=username, display_name=name)
         MembershipFactory(ladder=ladder, user=user, self_level=Decimal(level))
     return ladder
-
-
-def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
 
 
 def focused(page) -> str:  # type: ignore[no-untyped-def]

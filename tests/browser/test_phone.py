@@ -26,6 +26,7 @@ from ladder.demo import DEMO_PASSWORD
 from ladder.matches.models import Match
 from ladder.matches.operations import correct_match
 from ladder.matches.permissions import allowed_actions
+from tests.browser import support
 from tests.browser.checks import check_widths, make_axe, sideways
 from tests.factories import UserFactory
 
@@ -140,11 +141,7 @@ def axe() -> Callable[[object], list[str]]:
 
 
 def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
+    support.log_in(page, username, DEMO_PASSWORD)
 
 
 def save_screenshot(page, name: str) -> None:  # type: ignore[no-untyped-def]
@@ -407,3 +404,48 @@ def test_the_inbox_dispute_form_fits_a_phone(page, demo, axe) -> None:  # type: 
     page.wait_for_timeout(100)
     assert sideways(page) is None
     assert axe(page) == []
+
+
+NAV_ROWS_JS = """() => {
+  const nav = document.querySelector('nav.nav');
+  const tops = [...nav.children].filter(e => e.offsetWidth > 0 && e.offsetHeight > 0)
+    .map(e => Math.round(e.getBoundingClientRect().top));
+  return new Set(tops).size;
+}"""
+
+
+@pytest.mark.parametrize("username", [MEMBER, MODERATOR])
+def test_the_site_bar_keeps_to_two_rows_on_a_phone(new_page, demo, axe, username) -> None:  # type: ignore[no-untyped-def]
+    """At most two rows at 390 and 360 px, one at 1280; what is not in the bar is in its
+    menu, which a keyboard opens, whose items are big enough to tap, and which Escape
+    closes (focus back on it)."""
+    page = new_page()
+    log_in(page, username)
+    nav = page.get_by_role("navigation", name="Site")
+    for width, rows in ((390, 2), (360, 2), (1280, 1)):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto("/ladders/")
+        assert page.evaluate(NAV_ROWS_JS) <= rows, f"{username} at {width} px"
+        assert sideways(page) is None
+        menu = nav.locator("details.nav-menu > summary")
+        menu.focus()
+        page.keyboard.press("Enter")
+        phone = width < 640  # Challenges and Moderation: in the bar on a desktop
+        wanted = ["Your profile", "Log out"] + (["Challenges"] if phone else [])
+        if username == MODERATOR:
+            wanted += ["Admin"] + (["Moderation"] if phone else [])
+        for name in wanted:
+            item = nav.get_by_role("link", name=name).or_(nav.get_by_role("button", name=name))
+            expect(item.first).to_be_visible()
+            box = item.first.bounding_box()
+            assert box is not None and box["height"] >= 44, (width, name, box)
+        # Each is there once at every width: in the bar on a desktop, in the menu on a phone.
+        expect(nav.get_by_role("link", name="Challenges")).to_have_count(1)
+        expect(nav.get_by_role("link", name="Moderation")).to_have_count(
+            1 if username == MODERATOR else 0
+        )
+        assert sideways(page) is None
+        assert axe(page) == []
+        page.keyboard.press("Escape")
+        expect(nav.get_by_role("button", name="Log out")).to_be_hidden()
+        assert page.evaluate("document.activeElement.tagName") == "SUMMARY"
