@@ -382,6 +382,13 @@ def _court_form(
     return CourtForm(number, match, form, rows, [])
 
 
+def _rounds_tonight(ladder: Ladder, today: date, viewer: Viewer) -> dict[int, ShownRound]:
+    """Tonight's rounds by number as ``viewer`` sees them (guests named, those removed too)."""
+    night = clubnight.tonight(ladder, today)
+    people = _with_guests(_people(ladder, today, viewer), night, removed=True)
+    return {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpResponse:
@@ -395,9 +402,7 @@ def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpRespon
         return refusal
     today = timezone.localdate()
     viewer = viewer_for(request)
-    night = clubnight.tonight(ladder, today)
-    people = _with_guests(_people(ladder, today, viewer), night, removed=True)
-    rounds = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}
+    rounds = _rounds_tonight(ladder, today, viewer)
     if number not in rounds:
         raise Http404(f"There is no round {number} on tonight's club night of {ladder.name}.")
     data = request.POST if request.method == "POST" else None
@@ -441,8 +446,7 @@ def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpRespon
                 f"{saved} court{'s' if saved != 1 else ''} saved; " if saved else "Nothing saved: "
             ) + "correct the courts marked below and save again."
         # The courts saved just now show as entered.
-        night = clubnight.tonight(ladder, today)
-        fresh = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}.get(number)
+        fresh = _rounds_tonight(ladder, today, viewer).get(number)
         for court, match in zip(courts, fresh.matches if fresh else [], strict=False):
             court.match = match
     return render(
@@ -486,9 +490,7 @@ def correct_score(request: SignedInRequest, slug: str, number: int, court: int) 
         return refusal
     today = timezone.localdate()
     viewer = viewer_for(request)
-    night = clubnight.tonight(ladder, today)
-    people = _with_guests(_people(ladder, today, viewer), night, removed=True)
-    rounds = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}
+    rounds = _rounds_tonight(ladder, today, viewer)
     matches = rounds[number].matches if number in rounds else []
     match = matches[court - 1] if 1 <= court <= len(matches) else None
     result = match.result if match is not None and match.with_guest else None

@@ -1,10 +1,25 @@
-"""What the browser tests share: signing in and out through the pages, as a member does."""
+"""What the browser tests share: a ladder of named members, and signing in and out through
+the pages as a member does."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from decimal import Decimal
+
 from playwright.sync_api import Page, expect
 
-from tests.factories import PASSWORD
+from ladder.clubs.models import Ladder
+from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory
+
+
+def ladder_with(members: Iterable[tuple[str, str, str]], **fields: object) -> Ladder:
+    """A ladder (``LadderFactory(**fields)``) and its members: (username, display name,
+    self-assessed level, or "" for none)."""
+    ladder = LadderFactory(**fields)
+    for username, name, level in members:
+        user = UserFactory(username=username, display_name=name)
+        MembershipFactory(ladder=ladder, user=user, self_level=Decimal(level) if level else None)
+    return ladder
 
 
 def log_in(page: Page, username: str, password: str = PASSWORD) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from decimal import Decimal
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -15,8 +14,7 @@ from playwright.sync_api import expect
 
 from ladder.clubnight.models import ClubNight
 from ladder.matches.models import Match
-from tests.browser.support import log_in
-from tests.factories import LadderFactory, MembershipFactory, UserFactory
+from tests.browser.support import ladder_with, log_in
 
 pytestmark = pytest.mark.browser
 
@@ -36,11 +34,8 @@ HALL = [
 @pytest.fixture
 def club(transactional_db):  # type: ignore[no-untyped-def]
     """A doubles ladder with the nine in the hall and two members who stayed home."""
-    ladder = LadderFactory(name="Club Doubles", slug="doubles", team_size=2)
-    for username, name, level in [*HALL, ("judy", "Judy Jones", "4.0"), ("ken", "Ken Kim", "")]:
-        user = UserFactory(username=username, display_name=name)
-        MembershipFactory(ladder=ladder, user=user, self_level=Decimal(level) if level else None)
-    return ladder
+    stayed_home = [("judy", "Judy Jones", "4.0"), ("ken", "Ken Kim", "")]
+    return ladder_with([*HALL, *stayed_home], name="Club Doubles", slug="doubles", team_size=2)
 
 
 def sides(rnd: dict) -> set[frozenset[str]]:

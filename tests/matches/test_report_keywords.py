@@ -13,19 +13,12 @@ from django.utils import timezone
 from ladder.matches import operations as matches
 from ladder.matches.models import Match
 from ladder.matches.validation import check_report
-from tests.matches.support import unchanged
+from tests.matches.support import singles_report, unchanged
 
 
 @pytest.fixture
 def report(ladder, alice, bob) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    return {
-        "ladder": ladder,
-        "reporter": alice,
-        "played_on": timezone.localdate(),
-        "side_a": [alice],
-        "side_b": [bob],
-        "games": [(21, 15), (21, 18)],
-    }
+    return singles_report(ladder, alice, bob)
 
 
 @pytest.mark.parametrize("call", [matches.report_match, check_report], ids=["report", "check"])
