@@ -503,7 +503,7 @@ def _enter_court(
         change = (
             "; to change it, its reporter edits the match or a player disputes it"
             if entered["match"]
-            else ""
+            else "; whoever entered it, or a moderator, can correct it (“Correct the score”)"
         )
         return CourtOutcome(
             court,
