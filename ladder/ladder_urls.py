@@ -30,6 +30,11 @@ urlpatterns = [
         clubnight_views.round_scores,
         name="club_night_scores",
     ),
+    path(
+        "<slug:slug>/club-night/rounds/<int:number>/courts/<int:court>/correct/",
+        clubnight_views.correct_score,
+        name="club_night_correct",
+    ),
     path("<slug:slug>/integrity/", integrity_views.integrity, name="integrity"),
     path(
         "<slug:slug>/integrity/<int:flag_id>/",

@@ -216,6 +216,8 @@ def _read_board(
     unrated: list[Membership] = []
     if status == ALL and not shown.has_next():
         unrated = list(unrated_members(ladder, viewer, text)[: UNRATED_LIMIT + 1])
+        for member in unrated:  # said as on the ranked rows (RULES.md "Time away")
+            member.away_today = member.away_on(on)  # type: ignore[attr-defined]
     return {
         "rows": list(shown.object_list),
         "number": shown.number,

@@ -249,7 +249,7 @@ def player(request: HtmxHttpRequest, username: str) -> HttpResponse:
     ladder = _selected_ladder(request, memberships, ratings)
     context: dict[str, object] = {
         "player": person,
-        "memberships": [(m, ratings.get(m.ladder_id)) for m in memberships],
+        "memberships": [(m, ratings.get(m.ladder_id), m.away_on(on)) for m in memberships],
         "ladder": ladder,
         "trend_days": TREND_DAYS,
         "is_me": request.user.is_authenticated and request.user.pk == person.pk,

@@ -22,9 +22,11 @@ class ClubNight(models.Model):
     "byes": [...], "floor": f}`` in the order they were proposed (ladder/clubnight/matchmaking.py;
     rounds kept before the quality floor have no "floor"); a match whose score was entered
     on the round's screen has ``"result": {"games": [[a, b], ...], "match": id or None,
-    "by": username}`` (``match`` None: a game with a guest, kept here and never rated).
+    "by": username}`` (``match`` None: a game with a guest, kept here and never rated; its
+    score corrected since adds ``"corrected_by": username``).
     ``guests`` are tonight's players who are not members, ``[{"id": "guest:1", "name": ...}]``;
-    their ids can be ``present`` and in rounds beside usernames (a username has no colon).
+    their ids can be ``present`` and in rounds beside usernames (a username has no colon). A
+    guest removed since stays, with ``"removed": true``, for the rounds that name them.
     ``created_by`` started the evening (its first round or guest): with the moderators,
     the only one who may start it over.
     """

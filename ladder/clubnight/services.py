@@ -58,17 +58,20 @@ class Guest:
 
     id: str
     name: str
+    removed: bool = False  # taken off tonight's list; still named in the rounds they were in
 
 
 def is_guest(player_id: str) -> bool:
     return player_id.startswith(GUEST_PREFIX)
 
 
-def guests_of(night: ClubNight | None) -> dict[str, Guest]:
-    """Tonight's guests by id, in the order they were added."""
+def guests_of(night: ClubNight | None, *, removed: bool = False) -> dict[str, Guest]:
+    """Tonight's guests by id, in the order they were added; with ``removed``, also those
+    removed since (the rounds they were in still name them)."""
     if night is None:
         return {}
-    return {g["id"]: Guest(g["id"], g["name"]) for g in night.guests}
+    every = (Guest(g["id"], g["name"], g.get("removed", False)) for g in night.guests)
+    return {g.id: g for g in every if removed or not g.removed}
 
 
 def guest_state(ladder: Ladder) -> PlayerState:
@@ -114,12 +117,47 @@ def add_guest(ladder: Ladder, by: User, typed: str, on: date | None = None) -> G
         if len(guests) >= MAX_GUESTS:
             raise ClubNightError(f"A club night has at most {MAX_GUESTS} guests.")
         name = checked_guest_name(typed, guests.values())
-        number = max((int(g.removeprefix(GUEST_PREFIX)) for g in guests), default=0) + 1
+        # A removed guest's id is never given again: earlier rounds still name them by it.
+        ids = guests_of(night, removed=True)
+        number = max((int(g.removeprefix(GUEST_PREFIX)) for g in ids), default=0) + 1
         guest = Guest(f"{GUEST_PREFIX}{number}", name)
         night.guests = [*night.guests, {"id": guest.id, "name": guest.name}]
         night.present = [*night.present, guest.id]
         night.save(update_fields=["guests", "present"])
     return guest
+
+
+def remove_guest(
+    ladder: Ladder, by: RequestUser | None, guest_id: str, on: date | None = None
+) -> Guest:
+    """Take a guest off tonight's list (and unticked): one added by mistake, or who did not
+    play. A guest with a game on the night's record stays (ClubNightError, changing
+    nothing: untick them to leave them out of the next rounds), as does the record; a
+    court they were proposed for and never played takes no score. Their id is never given
+    again, so the rounds they were in still name them.
+
+    Raises ClubNightPermissionError unless ``by`` may run the club night; ClubNightError
+    for an id that is no guest on tonight's list.
+    """
+    _runner(ladder, by)
+    on = on or timezone.localdate()
+    with transaction.atomic():
+        night = ClubNight.objects.select_for_update().filter(ladder=ladder, date=on).first()
+        guest = guests_of(night).get(guest_id)
+        if night is None or guest is None:
+            raise ClubNightError("That guest is not on tonight's list.")
+        for number, rnd in enumerate(night.rounds, start=1):
+            for court, match in enumerate(rnd["matches"], start=1):
+                if "result" in match and guest_id in match["side_a"] + match["side_b"]:
+                    raise ClubNightError(
+                        f"{guest.name} has a game on tonight's record (round {number}, court "
+                        f"{court}: {score_text(match['result']['games'])}), which stays: "
+                        "untick them to leave them out of the next rounds."
+                    )
+        night.guests = [{**g, "removed": True} if g["id"] == guest_id else g for g in night.guests]
+        night.present = [p for p in night.present if p != guest_id]
+        night.save(update_fields=["guests", "present"])
+    return Guest(guest.id, guest.name, removed=True)
 
 
 def guests_named(night: ClubNight | None, ids: Sequence[str]) -> list[Guest]:
@@ -402,26 +440,50 @@ def enter_scores(
     Raises ClubNightPermissionError unless ``by`` may run the club night; ClubNightError
     when there is no such round tonight.
     """
+    by = _runner(ladder, by)
     on = on or timezone.localdate()
-    if not isinstance(by, User) or not may_run(ladder, by):
-        raise ClubNightPermissionError(
-            f"Only members of {ladder.name} and moderators run its club nights."
-        )
     outcomes: dict[int, CourtOutcome] = {}
     with transaction.atomic():
         night = ClubNight.objects.select_for_update().filter(ladder=ladder, date=on).first()
         if night is None or not 1 <= number <= len(night.rounds):
             raise ClubNightError(f"There is no round {number} tonight.")
         matches = night.rounds[number - 1]["matches"]
+        removed = {g.id: g for g in guests_of(night, removed=True).values() if g.removed}
         for court, games in sorted(scores.items()):
             if not 1 <= court <= len(matches):
                 outcomes[court] = CourtOutcome(
                     court, REFUSED, f"Round {number} has no court {court}."
                 )
                 continue
-            outcomes[court] = _enter_court(ladder, by, night.date, matches[court - 1], court, games)
+            outcomes[court] = _enter_court(
+                ladder, by, night.date, matches[court - 1], court, games, removed
+            )
         night.save(update_fields=["rounds"])
     return outcomes
+
+
+def score_text(games: Iterable[Sequence[int]]) -> str:
+    """A court's games as the night shows them: "21-15 21-18", side A first."""
+    return " ".join(f"{a}-{b}" for a, b in games)
+
+
+def _runner(ladder: Ladder, by: RequestUser | None) -> User:
+    """``by``, who may run the ladder's club night; else ClubNightPermissionError."""
+    if not isinstance(by, User) or not may_run(ladder, by):
+        raise ClubNightPermissionError(
+            f"Only members of {ladder.name} and moderators run its club nights."
+        )
+    return by
+
+
+def _checked_guest_games(ladder: Ladder, games: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A guest game's score, checked as any match's (the ladder's format); ClubNightError
+    saying what is wrong."""
+    errors = FieldErrors()
+    checked = check_games(list(games), ladder, errors)
+    if errors:
+        raise ClubNightError(" ".join(m for ms in errors.values() for m in ms))
+    return checked
 
 
 def _enter_court(
@@ -431,25 +493,37 @@ def _enter_court(
     match: dict[str, Any],
     court: int,
     games: Sequence[tuple[int, int]],
+    removed: Mapping[str, Guest],
 ) -> CourtOutcome:
     """One court of ``enter_scores``: its outcome, and ``match["result"]`` once saved."""
     if "result" in match:
         entered = match["result"]
         if [tuple(g) for g in entered["games"]] == [tuple(g) for g in games]:
             return CourtOutcome(court, ALREADY, match_id=entered["match"])
-        score = " ".join(f"{a}-{b}" for a, b in entered["games"])
         change = (
             "; to change it, its reporter edits the match or a player disputes it"
             if entered["match"]
-            else ""
+            else "; whoever entered it, or a moderator, can correct it (“Correct the score”)"
         )
-        return CourtOutcome(court, REFUSED, f"Court {court} was entered already: {score}{change}.")
+        return CourtOutcome(
+            court,
+            REFUSED,
+            f"Court {court} was entered already: {score_text(entered['games'])}{change}.",
+        )
     players = match["side_a"] + match["side_b"]
+    if gone := [removed[p].name for p in players if p in removed]:
+        verb = "was" if len(gone) == 1 else "were"
+        return CourtOutcome(
+            court,
+            REFUSED,
+            f"Court {court} was not played: {' and '.join(gone)} {verb} removed from "
+            "tonight's guests.",
+        )
     if any(is_guest(p) for p in players):
-        errors = FieldErrors()
-        checked = check_games(list(games), ladder, errors)
-        if errors:
-            return CourtOutcome(court, REFUSED, " ".join(m for ms in errors.values() for m in ms))
+        try:
+            checked = _checked_guest_games(ladder, games)
+        except ClubNightError as exc:
+            return CourtOutcome(court, REFUSED, str(exc))
         match["result"] = {"games": [list(g) for g in checked], "match": None, "by": by.username}
         return CourtOutcome(court, KEPT)
     users = {u.username: u for u in User.objects.filter(username__in=players)}
@@ -471,3 +545,78 @@ def _enter_court(
         "by": by.username,
     }
     return CourtOutcome(court, REPORTED, match_id=reported.pk)
+
+
+# ---- a guest game's score, corrected ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A guest game's score before and after ``correct_guest_score``."""
+
+    number: int
+    court: int
+    was: list[tuple[int, int]]
+    now: list[tuple[int, int]]
+
+
+def may_correct(result: Mapping[str, Any], viewer: Viewer) -> bool:
+    """Whether ``viewer`` may correct a guest game's score: whoever entered it, or a
+    moderator (as only a match's reporter edits it)."""
+    return viewer.moderator or (viewer.signed_in and result.get("by") == viewer.username)
+
+
+def correction_refused(court: int) -> str:
+    """Why someone may not correct a guest game's score. Who entered it is not named: they
+    may be a member hidden from this one."""
+    return f"Only whoever entered court {court}'s score, or a moderator, can correct it."
+
+
+def correct_guest_score(
+    ladder: Ladder,
+    by: RequestUser | None,
+    number: int,
+    court: int,
+    games: Sequence[tuple[int, int]],
+    on: date | None = None,
+) -> Correction:
+    """Correct the score of a game with a guest, entered tonight on round ``number``'s
+    ``court``. Unrated, so only the night's record changes (``result["corrected_by"]``).
+
+    Raises ClubNightPermissionError unless ``by`` runs the club night and entered that
+    score or is a moderator; ClubNightError, changing nothing, for a round or court
+    tonight does not have, a court of members (its reporter edits the match), one with no
+    score yet, or a score the ladder's format refuses.
+    """
+    by = _runner(ladder, by)
+    on = on or timezone.localdate()
+    with transaction.atomic():
+        night = ClubNight.objects.select_for_update().filter(ladder=ladder, date=on).first()
+        if night is None or not 1 <= number <= len(night.rounds):
+            raise ClubNightError(f"There is no round {number} tonight.")
+        matches = night.rounds[number - 1]["matches"]
+        if not 1 <= court <= len(matches):
+            raise ClubNightError(f"Round {number} has no court {court}.")
+        match = matches[court - 1]
+        if not any(is_guest(p) for p in match["side_a"] + match["side_b"]):
+            raise ClubNightError(
+                f"Court {court} is a match between members: its reporter edits it, or a "
+                "player disputes it."
+            )
+        result = match.get("result")
+        if result is None:
+            raise ClubNightError(
+                f"Court {court} has no score to correct yet: enter it with round {number}'s."
+            )
+        if not may_correct(result, Viewer.of(by)):
+            raise ClubNightPermissionError(correction_refused(court))
+        checked = _checked_guest_games(ladder, games)
+        was = [(a, b) for a, b in result["games"]]
+        if checked != was:
+            match["result"] = {
+                **result,
+                "games": [list(g) for g in checked],
+                "corrected_by": by.username,
+            }
+            night.save(update_fields=["rounds"])
+    return Correction(number, court, was, checked)

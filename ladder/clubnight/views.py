@@ -10,6 +10,7 @@ rounds, guests and scores in services.py.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -47,6 +48,7 @@ class Attendee:
     games: int
     status: str = clubnight.UNRATED  # RATINGS.md §8 (clubnight.standing)
     guest: bool = False  # not a member: unrated, shown as "guest"
+    removed: bool = False  # a guest taken off tonight's list since
 
     @property
     def provisional(self) -> bool:
@@ -55,7 +57,16 @@ class Attendee:
 
 
 def _guest(guest: clubnight.Guest) -> Attendee:
-    return Attendee(guest.id, guest.name, None, None, 0, "guest", guest=True)
+    return Attendee(guest.id, guest.name, None, None, 0, "guest", guest=True, removed=guest.removed)
+
+
+def _with_guests(
+    people: dict[str, Attendee], night: ClubNight | None, *, removed: bool = False
+) -> dict[str, Attendee]:
+    """The members listed and tonight's guests (with ``removed``, also those removed since,
+    whom the rounds they were in still name)."""
+    guests = clubnight.guests_of(night, removed=removed).values()
+    return people | {g.id: _guest(g) for g in guests}
 
 
 @dataclass(frozen=True)
@@ -63,7 +74,10 @@ class ShownResult:
     """A court's score as entered on the round's screen."""
 
     score: str  # "21-15 21-18", side A first
+    games: list[tuple[int, int]]
     match_id: int | None  # the reported match; None for a game with a guest (not rated)
+    corrected: bool = False  # a guest game's score, corrected since
+    correct_url: str | None = None  # a guest game's, for whoever may correct it
 
 
 @dataclass(frozen=True)
@@ -79,6 +93,15 @@ class ShownMatch:
     @property
     def with_guest(self) -> bool:
         return any(p.guest for p in self.side_a + self.side_b)
+
+    @property
+    def not_played(self) -> str:
+        """Why a court with no score will have none: its guests removed since ("" if none)."""
+        gone = [p.name for p in self.side_a + self.side_b if p.removed]
+        if self.result is not None or not gone:
+            return ""
+        verb = "was" if len(gone) == 1 else "were"
+        return f"Not played: {' and '.join(gone)} {verb} removed from tonight's guests."
 
 
 @dataclass(frozen=True)
@@ -101,6 +124,10 @@ def _refused(request: SignedInRequest, ladder: Ladder) -> HttpResponse | None:
     )
 
 
+#: The actions that answer with the players' list (the guests are listed there).
+GUEST_ACTIONS = ("add_guest", "remove_guest")
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
@@ -113,9 +140,11 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     night = clubnight.tonight(ladder, today)
     people = _people(ladder, today, viewer)
     last = clubnight.last_club_night(ladder, today)
-    error = guest_error = guest_name = ""
+    error = guest_error = guest_name = guest_notice = ""
     status = 200
-    action = request.POST.get("action", "propose")
+    # A guest's "Remove" button sends the guest's id as ``remove_guest``.
+    action = "remove_guest" if "remove_guest" in request.POST else request.POST.get("action")
+    action = action or "propose"
 
     # Members present tonight whom this viewer may not see (hidden members): not on the
     # viewer's list, so nobody else can untick them; a round another member proposes keeps
@@ -133,6 +162,12 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
                 guest = clubnight.add_guest(ladder, request.user, guest_name, today)
                 ticked.append(guest.id)
                 guest_name = ""
+            elif action == "remove_guest":
+                guest = clubnight.remove_guest(
+                    ladder, request.user, request.POST["remove_guest"], today
+                )
+                ticked = [t for t in ticked if t != guest.id]
+                guest_notice = f"{guest.name} was removed."
             else:
                 members = [t for t in ticked if not clubnight.is_guest(t)]
                 guests = [t for t in ticked if clubnight.is_guest(t)]
@@ -143,12 +178,12 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
         except ClubNightPermissionError as exc:
             error, status = str(exc), 403
         except ClubNightError as exc:
-            if action == "add_guest":
+            if action in GUEST_ACTIONS:
                 guest_error = str(exc)
             else:
                 error = str(exc)
             status = 400
-        if status == 200 and not request.htmx and action != "add_guest":
+        if status == 200 and not request.htmx and action not in GUEST_ACTIONS:
             return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
         night = clubnight.tonight(ladder, today)
     else:
@@ -157,17 +192,18 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
             ticked = last.present
         elif request.GET.get("from") == "none":
             ticked = []
-    people |= {g.id: _guest(g) for g in clubnight.guests_of(night).values()}
 
     context: dict[str, object] = {
         "ladder": ladder,
-        "people": people,
+        "people": _with_guests(people, night),
         "ticked": set(ticked) - set(unseen),
         "unseen": len(unseen),
         "night": night,
-        "rounds": _shown_rounds(ladder, night, people, viewer),
+        "rounds": _shown_rounds(ladder, night, _with_guests(people, night, removed=True), viewer),
         "error": error,
         "guest_error": guest_error,
+        "guest_removal": action == "remove_guest",
+        "guest_notice": guest_notice,
         "guest_name": guest_name,
         "max_guest_name": clubnight.MAX_GUEST_NAME,
         "today": today,
@@ -175,7 +211,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
         "can_start_over": clubnight.may_start_over(night, request.user),
     }
     if request.htmx:
-        if request.method == "GET" or action == "add_guest":
+        if request.method == "GET" or action in GUEST_ACTIONS:
             # The players' list, wherever the form's submit aimed (Enter in the guest's name).
             response = render(request, "clubnight/club_night_players.html", context, status=status)
             return reswap(retarget(response, "#present-list"), "outerHTML")
@@ -245,19 +281,30 @@ def _shown_rounds(
                 win_probability=m["win_probability"],
                 report_url=_report_url(ladder, m["side_a"], m["side_b"], viewer, night.date),
                 below_floor=m["quality"] < rnd.get("floor", QUALITY_FLOOR),
-                result=_result(m),
+                result=_result(ladder, m, viewer, number, court),
             )
-            for m in rnd["matches"]
+            for court, m in enumerate(rnd["matches"], start=1)
         ]
         shown.append(ShownRound(number, matches, [person(u) for u in rnd["byes"]]))
     return shown[::-1]
 
 
-def _result(match: dict[str, Any]) -> ShownResult | None:
+def _result(
+    ladder: Ladder, match: dict[str, Any], viewer: Viewer, number: int, court: int
+) -> ShownResult | None:
     result = match.get("result")
     if result is None:
         return None
-    return ShownResult(" ".join(f"{a}-{b}" for a, b in result["games"]), result["match"])
+    correct_url = None
+    if result["match"] is None and clubnight.may_correct(result, viewer):
+        correct_url = reverse("ladder:club_night_correct", args=[ladder.slug, number, court])
+    return ShownResult(
+        clubnight.score_text(result["games"]),
+        [(a, b) for a, b in result["games"]],
+        result["match"],
+        corrected="corrected_by" in result,
+        correct_url=correct_url,
+    )
 
 
 def _report_url(
@@ -304,21 +351,42 @@ class CourtForm:
 
 
 def _court_forms(ladder: Ladder, shown: ShownRound, data: QueryDict | None) -> list[CourtForm]:
-    """A block per court of the round, its boxes as posted (``c<court>-a``, ``c<court>-b``:
-    one of each per game)."""
+    """A block per court of the round, its boxes as posted."""
+    return [
+        _court_form(ladder, number, match, data)
+        for number, match in enumerate(shown.matches, start=1)
+    ]
+
+
+def _court_form(
+    ladder: Ladder,
+    number: int,
+    match: ShownMatch,
+    data: QueryDict | None,
+    filled: Sequence[Sequence[int]] = (),
+) -> CourtForm:
+    """One court's block, its boxes as posted (``c<court>-a``, ``c<court>-b``: one of each
+    per game), or else ``filled`` with a score entered before."""
     best_of = ladder.scoring().best_of
-    courts = []
-    for number, match in enumerate(shown.matches, start=1):
-        games = QueryDict(mutable=True)
-        if data is not None:
-            games.setlist("game_a", data.getlist(f"c{number}-a")[:best_of])
-            games.setlist("game_b", data.getlist(f"c{number}-b")[:best_of])
-        form = MatchForm(games if data is not None else None, ladder=ladder)
-        typed = [(r.a, r.b) for r in form.game_rows] if data is not None else []
-        typed += [("", "")] * (best_of - len(typed))
-        rows = [(n, a, b) for n, (a, b) in enumerate(typed, start=1)]
-        courts.append(CourtForm(number, match, form, rows, []))
-    return courts
+    games = QueryDict(mutable=True)
+    if data is not None:
+        games.setlist("game_a", data.getlist(f"c{number}-a")[:best_of])
+        games.setlist("game_b", data.getlist(f"c{number}-b")[:best_of])
+    form = MatchForm(games if data is not None else None, ladder=ladder)
+    if data is not None:
+        typed = [(r.a, r.b) for r in form.game_rows]
+    else:
+        typed = [(str(a), str(b)) for a, b in filled]
+    typed += [("", "")] * (best_of - len(typed))
+    rows = [(n, a, b) for n, (a, b) in enumerate(typed, start=1)]
+    return CourtForm(number, match, form, rows, [])
+
+
+def _rounds_tonight(ladder: Ladder, today: date, viewer: Viewer) -> dict[int, ShownRound]:
+    """Tonight's rounds by number as ``viewer`` sees them (guests named, those removed too)."""
+    night = clubnight.tonight(ladder, today)
+    people = _with_guests(_people(ladder, today, viewer), night, removed=True)
+    return {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}
 
 
 @login_required
@@ -334,10 +402,7 @@ def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpRespon
         return refusal
     today = timezone.localdate()
     viewer = viewer_for(request)
-    night = clubnight.tonight(ladder, today)
-    people = _people(ladder, today, viewer)
-    people |= {g.id: _guest(g) for g in clubnight.guests_of(night).values()}
-    rounds = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}
+    rounds = _rounds_tonight(ladder, today, viewer)
     if number not in rounds:
         raise Http404(f"There is no round {number} on tonight's club night of {ladder.name}.")
     data = request.POST if request.method == "POST" else None
@@ -381,8 +446,7 @@ def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpRespon
                 f"{saved} court{'s' if saved != 1 else ''} saved; " if saved else "Nothing saved: "
             ) + "correct the courts marked below and save again."
         # The courts saved just now show as entered.
-        night = clubnight.tonight(ladder, today)
-        fresh = {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}.get(number)
+        fresh = _rounds_tonight(ladder, today, viewer).get(number)
         for court, match in zip(courts, fresh.matches if fresh else [], strict=False):
             court.match = match
     return render(
@@ -413,3 +477,59 @@ def _entered_message(number: int, outcomes: list[clubnight.CourtOutcome]) -> str
     if not parts:
         return f"Round {number}: those courts were entered already; nothing was entered twice."
     return f"Round {number}: " + "; ".join(parts) + "."
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def correct_score(request: SignedInRequest, slug: str, number: int, court: int) -> HttpResponse:
+    """Correct the score of tonight's game with a guest (round ``number``, ``court``), for
+    whoever entered it or a moderator (``clubnight.correct_guest_score``): unrated, so only
+    the night's record changes."""
+    ladder = get_ladder_for_user(request, slug)
+    if (refusal := _refused(request, ladder)) is not None:
+        return refusal
+    today = timezone.localdate()
+    viewer = viewer_for(request)
+    rounds = _rounds_tonight(ladder, today, viewer)
+    matches = rounds[number].matches if number in rounds else []
+    match = matches[court - 1] if 1 <= court <= len(matches) else None
+    result = match.result if match is not None and match.with_guest else None
+    if match is None or result is None or result.match_id is not None:
+        raise Http404(f"Round {number}'s court {court} has no guest game's score tonight.")
+    if result.correct_url is None:
+        return render(
+            request,
+            "forbidden.html",
+            {"message": clubnight.correction_refused(court)},
+            status=403,
+        )
+    data = request.POST if request.method == "POST" else None
+    form = _court_form(ladder, court, match, data, filled=result.games)
+    status = 200
+    if request.method == "POST":
+        games = form.form.parse_games()
+        if games is None:
+            form.errors = form.form.errors_for("games")
+        else:
+            try:
+                done = clubnight.correct_guest_score(
+                    ladder, request.user, number, court, games, today
+                )
+            except ClubNightPermissionError as exc:
+                return render(request, "forbidden.html", {"message": str(exc)}, status=403)
+            except ClubNightError as exc:
+                form.errors = [str(exc)]
+            else:
+                messages.success(
+                    request,
+                    f"Round {number}, court {court} corrected: {clubnight.score_text(done.now)} "
+                    f"(was {clubnight.score_text(done.was)}); not rated.",
+                )
+                return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
+        status = 400
+    return render(
+        request,
+        "clubnight/correct_score.html",
+        {"ladder": ladder, "number": number, "court": form, "today": today},
+        status=status,
+    )

@@ -74,6 +74,7 @@ from ladder.matches.validation import (
     Report,
     check_date,
     check_games,
+    check_keywords,
     check_reason,
     check_report_key,
     checked_report,
@@ -198,7 +199,11 @@ def report_match(
     different report under a key used before is refused (``ReportKeyReused``).
 
     ``links`` names what it was scheduled as ({"challenge": id}): the ``match_reported``
-    signal hands it to the app that keeps those, which may refuse the report."""
+    signal hands it to the app that keeps those, which may refuse the report.
+
+    TypeError, before anything is read, for a keyword that is none of these nor ``Report``'s
+    (``organizer``), or one of ``Report``'s missing (``validation.check_keywords``)."""
+    check_keywords("report_match", report)
     ladder, reporter, played_on = report["ladder"], report["reporter"], report["played_on"]
     side_a, side_b, games = report["side_a"], report["side_b"], report["games"]
     stats = report.get("stats")

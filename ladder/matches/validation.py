@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
-from typing import NotRequired, TypedDict, Unpack
+from typing import NotRequired, TypedDict, Unpack, get_origin, get_type_hints
 
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -250,9 +250,41 @@ class Report(TypedDict):
     stats: NotRequired[object]  # per player (user id or username): numbers by stat name
 
 
+# The report's keywords, read once. ``Report.__required_keys__`` cannot say: under
+# ``from __future__ import annotations`` its NotRequired is a string, so it lists them all.
+_REPORT_HINTS = get_type_hints(Report, include_extras=True)
+REPORT_KEYWORDS = frozenset(_REPORT_HINTS)
+REQUIRED_KEYWORDS = frozenset(
+    k for k, t in _REPORT_HINTS.items() if get_origin(t) is not NotRequired
+)
+
+
+def check_keywords(function: str, report: Mapping[str, object]) -> None:
+    """TypeError naming any keyword of ``report`` that ``Report`` does not have (a typo such
+    as ``organizer``) or any it requires and lacks, as Python says it for a plain
+    signature: ``**report: Unpack[Report]`` is checked by mypy only, and at run time would
+    drop an unknown keyword without a word."""
+    unknown = sorted(set(report) - REPORT_KEYWORDS)
+    if unknown:
+        said = (
+            "an unexpected keyword argument"
+            if len(unknown) == 1
+            else "unexpected keyword arguments"
+        )
+        raise TypeError(f"{function}() got {said} {', '.join(map(repr, unknown))}")
+    missing = sorted(REQUIRED_KEYWORDS - set(report))
+    if missing:
+        said = "argument" if len(missing) == 1 else "arguments"
+        raise TypeError(
+            f"{function}() missing required keyword {said} {', '.join(map(repr, missing))}"
+        )
+
+
 def check_report(*, now: datetime | None = None, **report: Unpack[Report]) -> None:
     """Whether ``report_match`` would take this report, without making it: MatchError if
-    not. The report form asks this as the member types (the same rules, no locks, no rows)."""
+    not. The report form asks this as the member types (the same rules, no locks, no rows).
+    TypeError for a keyword ``Report`` does not have, or one missing (``check_keywords``)."""
+    check_keywords("check_report", report)
     checked_report(
         report["ladder"],
         report["reporter"],

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from decimal import Decimal
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -15,7 +14,7 @@ from playwright.sync_api import expect
 
 from ladder.clubnight.models import ClubNight
 from ladder.matches.models import Match
-from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory
+from tests.browser.support import ladder_with, log_in
 
 pytestmark = pytest.mark.browser
 
@@ -35,23 +34,12 @@ HALL = [
 @pytest.fixture
 def club(transactional_db):  # type: ignore[no-untyped-def]
     """A doubles ladder with the nine in the hall and two members who stayed home."""
-    ladder = LadderFactory(name="Club Doubles", slug="doubles", team_size=2)
-    for username, name, level in [*HALL, ("judy", "Judy Jones", "4.0"), ("ken", "Ken Kim", "")]:
-        user = UserFactory(username=username, display_name=name)
-        MembershipFactory(ladder=ladder, user=user, self_level=Decimal(level) if level else None)
-    return ladder
+    stayed_home = [("judy", "Judy Jones", "4.0"), ("ken", "Ken Kim", "")]
+    return ladder_with([*HALL, *stayed_home], name="Club Doubles", slug="doubles", team_size=2)
 
 
 def sides(rnd: dict) -> set[frozenset[str]]:
     return {frozenset(m[side]) for m in rnd["matches"] for side in ("side_a", "side_b")}
-
-
-def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
 
 
 @pytest.fixture

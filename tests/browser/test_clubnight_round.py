@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-from decimal import Decimal
 
 import pytest
 from playwright.sync_api import expect
@@ -17,8 +16,8 @@ from playwright.sync_api import expect
 from ladder.clubnight.models import ClubNight
 from ladder.matches.models import PENDING, Match
 from tests.browser.checks import check_widths, make_axe
+from tests.browser.support import ladder_with, log_in
 from tests.browser.test_phone import save_screenshot
-from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.browser
 
@@ -36,19 +35,7 @@ HALL = [
 
 @pytest.fixture
 def club(transactional_db):  # type: ignore[no-untyped-def]
-    ladder = LadderFactory(name="Club Singles", slug="singles")
-    for username, name, level in HALL:
-        user = UserFactory(username=username, display_name=name)
-        MembershipFactory(ladder=ladder, user=user, self_level=Decimal(level))
-    return ladder
-
-
-def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
+    return ladder_with(HALL, name="Club Singles", slug="singles")
 
 
 def focused(page) -> str:  # type: ignore[no-untyped-def]

@@ -16,8 +16,9 @@ from accounts.roles import make_moderator
 from accounts.tokens import issue_token
 from ladder.matches import operations
 from ladder.matches.models import Match
+from tests.browser.support import log_in
 from tests.browser.test_phone import save_screenshot, sideways
-from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory, reported_match
+from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
 
 pytestmark = pytest.mark.browser
 
@@ -44,14 +45,6 @@ def court(transactional_db):  # type: ignore[no-untyped-def]
     people["mod"] = UserFactory(username="mod", display_name="Morgan Moderator")
     make_moderator(people["mod"])
     return {"singles": singles, "doubles": doubles, **people}
-
-
-def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from accounts.roles import make_moderator
 from ladder.integrity.models import Ban, Flag
 from ladder.matches.models import Game, Match, MatchPlayer
 from ratings.pipeline import rate_ladder
-from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory
+from tests.browser.support import log_in
+from tests.factories import LadderFactory, MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.browser
 
@@ -66,14 +67,6 @@ def club(transactional_db):  # type: ignore[no-untyped-def]
         play(*(("ann", "ben") if i % 2 else ("ben", "ann")), 20 + i * 3, [(21, 19), (22, 20)])
     rate_ladder(ladder.pk)
     return ladder
-
-
-def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
 
 
 def problems(page, axe) -> list[str]:  # type: ignore[no-untyped-def]

@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 
 from accounts.roles import make_moderator
 from ladder.matches.models import AuditEntry, Dispute, Match
-from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory, reported_match
+from tests.browser.support import follow_nav, log_in
+from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
 
 pytestmark = pytest.mark.browser
 
@@ -35,14 +36,6 @@ def club(transactional_db):  # type: ignore[no-untyped-def]
     make_moderator(people["mod"])
     people["ladder"] = ladder
     return people
-
-
-def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
 
 
 def pick(page, label: str, text: str, name: str) -> None:  # type: ignore[no-untyped-def]
@@ -154,7 +147,7 @@ def test_dispute_in_the_inbox_and_moderator_corrects(new_page, screenshot, club)
 
     mod_page = new_page()
     log_in(mod_page, "mod")
-    mod_page.get_by_role("navigation").get_by_role("link", name="Moderation").click()
+    follow_nav(mod_page, "Moderation")
     case = mod_page.locator(f"#case-{match.pk}")
     expect(case).to_contain_text("Reported by Alice Archer")
     expect(case).to_contain_text("21-15 19-21 21-17")

@@ -14,17 +14,21 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from accounts.models import User
 from accounts.tokens import issue_token
 from ladder.clubnight import services as clubnight
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import join_ladder, set_away
 from ladder.demo import DEMO_PASSWORD
 from ladder.matches.models import Match
 from ladder.matches.operations import correct_match
 from ladder.matches.permissions import allowed_actions
+from tests.browser import support
 from tests.browser.checks import check_widths, make_axe, sideways
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.browser
 
@@ -81,8 +85,9 @@ LONG_NAMES = {
 
 def widening_states(member) -> dict[str, object]:  # type: ignore[no-untyped-def]
     """The states that made pages wider than a phone (issue 23): long names, a corrected
-    match (its history says before → after, the date and the proposal), an API token, and
-    lineups chosen (doubles and five a side: points at stake for 4 and 10 players)."""
+    match (its history says before → after, the date and the proposal), an API token,
+    lineups chosen (doubles and five a side: points at stake for 4 and 10 players), and a
+    member not yet rated who is away."""
     for username, name in LONG_NAMES.items():
         User.objects.filter(username=username).update(display_name=name)
     member.refresh_from_db()
@@ -108,8 +113,15 @@ def widening_states(member) -> dict[str, object]:  # type: ignore[no-untyped-def
         .values_list("user__username", flat=True)[:9]
     )
     doubles = ["priya", "mei", "emma"]
-    club_night_with_guests_and_courts(member)
+    guest_court_correct = club_night_with_guests_and_courts(member)
+    # Not yet rated and away, with a long name: the doubles board's "Not yet rated" row.
+    newcomer = UserFactory(username="zara", display_name="Zara Oluwaseun-Featherstonehaugh")
+    join_ladder(newcomer, Ladder.objects.get(slug="doubles"))
+    set_away(
+        newcomer, Ladder.objects.get(slug="doubles"), timezone.localdate() + timedelta(days=30)
+    )
     return {
+        "guest_court_correct": guest_court_correct,
         "corrected": corrected,
         "doubles_h2h": f"/ladders/doubles/head-to-head/?a={MEMBER}&a={doubles[0]}"
         f"&b={doubles[1]}&b={doubles[2]}",
@@ -129,11 +141,7 @@ def axe() -> Callable[[object], list[str]]:
 
 
 def log_in(page, username: str) -> None:  # type: ignore[no-untyped-def]
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation").get_by_role("button", name="Log out")).to_be_visible()
+    support.log_in(page, username, DEMO_PASSWORD)
 
 
 def save_screenshot(page, name: str) -> None:  # type: ignore[no-untyped-def]
@@ -230,14 +238,16 @@ def member_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
         "report-form-5v5-chosen": demo["fives_report"],
         "season-current": season_pages()["season-current"],
         # Club night (the "club-night" page above) with a guest and four courts, and its
-        # round's scores on one screen.
+        # round's scores on one screen, and the guest's game's score to correct.
         "club-night-round-scores": "/ladders/singles/club-night/rounds/1/scores/",
+        "club-night-correct": demo["guest_court_correct"],
     }
 
 
-def club_night_with_guests_and_courts(member) -> None:  # type: ignore[no-untyped-def]
-    """Tonight's singles club night: a guest with a long name, a round on four courts, one
-    court's score entered (its round's screen shows the others' boxes)."""
+def club_night_with_guests_and_courts(member) -> str:  # type: ignore[no-untyped-def]
+    """Tonight's singles club night: a guest with a long name, a round on four courts, the
+    first court's score and the guest's entered (its round's screen shows the others'
+    boxes); the address that corrects the guest's."""
     singles = Ladder.objects.get(slug="singles")
     others = (
         Membership.objects.filter(ladder=singles, is_public=True, user__is_active=True)
@@ -247,8 +257,10 @@ def club_night_with_guests_and_courts(member) -> None:  # type: ignore[no-untype
     )
     guest = clubnight.add_guest(singles, member, "Visiting Venkataraman-Subramanian-Okonkwo")
     hall = [member, *(m.user for m in others)]
-    clubnight.add_round(singles, member, hall, courts=4, guest_ids=[guest.id])
-    clubnight.enter_scores(singles, member, 1, {1: [(21, 15), (21, 18)]})
+    _, rnd = clubnight.add_round(singles, member, hall, courts=4, guest_ids=[guest.id])
+    court = next(n for n, m in enumerate(rnd.matches, start=1) if guest.id in m.side_a + m.side_b)
+    clubnight.enter_scores(singles, member, 1, {1: [(21, 15), (21, 18)], court: [(21, 9), (21, 7)]})
+    return f"/ladders/singles/club-night/rounds/1/courts/{court}/correct/"
 
 
 def moderator_pages(demo) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -392,3 +404,48 @@ def test_the_inbox_dispute_form_fits_a_phone(page, demo, axe) -> None:  # type: 
     page.wait_for_timeout(100)
     assert sideways(page) is None
     assert axe(page) == []
+
+
+NAV_ROWS_JS = """() => {
+  const nav = document.querySelector('nav.nav');
+  const tops = [...nav.children].filter(e => e.offsetWidth > 0 && e.offsetHeight > 0)
+    .map(e => Math.round(e.getBoundingClientRect().top));
+  return new Set(tops).size;
+}"""
+
+
+@pytest.mark.parametrize("username", [MEMBER, MODERATOR])
+def test_the_site_bar_keeps_to_two_rows_on_a_phone(new_page, demo, axe, username) -> None:  # type: ignore[no-untyped-def]
+    """At most two rows at 390 and 360 px, one at 1280; what is not in the bar is in its
+    menu, which a keyboard opens, whose items are big enough to tap, and which Escape
+    closes (focus back on it)."""
+    page = new_page()
+    log_in(page, username)
+    nav = page.get_by_role("navigation", name="Site")
+    for width, rows in ((390, 2), (360, 2), (1280, 1)):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto("/ladders/")
+        assert page.evaluate(NAV_ROWS_JS) <= rows, f"{username} at {width} px"
+        assert sideways(page) is None
+        menu = nav.locator("details.nav-menu > summary")
+        menu.focus()
+        page.keyboard.press("Enter")
+        phone = width < 640  # Challenges and Moderation: in the bar on a desktop
+        wanted = ["Your profile", "Log out"] + (["Challenges"] if phone else [])
+        if username == MODERATOR:
+            wanted += ["Admin"] + (["Moderation"] if phone else [])
+        for name in wanted:
+            item = nav.get_by_role("link", name=name).or_(nav.get_by_role("button", name=name))
+            expect(item.first).to_be_visible()
+            box = item.first.bounding_box()
+            assert box is not None and box["height"] >= 44, (width, name, box)
+        # Each is there once at every width: in the bar on a desktop, in the menu on a phone.
+        expect(nav.get_by_role("link", name="Challenges")).to_have_count(1)
+        expect(nav.get_by_role("link", name="Moderation")).to_have_count(
+            1 if username == MODERATOR else 0
+        )
+        assert sideways(page) is None
+        assert axe(page) == []
+        page.keyboard.press("Escape")
+        expect(nav.get_by_role("button", name="Log out")).to_be_hidden()
+        assert page.evaluate("document.activeElement.tagName") == "SUMMARY"

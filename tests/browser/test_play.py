@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from ladder.matches.models import Match
 from ladder.play.models import CalendarFeed, Challenge
+from tests.browser.support import follow_nav
 from tests.browser.test_matches import log_in, pick
 from tests.browser.test_phone import axe  # noqa: F401  (the fixture)
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
@@ -82,7 +83,7 @@ def test_challenge_accept_feed_report_confirm_played(new_page, screenshot, club,
 
     bob = new_page()
     log_in(bob, "bob")
-    bob.get_by_role("navigation").get_by_role("link", name="Challenges").click()
+    follow_nav(bob, "Challenges")
     card = bob.locator(f"#challenge-{challenge.pk}")
     expect(card).to_contain_text("Alice Archer v Bob Baker")
     expect(card).to_contain_text("“Best of three?”")

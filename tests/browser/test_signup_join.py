@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from ladder.clubs.models import Membership
+from tests.browser.support import log_out
 from tests.factories import LadderFactory
 
 PASSWORD = "a-long-and-unusual-pass-42"
@@ -49,7 +50,7 @@ def test_sign_up_log_out_log_in_and_join(new_page, live_server, screenshot, sing
     assert User.objects.filter(username="dana").exists()
 
     nav = page.get_by_role("navigation")
-    nav.get_by_role("button", name="Log out").click()
+    log_out(page)
     expect(nav.get_by_role("link", name="Log in")).to_be_visible()
     assert not nav.get_by_role("button", name="Log out").count()
 

@@ -118,7 +118,10 @@ def test_entering_a_court_twice_reports_it_once(ladder, night, alice) -> None:
         "Court 1 was entered already: 21-15 21-18; to change it, its reporter edits the "
         "match or a player disputes it."
     )
-    assert other[2].message == "Court 2 was entered already: 21-3 21-4."
+    assert other[2].message == (
+        "Court 2 was entered already: 21-3 21-4; whoever entered it, or a moderator, can "
+        "correct it (“Correct the score”)."
+    )
     assert Match.objects.count() == 1 and results(ladder) == after_first
 
 

@@ -4,7 +4,7 @@ nothing in the rating maths changes."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, time, timedelta
 
 import pytest
 from django.utils import timezone
@@ -194,3 +194,35 @@ def test_the_board_says_away_instead_of_inactive(client, ladder, alice, bob):
     )
     bump_board(ladder.pk)  # as a membership's save would
     assert "Away until" not in client.get(f"/ladders/{ladder.slug}/").content.decode()
+
+
+def test_the_board_says_away_for_a_member_not_yet_rated(
+    client, ladder, alice, bob, charlie, time_machine
+):
+    """Charlie has no rated match: the "Not yet rated" list says "Away until" as the ranked
+    rows do, and so does the player page; the kept pages follow the change at once."""
+    confirm_match(reported_match(ladder, alice, [alice], [bob]), bob)
+    rate_ladder(ladder.pk)
+    board, player = f"/ladders/{ladder.slug}/", "/players/charlie/"
+    for address in (board, player):  # a visitor's pages, kept before charlie goes away
+        html = client.get(address).content.decode()
+        assert "Charlie Chen" in html and "Away until" not in html
+    until = TODAY + timedelta(days=9)
+    set_away(charlie, ladder, until)
+    label = f"Away until {until.day} {until.strftime('%b')} {until.year}"
+    html = client.get(board).content.decode()
+    unrated = html[html.index("Not yet rated") :]
+    assert f'<span class="tag away">{label}</span>' in unrated
+    assert html.count("Away until") == 1
+    assert label in client.get(player).content.decode()
+    set_away(charlie, ladder, None)
+    for address in (board, player):
+        assert "Away until" not in client.get(address).content.decode()
+    # Away up to today: said today, not tomorrow (the day is in the kept pages' keys).
+    set_away(charlie, ladder, TODAY)
+    assert "Away until" in client.get(board).content.decode()
+    tomorrow = datetime.combine(
+        TODAY + timedelta(days=1), time(12), timezone.get_current_timezone()
+    )
+    time_machine.move_to(tomorrow, tick=False)
+    assert "Away until" not in client.get(board).content.decode()

@@ -117,3 +117,15 @@ def report_payload(ladder: Ladder, side_a: list[Any], side_b: list[Any], **overr
     }
     payload.update(overrides)
     return payload
+
+
+def singles_report(ladder: Ladder, reporter: Any, opponent: Any) -> dict[str, Any]:
+    """``report_match``'s keywords for a singles win today, 21-15 21-18."""
+    return {
+        "ladder": ladder,
+        "reporter": reporter,
+        "played_on": timezone.localdate(),
+        "side_a": [reporter],
+        "side_b": [opponent],
+        "games": [(21, 15), (21, 18)],
+    }

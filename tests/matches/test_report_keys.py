@@ -15,7 +15,7 @@ from ladder.matches import api as matches_api
 from ladder.matches import operations as matches
 from ladder.matches.errors import ReportKeyReused
 from ladder.matches.models import AuditEntry, Match, Notification
-from tests.matches.support import API, api_client, counts, report_payload
+from tests.matches.support import API, api_client, counts, report_payload, singles_report
 from tests.matches.test_matches_concurrency import race
 
 KEY = "3f1c9a5e-6d0b-4c1e-9a43-7f2d51b8e0aa"
@@ -156,14 +156,7 @@ def test_a_committed_report_answers_201_when_the_database_fails_after_it(  # typ
 
 
 def test_the_domain_function_takes_the_key(ladder, alice, bob):  # type: ignore[no-untyped-def]
-    report = {
-        "ladder": ladder,
-        "reporter": alice,
-        "played_on": timezone.localdate(),
-        "side_a": [alice],
-        "side_b": [bob],
-        "games": [(21, 15), (21, 18)],
-    }
+    report = singles_report(ladder, alice, bob)
     first = matches.report_match(**report, key="k1")
     again = matches.report_match(**report, key="k1")
     assert (first.repeated, again.repeated) == (False, True) and again.pk == first.pk
