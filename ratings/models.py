@@ -161,12 +161,15 @@ def ladder_standing(ladder: Ladder) -> tuple[Params, float, int]:
     return rating_params(ladder), ladder.ranked_rd, ladder.ranked_min_matches
 
 
-def status_of(state: PlayerState, ladder: Ladder, on: date) -> str:
+def status_of(state: PlayerState, ladder: Ladder, on: date, params: Params | None = None) -> str:
     """A player's status on ``on`` from their current state (a club night's players): the
-    rule the stored rows follow (``PlayerRating.status_on``)."""
+    rule the stored rows follow (``PlayerRating.status_on``). ``params``: the ladder's
+    ``rating_params``, when the caller has them (one read for a page of players)."""
     if state.last_played is None or state.last_played < active_since(ladder.lookback_days, on):
         return INACTIVE
-    until = established_until(state, *ladder_standing(ladder))
+    if params is None:
+        params = rating_params(ladder)
+    until = established_until(state, params, ladder.ranked_rd, ladder.ranked_min_matches)
     return RANKED if until is not None and until >= on else PROVISIONAL
 
 

@@ -25,6 +25,7 @@ from ladder.clubnight.matchmaking import MAX_COURTS, ClubNightError
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Membership
+from ratings.models import rating_params
 
 MAX_PRESENT = 200  # a hall, not the whole club twice over
 
@@ -209,9 +210,10 @@ class ClubNightView(APIView):
         except ClubNightError as exc:
             raise exceptions.ValidationError({"present": [str(exc)]}) from None
         states = clubnight.hall_states(ladder, users)
+        params = rating_params(ladder)
         players = []
         for user in users:
-            shown = clubnight.standing(ladder, states[user.pk][0], today)
+            shown = clubnight.standing(ladder, states[user.pk][0], today, params)
             players.append(
                 {
                     "username": user.username,

@@ -34,7 +34,7 @@ from ladder.matches.models import LIVE_STATES, MatchPlayer
 from ladder.matches.operations import report_match
 from ladder.matches.validation import check_games
 from ratings.engine.predict import inflated_rd
-from ratings.engine.types import PlayerState
+from ratings.engine.types import Params, PlayerState
 from ratings.models import rating_params, status_of
 from ratings.predictions import player_states as current_states
 
@@ -262,11 +262,12 @@ class Standing:
         return self.status in ("provisional", UNRATED)
 
 
-def standing(ladder: Ladder, state: PlayerState, on: date) -> Standing:
-    """One member's ``Standing`` on ``on`` from their current state."""
+def standing(ladder: Ladder, state: PlayerState, on: date, params: Params) -> Standing:
+    """One member's ``Standing`` on ``on`` from their current state; ``params`` are the
+    ladder's ``rating_params``, read once for all the members shown."""
 
-    rd = inflated_rd(state, on, rating_params(ladder))
-    status = UNRATED if state.last_played is None else status_of(state, ladder, on)
+    rd = inflated_rd(state, on, params)
+    status = UNRATED if state.last_played is None else status_of(state, ladder, on, params)
     return Standing(state.rating, rd, status)
 
 

@@ -35,6 +35,7 @@ from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
 from ladder.matches.forms import MatchForm
 from ladder.matches.views import SignedInRequest
+from ratings.models import rating_params
 
 
 @dataclass(frozen=True)
@@ -238,10 +239,11 @@ def _people(ladder: Ladder, on: date, viewer: Viewer) -> dict[str, Attendee]:
         access.members(viewer, Membership.objects.filter(ladder=ladder)).select_related("user")
     )
     states = clubnight.hall_states(ladder, [m.user for m in memberships])
+    params = rating_params(ladder)
     people = []
     for m in memberships:
         state, games = states[m.user_id]
-        shown = clubnight.standing(ladder, state, on)
+        shown = clubnight.standing(ladder, state, on, params)
         people.append(
             Attendee(m.user.username, m.user.name, shown.rating, shown.rd, games, shown.status)
         )

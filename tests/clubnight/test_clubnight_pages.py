@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from datetime import timedelta
+from datetime import date, timedelta
 from html import unescape
 from itertools import combinations
 from urllib.parse import parse_qs, urlsplit
@@ -21,7 +21,7 @@ from ladder.clubnight.matchmaking import QUALITY_FLOOR, ClubNightError, ClubNigh
 from ladder.clubnight.models import ClubNight
 from ladder.clubs.models import Ladder
 from ladder.matches.models import Match
-from ratings.models import PlayerRating
+from ratings.models import PlayerRating, Season
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
 
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -112,7 +112,22 @@ def test_a_moderator_who_does_not_play_may_run_it(client, hall, doubles, mod):
     assert "Report this match" not in client.get(url(doubles)).content.decode()
 
 
-def test_the_page_takes_the_same_queries_however_many_members(client, doubles, alice):
+@pytest.mark.parametrize("season_start_periods", [0, 4])
+def test_the_page_takes_the_same_queries_however_many_members(
+    client, doubles, alice, season_start_periods
+):
+    """A ladder that raises RDs at a season's start reads its seasons once for the page, not
+    once per member shown."""
+    if season_start_periods:
+        doubles.season_start_periods = season_start_periods
+        doubles.save()
+        Season.objects.create(
+            ladder=doubles,
+            name="Now",
+            slug="now",
+            starts_on=date(2026, 1, 1),
+            ends_on=date(2026, 12, 31),
+        )
     client.force_login(alice)
     client.post(url(doubles), {"present": ["alice", "bob", "charlie", "dave"]})
     with CaptureQueriesContext(connection) as few:
