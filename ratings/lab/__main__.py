@@ -3,4 +3,4 @@
 from ratings.lab.cli import main
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(prog="python -m ratings.lab"))

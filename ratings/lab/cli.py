@@ -607,9 +607,10 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "python -m ratings.engine") -> argparse.ArgumentParser:
+    """The command line, named in its usage and errors as it was run (``prog``)."""
     parser = argparse.ArgumentParser(
-        prog="python -m ratings.lab", description="The ladder's rating engine (RATINGS.md)."
+        prog=prog, description="The ladder's rating engine (RATINGS.md)."
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in SUBCOMMANDS:
@@ -617,8 +618,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, prog: str = "python -m ratings.engine") -> int:
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     try:  # bad arguments exit 2 before any work starts
         if hasattr(args, "param"):

@@ -100,6 +100,20 @@ def test_bad_param_exits_2_with_a_message() -> None:
     assert "unknown parameter" in done.stderr
 
 
+@pytest.mark.parametrize("module", ["ratings.engine", "ratings.lab"])
+def test_usage_names_the_command_as_it_was_run(module: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", module, "backtest", str(BWF), "--param", "season_start_periods=-1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"usage: python -m {module} ")
+    assert f"python -m {module}: error: season_start_periods" in done.stderr
+
+
 @pytest.mark.parametrize(
     "args",
     [
