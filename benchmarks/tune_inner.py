@@ -234,7 +234,7 @@ def main() -> None:
                     inner,
                     params,
                     fmt,
-                    budget=budget,
+                    budget=budget or tune_.DEFAULT_BUDGET,
                     seed=seed,
                     workers=2,
                     progress=asked.append,
