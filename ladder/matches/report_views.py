@@ -201,7 +201,7 @@ def _prefilled(ladder: Ladder, form: ReportForm) -> dict[str, Any] | None:
         return None
     by_slot = dict(zip(slots, (users[name] for name in names), strict=True))
     return {
-        "played_on": timezone.localdate(),
+        "played_on": form.initial.get("played_on") or timezone.localdate(),
         "side_a": [form.reporter, *(by_slot[s] for s in form.partner_slots)],
         "side_b": [by_slot[s] for s in form.opponent_slots],
     }
@@ -227,7 +227,7 @@ def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, An
         for key in ("side_a", "side_b")
     ]
     if arranged:
-        sides = [list(arranged["side_a"]), list(arranged["side_b"])]
+        sides = [list(arranged.side_a), list(arranged.side_b)]
     me = request.user.username
     mine = next((i for i, side in enumerate(sides) if me in side), None)
     if request.method != "GET" or mine is None:
@@ -240,6 +240,9 @@ def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, An
     initial.update({f"opponent_{i}": name for i, name in enumerate(opponents, 1)})
     if arranged:
         initial.update(links)
+        # Reported the day after, it is still dated the day it was played; a time still
+        # ahead (played early) leaves today's date.
+        initial["played_on"] = min(arranged.played_on, timezone.localdate())
     return initial
 
 

@@ -8,6 +8,7 @@ lineup, asks through these signals; ratings/signals.py connects the answers.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -42,20 +43,31 @@ match_reported = Signal()
 match_state_changed = Signal()
 
 # Asks for the lineup a scheduled match was arranged with, for the report form's prefill:
-# keywords ``ladder``, ``user``, ``links``; the answer is {"side_a": [...], "side_b": [...]}
-# (usernames) or None.
+# keywords ``ladder``, ``user``, ``links``; the answer is {"side_a": [...], "side_b": [...],
+# "played_on": date} (usernames; the club's date it was arranged for) or None.
 scheduled_lineup_wanted = Signal()
 
 
-def scheduled_lineup(
-    ladder: Ladder, user: User, links: dict[str, int]
-) -> dict[str, list[str]] | None:
+@dataclass(frozen=True)
+class ScheduledLineup:
+    """A scheduled match's sides (usernames) and the club's date it was arranged for."""
+
+    side_a: list[str]
+    side_b: list[str]
+    played_on: date
+
+
+def scheduled_lineup(ladder: Ladder, user: User, links: dict[str, int]) -> ScheduledLineup | None:
     """The first answer to ``scheduled_lineup_wanted``: the arranged lineup, or None."""
     for _receiver, answer in scheduled_lineup_wanted.send(
         sender=type(ladder), ladder=ladder, user=user, links=links
     ):
         if isinstance(answer, dict):
-            return {side: [str(name) for name in answer[side]] for side in ("side_a", "side_b")}
+            return ScheduledLineup(
+                side_a=[str(name) for name in answer["side_a"]],
+                side_b=[str(name) for name in answer["side_b"]],
+                played_on=answer["played_on"],
+            )
     return None
 
 

@@ -7,7 +7,7 @@ The rules live in ``services.py`` (the only code that changes these rows); RULES
 from __future__ import annotations
 
 import secrets
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -124,6 +124,11 @@ class Scheduled(models.Model):
 
     class Meta:
         abstract = True
+
+    @property
+    def day(self) -> date:
+        """The club's date it is arranged for (today while no time is agreed)."""
+        return timezone.localdate(self.starts_at) if self.starts_at else timezone.localdate()
 
 
 class Challenge(Scheduled):

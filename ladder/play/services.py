@@ -533,10 +533,12 @@ def match_state_changed(match: Match, to_state: str) -> None:
 
 
 class Lineup(TypedDict):
-    """A scheduled game's sides, as usernames (the report form's prefill)."""
+    """A scheduled game's sides, as usernames, and the club's date it is arranged for (the
+    report form's prefill)."""
 
     side_a: list[str]
     side_b: list[str]
+    played_on: date
 
 
 def scheduled_lineup(ladder: Ladder, user: User, links: dict[str, int]) -> Lineup | None:
@@ -553,6 +555,7 @@ def scheduled_lineup(ladder: Ladder, user: User, links: dict[str, int]) -> Lineu
             return {
                 "side_a": [u.username for u in challenge.side_a],
                 "side_b": [u.username for u in challenge.side_b],
+                "played_on": challenge.day,
             }
     if "open_game" in links:
         game = (
@@ -564,7 +567,7 @@ def scheduled_lineup(ladder: Ladder, user: User, links: dict[str, int]) -> Lineu
         if game:
             names = [u.username for u in game.players_list]
             half = game.team_size
-            return {"side_a": names[:half], "side_b": names[half:]}
+            return {"side_a": names[:half], "side_b": names[half:], "played_on": game.day}
     return None
 
 

@@ -166,7 +166,11 @@ def test_doubles_game_splits_into_sides_for_the_report(doubles, alice, bob, char
         game = services.join_open_game(game, user)
     assert game.state == SCHEDULED
     lineup = services.scheduled_lineup(doubles, charlie, {"open_game": game.pk})
-    assert lineup == {"side_a": ["alice", "bob"], "side_b": ["charlie", "dave"]}
+    assert lineup == {
+        "side_a": ["alice", "bob"],
+        "side_b": ["charlie", "dave"],
+        "played_on": timezone.localdate(game.starts_at),
+    }
     extra = UserFactory(username="erin")
     MembershipFactory(ladder=doubles, user=extra)
     assert services.scheduled_lineup(doubles, extra, {"open_game": game.pk}) is None

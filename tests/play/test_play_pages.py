@@ -3,6 +3,9 @@ the report form prefilled from a challenge, open games and the calendar settings
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
 import pytest
 from django.utils import timezone
 
@@ -126,6 +129,37 @@ def test_the_report_form_is_prefilled_from_a_challenge_and_links_the_match(
     assert response.status_code == 302
     made.refresh_from_db()
     assert made.match_id == Match.objects.get().pk
+
+
+def played_on_shown(form: str) -> str:
+    (value,) = re.findall(r'name="played_on" value="([^"]*)"', form) or re.findall(
+        r'value="([^"]*)"[^>]*name="played_on"', form
+    )
+    return value
+
+
+def test_a_report_from_a_challenge_is_dated_the_day_it_was_arranged_for(
+    ladder, alice, bob, client
+):
+    """Seen in Chromium: reported the morning after, a challenge's match was dated the day
+    of the report. The form now says the day it was arranged for; a time still ahead (played
+    early) leaves today's date, since a match cannot be dated in the future."""
+    made = services.create_challenge(
+        ladder=ladder, by=alice, opponents=["bob"], proposed_times=[soon(2)]
+    )
+    services.accept_challenge(made, bob, soon(2).isoformat())
+    client.force_login(bob)
+    today = timezone.localdate()
+    form = client.get(f"/ladders/singles/report/?challenge={made.pk}").content.decode()
+    assert played_on_shown(form) == today.isoformat()
+    # Two days on: the evening it was played was yesterday.
+    yesterday_evening = timezone.localtime().replace(hour=19, minute=0) - timedelta(days=1)
+    Challenge.objects.filter(pk=made.pk).update(starts_at=yesterday_evening)
+    form = client.get(f"/ladders/singles/report/?challenge={made.pk}").content.decode()
+    assert played_on_shown(form) == (today - timedelta(days=1)).isoformat()
+    # Without a challenge the form says today, as before.
+    plain = client.get("/ladders/singles/report/").content.decode()
+    assert played_on_shown(plain) == today.isoformat()
 
 
 def test_someone_else_s_challenge_prefills_nothing(ladder, alice, bob, charlie, client):
