@@ -112,6 +112,10 @@ class LadderAdmin(admin.ModelAdmin):
         ),
     ]
 
+    class Media:
+        # The members' table scrolls in its own box, not the page (static/css/admin.css).
+        css = {"all": ["css/admin.css"]}
+
     def get_queryset(self, request: HttpRequest) -> QuerySet[Ladder]:
         return cast(LadderQuerySet, super().get_queryset(request)).with_member_count()
 

@@ -449,3 +449,22 @@ def test_the_site_bar_keeps_to_two_rows_on_a_phone(new_page, demo, axe, username
         page.keyboard.press("Escape")
         expect(nav.get_by_role("button", name="Log out")).to_be_hidden()
         assert page.evaluate("document.activeElement.tagName") == "SUMMARY"
+
+
+def test_the_admin_s_ladder_page_does_not_scroll_sideways(new_page, demo) -> None:  # type: ignore[no-untyped-def]
+    """Seen at 1280 px: the ladder's members table (seven columns) made the whole page
+    1,872 px wide. It scrolls inside its own box now, and every member row is still there."""
+    page = new_page()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto("/admin/login/?next=/admin/")
+    page.get_by_label("Username").fill("admin")
+    page.get_by_label("Password").fill(DEMO_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    singles = Ladder.objects.get(slug="singles")
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(f"/admin/clubs/ladder/{singles.pk}/change/")
+        expect(page.get_by_role("heading", name="Memberships")).to_be_visible()
+        assert sideways(page) is None, width
+        rows = page.locator(".inline-group .tabular tr.form-row.has_original")
+        assert rows.count() == Membership.objects.filter(ladder=singles).count()
