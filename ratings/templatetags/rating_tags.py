@@ -100,9 +100,16 @@ def match_ratings(match: Match) -> dict[str, object]:
 @register.simple_tag
 def to_be_ranked(matches: int, ladder: Ladder) -> str:
     """What a provisional player still needs (RATINGS.md §8): "3 more matches to be ranked",
-    or, with enough matches but an RD still above the ladder's limit, "ranked after another
-    match" (each match lowers the RD)."""
+    or, with enough matches but an RD still above the ladder's limit, how it comes down.
+
+    Not "after another match": a match lowers the RD by what it tells (Glicko's
+    ``g² E (1 − E)``), next to nothing when the result was all but certain, while the RD grows
+    each rating period. Seen on the demo: the club's best player, 28–3 against players rated
+    far below, stayed at ± 0.13 for two months of matches."""
     missing = ladder.ranked_min_matches - (matches or 0)
     if missing > 0:
         return f"{missing} more match{'es' if missing != 1 else ''} to be ranked"
-    return f"ranked after another match (± above {format_rd(ladder.ranked_rd)})"
+    return (
+        f"ranked once ± is {format_rd(ladder.ranked_rd)} or less: matches against similarly "
+        "rated players lower it most"
+    )
