@@ -47,3 +47,11 @@ def follow_nav(page: Page, name: str) -> None:
     if not link.is_visible():
         nav.locator("details.nav-menu > summary").click()
     link.click()
+
+
+def pick(page: Page, label: str, text: str, name: str) -> None:
+    """Type into a player input and choose ``name`` from the type-ahead."""
+    slot = page.locator(".player-slot", has=page.get_by_label(label, exact=True))
+    slot.get_by_label(label, exact=True).press_sequentially(text, delay=40)
+    slot.get_by_role("listbox", name="Matching members").get_by_role("option", name=name).click()
+    expect(slot.locator(".picked")).to_have_text(f"✓ {name}")

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from accounts.roles import make_moderator
 from ladder.matches.models import AuditEntry, Dispute, Match
-from tests.browser.support import follow_nav, log_in
+from tests.browser.support import follow_nav, log_in, pick
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
 
 pytestmark = pytest.mark.browser
@@ -36,14 +36,6 @@ def club(transactional_db):  # type: ignore[no-untyped-def]
     make_moderator(people["mod"])
     people["ladder"] = ladder
     return people
-
-
-def pick(page, label: str, text: str, name: str) -> None:  # type: ignore[no-untyped-def]
-    """Type into a player input and choose ``name`` from the type-ahead."""
-    slot = page.locator(".player-slot", has=page.get_by_label(label, exact=True))
-    slot.get_by_label(label, exact=True).press_sequentially(text, delay=40)
-    slot.get_by_role("listbox", name="Matching members").get_by_role("option", name=name).click()
-    expect(slot.locator(".picked")).to_have_text(f"✓ {name}")
 
 
 @pytest.fixture

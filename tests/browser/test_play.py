@@ -17,8 +17,7 @@ from playwright.sync_api import expect
 
 from ladder.matches.models import Match
 from ladder.play.models import CalendarFeed, Challenge
-from tests.browser.support import follow_nav
-from tests.browser.test_matches import log_in, pick
+from tests.browser.support import follow_nav, log_in, pick
 from tests.browser.test_phone import axe  # noqa: F401  (the fixture)
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
 

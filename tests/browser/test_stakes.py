@@ -10,7 +10,8 @@ from playwright.sync_api import expect
 
 from ladder.matches.models import Match
 from ratings.stakes import points_at_stake
-from tests.browser.test_matches import club, log_in, pick  # noqa: F401 - club is a fixture
+from tests.browser.support import log_in, pick
+from tests.browser.test_matches import club  # noqa: F401 - club is a fixture
 
 pytestmark = pytest.mark.browser
 

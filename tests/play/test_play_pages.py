@@ -138,9 +138,7 @@ def played_on_shown(form: str) -> str:
     return value
 
 
-def test_a_report_from_a_challenge_is_dated_the_day_it_was_arranged_for(
-    ladder, alice, bob, client
-):
+def test_a_report_from_a_challenge_is_dated_the_day_it_was_arranged_for(ladder, alice, bob, client):
     """Seen in Chromium: reported the morning after, a challenge's match was dated the day
     of the report. The form now says the day it was arranged for; a time still ahead (played
     early) leaves today's date, since a match cannot be dated in the future."""
