@@ -109,7 +109,4 @@ def to_be_ranked(matches: int, ladder: Ladder) -> str:
     missing = ladder.ranked_min_matches - (matches or 0)
     if missing > 0:
         return f"{missing} more match{'es' if missing != 1 else ''} to be ranked"
-    return (
-        f"ranked once ± is {format_rd(ladder.ranked_rd)} or less: matches against similarly "
-        "rated players lower it most"
-    )
+    return f"± above {format_rd(ladder.ranked_rd)}: closer-rated opponents lower it most"

@@ -104,8 +104,7 @@ def test_ranked_provisional_and_inactive_apart_at_the_boundaries(client, board):
     assert text_of(row_of(page, "Ian Player")).startswith("– Ian Player 7.00 ± 0.06")
     # A provisional rating is shown with "?" (RATINGS.md §8); a ranked one without.
     assert text_of(row_of(page, "Ivy Player")).startswith(
-        "– Ivy Player ranked once ± is 0.12 or less: matches against similarly rated players "
-        "lower it most 5.50 ? ± 0.12"
+        "– Ivy Player ± above 0.12: closer-rated opponents lower it most 5.50 ? ± 0.12"
     )
     assert "?" not in text_of(row_of(page, "Rob Player"))
     # The member without a rated match: listed apart, with their starting rating.

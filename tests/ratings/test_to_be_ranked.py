@@ -31,6 +31,4 @@ def test_a_provisional_player_reads_how_many_matches_are_missing(client, ladder,
 def test_the_words_for_one_match_and_for_an_rd_still_too_high(ladder):
     assert to_be_ranked(4, ladder) == "1 more match to be ranked"
     assert to_be_ranked(0, ladder) == "5 more matches to be ranked"
-    assert to_be_ranked(9, ladder) == (
-        "ranked once ± is 0.12 or less: matches against similarly rated players lower it most"
-    )
+    assert to_be_ranked(9, ladder) == "± above 0.12: closer-rated opponents lower it most"
