@@ -85,8 +85,9 @@ def challenge_event(challenge: Challenge) -> Event:
 
 
 def game_event(game: OpenGame) -> Event:
-    players = _names(game.players_list)
-    kind = "Doubles" if game.team_size == 2 else "Singles"
+    # Its players, not sides ("&" joins partners): who plays with whom is settled at the court.
+    players = ", ".join(u.name for u in game.players_list)
+    kind = "doubles" if game.team_size == 2 else "singles"
     return _event(
         f"open-game-{game.pk}",
         f"{game.ladder.name}: {kind} game ({players})",

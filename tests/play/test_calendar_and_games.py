@@ -93,6 +93,17 @@ def rate(ladder, user, rating):
     )
 
 
+def test_a_game_s_calendar_entry_lists_its_players_not_sides(ladder, alice, bob, client):
+    """Seen in a calendar: "Club Singles: Singles game (Alice Archer & Bob Baker)" read as if
+    they were partners; an open game's players are listed, as its page lists them."""
+    game = services.join_open_game(post(ladder, alice), bob)
+    client.force_login(bob)
+    found, _ = events(client.get(f"/open-games/{game.pk}/ics/").content)
+    event = found[f"open-game-{game.pk}"]
+    assert str(event["SUMMARY"]) == "Club Singles: singles game (Alice Archer, Bob Baker)"
+    assert "Players: Alice Archer, Bob Baker." in str(event["DESCRIPTION"])
+
+
 def test_a_game_fills_and_is_scheduled_and_its_players_are_told(ladder, alice, bob):
     game = post(ladder, alice)
     assert (game.state, game.places_left) == (OPEN, 1)
