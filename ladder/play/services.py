@@ -739,6 +739,30 @@ def open_games(ladder: Ladder, now: datetime | None = None) -> QuerySet[OpenGame
     )
 
 
+#: How long after its start a full game the viewer played in waits on the page to be reported.
+REPORT_WITHIN = timedelta(days=30)
+
+
+def games_to_report(ladder: Ladder, user: User, now: datetime | None = None) -> QuerySet[OpenGame]:
+    """``user``'s full games on ``ladder`` that have started, in the last
+    :data:`REPORT_WITHIN`, and are not played yet: once started a game leaves the list of
+    games to come, and its result (``?open_game=<id>``) is reported from here. One reported
+    and not yet confirmed shows its match. Newest first."""
+    now = now or timezone.now()
+    return (
+        OpenGame.objects.filter(
+            ladder=ladder,
+            state=SCHEDULED,
+            starts_at__lte=now,
+            starts_at__gt=now - REPORT_WITHIN,
+            players__user=user,
+        )
+        .select_related("ladder", "host")
+        .prefetch_related("players__user")
+        .order_by("-starts_at", "-pk")
+    )
+
+
 def get_game(pk: int | str, viewer: User) -> OpenGame:
     game = (
         OpenGame.objects.filter(ladder__in=access.ladders(access.Viewer.of(viewer)).values("pk"))

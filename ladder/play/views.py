@@ -191,10 +191,11 @@ def open_games(request: SignedInRequest, slug: str) -> HttpResponse:
                 return redirect("ladder:open_games", slug=ladder.slug)
         status = 400
     games = list(services.open_games(ladder))
+    to_report = list(services.games_to_report(ladder, request.user))
     return render(
         request,
         "play/open_games.html",
-        {"ladder": ladder, "games": games, "form": form},
+        {"ladder": ladder, "games": games, "to_report": to_report, "form": form},
         status=status,
     )
 

@@ -190,6 +190,47 @@ def test_open_games_page_post_join_leave(ladder, alice, bob, client):
     assert bad.status_code == 400
 
 
+def test_a_started_game_waits_to_be_reported_on_its_players_page(
+    ladder, alice, bob, charlie, client
+):
+    """Seen in Chromium: once its time had come, a full game left the list of games to come
+    and with it the only "Report the result" that links its match; a game was reportable only
+    before it was played. Its players now find it under "Your games to report", dated the day
+    it was played; a reported one shows its match, and others do not see it there."""
+    game = services.join_open_game(
+        services.post_open_game(ladder=ladder, by=alice, starts_at=soon(1), place="Court 5"), bob
+    )
+    evening = timezone.localtime().replace(hour=19, minute=0) - timedelta(days=1)
+    OpenGame.objects.filter(pk=game.pk).update(starts_at=evening)  # it was played yesterday
+    client.force_login(bob)
+    page = client.get("/ladders/singles/open-games/").content.decode()
+    assert f'id="game-{game.pk}"' not in page  # no longer a game to come
+    assert "Your games to report" in page
+    report = f"/ladders/singles/report/?open_game={game.pk}"
+    assert f'href="{report}"' in page
+    form = client.get(report).content.decode()
+    assert 'name="opponent_1" id="id_opponent_1" value="alice"' in form
+    assert played_on_shown(form) == evening.date().isoformat()
+    response = client.post(
+        "/ladders/singles/report/",
+        {
+            "open_game": game.pk,
+            "opponent_1": "alice",
+            "played_on": evening.date().isoformat(),
+            "game_a": ["21", "21"],
+            "game_b": ["10", "12"],
+        },
+    )
+    assert response.status_code == 302
+    match = Match.objects.get()
+    game.refresh_from_db()
+    assert (game.match_id, match.played_on) == (match.pk, evening.date())
+    page = client.get("/ladders/singles/open-games/").content.decode()
+    assert f'href="/matches/{match.pk}/"' in page and f'href="{report}"' not in page
+    client.force_login(charlie)
+    assert "Your games to report" not in client.get("/ladders/singles/open-games/").content.decode()
+
+
 def test_calendar_settings_show_and_renew_the_address(alice, client):
     client.force_login(alice)
     page = client.get("/calendar/").content.decode()
