@@ -146,8 +146,13 @@ def rating_params(ladder: Ladder) -> Params:
     """The parameters the ladder's ratings follow: its settings (``Ladder.params``) with, when
     a season's start raises RDs (``season_start_periods``), its seasons' first days (RATINGS.md
     §3 step 1). Every rating run, prediction, RD-today and status reads them here, so a
-    replay and the rows written one match at a time follow the same rule."""
-    params = ladder.params()
+    replay and the rows written one match at a time follow the same rule.
+
+    ``newcomer_start`` is "initial" here whatever the ladder's: on the site a member's start
+    is fixed when they join and stored (RATINGS.md §4), so the replay's own rule never
+    decides one (a player without a membership, who left, starts at the initial rating on
+    every path). An exported history evaluated as a file takes the ladder's setting."""
+    params = ladder.params().with_overrides(newcomer_start="initial")
     if params.season_start_periods == 0:
         return params  # the first days change nothing: no query
     starts = Season.objects.filter(ladder_id=ladder.pk).order_by("starts_on")

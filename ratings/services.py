@@ -7,13 +7,14 @@ from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Min
 
 from ladder.clubs.models import LADDER_FLOOR, Ladder
 from ladder.clubs.params import METHOD_OPTIONS
 from ladder.matches.models import Match
 from ratings.engine.replay import validate_params
-from ratings.engine.types import EngineError, PlayerState
-from ratings.models import PlayerRating, established_until, ladder_standing
+from ratings.engine.types import NEWCOMER_SAMPLE, EngineError, PlayerState
+from ratings.models import PlayerRating, RatingChange, established_until, ladder_standing
 from ratings.pipeline import bump_board, recompute_ladder
 from ratings.tasks import enqueue_rating
 
@@ -28,6 +29,25 @@ def replay_later(ladder: Ladder) -> None:
     Match.objects.filter(ladder=ladder, state__in=Match.RATED_STATES).update(needs_rating=True)
     ladder_id = ladder.pk
     transaction.on_commit(lambda: enqueue_rating(ladder_id))
+
+
+def newcomer_rating(ladder: Ladder) -> float | None:
+    """RATINGS.md §4 recent_newcomers on the site: the mean current rating of the last
+    NEWCOMER_SAMPLE members to play their first rated match on ``ladder`` (by its day, ties
+    to the later match), or None when no one has. Two queries."""
+    latest = (
+        RatingChange.objects.filter(ladder=ladder)
+        .values("user_id")
+        .annotate(first_day=Min("played_on"), first_match=Min("match_id"))
+        .order_by("-first_day", "-first_match")
+        .values_list("user_id", flat=True)[:NEWCOMER_SAMPLE]
+    )
+    ratings = list(
+        PlayerRating.objects.filter(ladder=ladder, user_id__in=list(latest)).values_list(
+            "rating", flat=True
+        )
+    )
+    return sum(ratings) / len(ratings) if ratings else None
 
 
 def restand(ladder: Ladder) -> int:

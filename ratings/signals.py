@@ -18,13 +18,14 @@ from django.dispatch import Signal, receiver
 
 from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.signals import newcomer_rating_wanted
 from ladder.matches.signals import lineup_wanted, ratings_due, stakes_wanted
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.types import Params
 from ratings.models import PlayerRating, RatingChange, Season
 from ratings.pipeline import bump_board, ladders_needing_rating, rate_ladder
 from ratings.predictions import Prediction, predict_sides
-from ratings.services import replay_later, restand
+from ratings.services import newcomer_rating, replay_later, restand
 from ratings.stakes import Stakes, stakes_for_lineup
 from ratings.tasks import enqueue_rating
 
@@ -202,3 +203,9 @@ def stakes_of_lineup(
 ) -> Stakes | None:
     """The §6 points at stake of a lineup for the report form (ladder/matches/signals.py)."""
     return stakes_for_lineup(ladder, side_a, side_b, on)
+
+
+@receiver(newcomer_rating_wanted)
+def rating_for_newcomer(sender: type[Ladder], ladder: Ladder, **kwargs: object) -> float | None:
+    """Where a member without a self-assessment starts (ladder/clubs/signals.py)."""
+    return newcomer_rating(ladder)

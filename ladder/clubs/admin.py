@@ -73,6 +73,7 @@ class LadderAdmin(admin.ModelAdmin):
                     "composite_rd",
                     "method_options",
                     ("initial_rating", "initial_rd", "initial_volatility"),
+                    "newcomer_start",
                     ("tau", "scale_factor"),
                     ("outcome_model", "margin_boost", "margin_clamp"),
                     ("match_win_bonus", "margin_weight"),

@@ -33,6 +33,7 @@ from ladder.clubs.params import (
     SITE_OPTIONS,
     method_option_errors,
 )
+from ladder.clubs.signals import newcomer_rating
 from ratings.engine.formats import (
     FORMAT_CHOICES,
     GENERIC,
@@ -45,6 +46,7 @@ from ratings.engine.replay import validate_params
 from ratings.engine.types import (
     COMPOSITE_RD_CHOICES,
     MAX_TEAM_SIZE,
+    NEWCOMER_STARTS,
     OUTCOME_MODELS,
     TEAM_METHODS,
     EngineError,
@@ -82,6 +84,10 @@ TEAM_METHOD_LABELS = {
 OUTCOME_MODEL_LABELS = {
     "margin_information": "Margin as information: a win is a win, a clear one counts more",
     "score": "Score: the margin sets the result (0.5 + bonus + weighted margin)",
+}
+NEWCOMER_START_LABELS = {
+    "initial": "At the initial rating",
+    "recent_newcomers": "At the mean rating of the last 30 members to start playing",
 }
 COMPOSITE_RD_LABELS = {
     "mean": "Mean of the opponents' RDs",
@@ -234,6 +240,12 @@ class Ladder(models.Model):
     )
     initial_volatility = models.FloatField(
         default=DEFAULTS.initial_volatility, validators=[MinValueValidator(0.0001)]
+    )
+    newcomer_start = models.CharField(
+        max_length=20,
+        choices=[(s, NEWCOMER_START_LABELS.get(s, s)) for s in NEWCOMER_STARTS],
+        default=DEFAULTS.newcomer_start,
+        help_text="Where a member who skips the self-assessment starts (RATINGS.md §4).",
     )
     lookback_days = models.PositiveIntegerField(
         default=DEFAULTS.lookback_days,
@@ -582,13 +594,20 @@ class Membership(models.Model):
     def apply_self_assessment(self, level: Decimal | None, certainty: str | None) -> None:
         """Store the self-assessment and the starting rating and RD it gives (RATINGS.md §4).
 
+        Without a level the ladder's initial rating, or, when its newcomer_start is
+        "recent_newcomers", the mean rating now of the last members to start playing.
         Raises the engine's EngineError for a level outside the ladder's rating range.
         """
-        state = initial_state(self.ladder.params(), level=level, certainty=certainty or None)
+        ladder = self.ladder
+        state = initial_state(ladder.params(), level=level, certainty=certainty or None)
         self.self_level = level
         self.self_certainty = certainty or ""
         self.initial_rating = state.rating
         self.initial_rd = state.rd
+        if level is None and ladder.newcomer_start == "recent_newcomers":
+            rating = newcomer_rating(ladder)
+            if rating is not None:
+                self.initial_rating = rating
 
     def away_on(self, on: date) -> date | None:
         """The last day of the member's time away if they are away on ``on``, else None."""

@@ -27,6 +27,7 @@ PARAM_FIELDS = (
     "initial_rating",
     "initial_rd",
     "initial_volatility",
+    "newcomer_start",
     "lookback_days",
     "rating_period_days",
     "season_start_periods",

@@ -56,7 +56,7 @@
 
 /* Bumped whenever the Python-facing interface changes; replay.py ignores a module
    built from another version (a stale in-tree build) and stays pure Python. */
-#define API_VERSION 7
+#define API_VERSION 8
 
 /* The most rating periods a season's start may add (replay.MAX_SEASON_START_PERIODS): it
    keeps idle_periods' arithmetic far from overflow. */
@@ -3383,8 +3383,32 @@ done:
     return PyLong_FromSsize_t(i);
 }
 
+PyDoc_STRVAR(current_doc,
+             "current(name) -> (rating, matches) or None: the player's rating and matches in this\n"
+             "working copy now (None: not loaded here; the Replayer's _Player has them). For a\n"
+             "newcomer's start (§4).");
+
+static PyObject *
+Replay_current(Replay *self, PyObject *name)
+{
+    PyObject *found = PyDict_GetItemWithError(self->index, name);
+    Py_ssize_t idx;
+    if (found == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    idx = PyLong_AsSsize_t(found);
+    if (idx < 0)
+        return NULL;
+    if (self->players[idx].obj == NULL)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(dL)", self->players[idx].rating, self->players[idx].matches);
+}
+
 static PyMethodDef Replay_methods[] = {
     {"run", (PyCFunction)Replay_run, METH_VARARGS, run_doc},
+    {"current", (PyCFunction)Replay_current, METH_O, current_doc},
     {"export", (PyCFunction)Replay_export, METH_NOARGS, export_doc},
     {"run_history", (PyCFunction)Replay_run_history, METH_VARARGS, run_history_doc},
     {NULL, NULL, 0, NULL},

@@ -58,6 +58,8 @@ from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
 from ratings.engine.teams import native_rules, performance_weights
 from ratings.engine.types import (
     COMPOSITE_RD_CHOICES,
+    NEWCOMER_SAMPLE,
+    NEWCOMER_STARTS,
     OUTCOME_MODELS,
     TEAM_METHODS,
     EngineError,
@@ -81,7 +83,7 @@ MAX_MARGIN_BOOST = 10.0
 # the bound keeps the count's arithmetic exact.
 MAX_SEASON_START_PERIODS = 1000
 # The interface version of _native.c this module speaks.
-NATIVE_API_VERSION = 7
+NATIVE_API_VERSION = 8
 # The most players a side the C replay takes (MAX_SIDE in _native.c); a ladder allows 5.
 MAX_SIDE = 16
 # rate_all reads an iterator (not a list or tuple) in pieces of this many matches.
@@ -144,6 +146,10 @@ def validate_params(params: Params) -> None:
     )
     need(params.repetition_alpha >= 0, "repetition_alpha cannot be negative")
     need(0 <= params.diversity_threshold <= 1, "diversity_threshold must be between 0 and 1")
+    need(
+        params.newcomer_start in NEWCOMER_STARTS,
+        f"newcomer_start must be one of {', '.join(NEWCOMER_STARTS)}",
+    )
     need(
         params.outcome_model in OUTCOME_MODELS,
         f"outcome_model must be one of {', '.join(OUTCOME_MODELS)}",
@@ -240,10 +246,12 @@ class ReplaySnapshot:
     initial: Mapping[str, PlayerState]  # given starting states of players who have not yet
     recent: Mapping[str, tuple[tuple[date, tuple[str, ...]], ...]]
     last: tuple[date, int | None] | None
+    # recent_newcomers: the last players to join, oldest first (their mean is the next start)
+    joined: tuple[str, ...] = ()
 
     def __reduce__(self) -> tuple[object, ...]:
         # Read-only mappings do not pickle; rebuild them from plain dicts.
-        plain = (dict(self.states), dict(self.initial), dict(self.recent), self.last)
+        plain = (dict(self.states), dict(self.initial), dict(self.recent), self.last, self.joined)
         return _readonly_snapshot, plain
 
 
@@ -264,9 +272,10 @@ def _readonly_snapshot(
     initial: dict[str, PlayerState],
     recent: dict[str, tuple[tuple[date, tuple[str, ...]], ...]],
     last: tuple[date, int | None] | None,
+    joined: tuple[str, ...] = (),
 ) -> ReplaySnapshot:
     return ReplaySnapshot(
-        MappingProxyType(states), MappingProxyType(initial), MappingProxyType(recent), last
+        MappingProxyType(states), MappingProxyType(initial), MappingProxyType(recent), last, joined
     )
 
 
@@ -332,6 +341,11 @@ class Replayer:
         self.scoring_format = scoring_format
         self._initial: dict[str, PlayerState] = dict(initial_states or {})
         self._default = default_state(params)
+        # newcomer_start recent_newcomers (§4): the last players to join, oldest first
+        self._joined: list[str] | None = None
+        if params.newcomer_start == "recent_newcomers":
+            self._joined = []
+        self._engine: Any = None  # the C working copy while one runs (its ratings are newer)
         self._players: dict[str, _Player] = {}
         self._last_ordinal = 0  # date.min has ordinal 1: any date can come first
         self._last_id: int | None = None
@@ -349,7 +363,29 @@ class Replayer:
         p = self._players.get(player)
         if p is not None:
             return p.state()
-        return self._initial.get(player, self._default)
+        return self._initial.get(player) or self._newcomer_state()
+
+    def _newcomer_state(self) -> PlayerState:
+        """§4: where a player without a given starting state would start now.
+
+        recent_newcomers: at the mean current rating of the last NEWCOMER_SAMPLE players to
+        join who have played since (the ladder's initial rating until someone has).
+        """
+        if not self._joined:
+            return self._default
+        ratings: list[float] = []
+        for name in reversed(self._joined):
+            now = None if self._engine is None else self._engine.current(name)
+            if now is None:
+                state = self.state(name)
+                now = (state.rating, state.matches)
+            if now[1]:
+                ratings.append(now[0])
+                if len(ratings) == NEWCOMER_SAMPLE:
+                    break
+        if not ratings:
+            return self._default
+        return replace(self._default, rating=math.fsum(ratings) / len(ratings))
 
     @property
     def states(self) -> Mapping[str, PlayerState]:
@@ -426,7 +462,11 @@ class Replayer:
         if self._last_ordinal:
             last = (date.fromordinal(self._last_ordinal), self._last_id)
         return ReplaySnapshot(
-            MappingProxyType(states), MappingProxyType(initial), MappingProxyType(recent), last
+            MappingProxyType(states),
+            MappingProxyType(initial),
+            MappingProxyType(recent),
+            last,
+            tuple(self._joined or ()),
         )
 
     @classmethod
@@ -444,6 +484,8 @@ class Replayer:
                 for o in opps:
                     p.counts[o] = p.counts.get(o, 0) + 1
                 p.slots += len(opps)
+        if replayer._joined is not None:
+            replayer._joined.extend(snapshot.joined)
         if snapshot.last is not None:
             replayer._last_ordinal = snapshot.last[0].toordinal()
             replayer._last_id = snapshot.last[1]
@@ -533,7 +575,7 @@ class Replayer:
     def _rate_all_native(
         self, matches: Iterable[MatchResult], probs: list[float] | None = None
     ) -> list[tuple[PlayerChange, ...]]:
-        engine = self._native_engine()
+        engine = self._engine = self._native_engine()
         out: list[tuple[PlayerChange, ...]] = []
         try:
             if isinstance(matches, list | tuple):
@@ -551,6 +593,7 @@ class Replayer:
                     if len(chunk) < NATIVE_CHUNK:
                         break
         finally:
+            self._engine = None
             self._last_ordinal, self._last_id = engine.export()
         return out
 
@@ -602,10 +645,11 @@ class Replayer:
             def performance(i: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
                 return self._performance(decode(history, i))
 
-        engine = self._native_engine()
+        engine = self._engine = self._native_engine()
         try:
             i = engine.run_history(history, start, stop, outcomes, changes, probs, performance)
         finally:
+            self._engine = None
             self._last_ordinal, self._last_id = engine.export()
         if i < stop:
             match = decode(history, i)
@@ -684,9 +728,16 @@ class Replayer:
         return cached
 
     def _player(self, name: str) -> _Player:
+        """A player's live state; a newcomer joins (the C replay calls this at their first
+        match, before rating it)."""
         p = self._players.get(name)
         if p is None:
-            p = self._players[name] = _Player(self._initial.get(name, self._default))
+            state = self._initial.get(name)
+            if state is None:
+                state = self._newcomer_state()
+                if self._joined is not None:
+                    self._joined.append(name)
+            p = self._players[name] = _Player(state)
         return p
 
     def _performance(self, match: MatchResult) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -21,6 +21,11 @@ MAX_TEAM_SIZE = 5
 # RATINGS.md §3 step 2: the winner scores 1 and the margin weighs the match
 # (margin_information), or the margin moves the outcome itself (score, the seed's).
 OUTCOME_MODELS = ("margin_information", "score")
+#: Where a player without a given starting state starts (RATINGS.md §4): at the ladder's
+#: initial rating, or at the mean current rating of the last NEWCOMER_SAMPLE players to
+#: join before them (the newcomers' own level, learned from the ladder's history).
+NEWCOMER_STARTS = ("initial", "recent_newcomers")
+NEWCOMER_SAMPLE = 30
 
 
 class EngineError(ValueError):
@@ -51,6 +56,7 @@ class Params:
     rd_max: float = 500.0
     initial_rating: float = 4500.0
     initial_rd: float = 250.0
+    newcomer_start: str = "initial"
     initial_volatility: float = 0.06
     lookback_days: int = 90
     rating_period_days: int = 7

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.replay import History, Replayer, encode
-from ratings.engine.types import OUTCOME_MODELS, EngineError, MatchResult, Params
+from ratings.engine.types import NEWCOMER_STARTS, OUTCOME_MODELS, EngineError, MatchResult, Params
 from ratings.lab.evaluate import (
     LOGLOSS_CLIP,
     Progress,
@@ -177,6 +177,7 @@ def search_space(outcome_model: str, teams: bool = False, stat_weights: bool = F
     if outcome_model not in MODEL_SPACE:
         raise EngineError(f"outcome_model must be one of {', '.join(OUTCOME_MODELS)}")
     space: dict[str, Dimension | Choice] = {**COMMON_SPACE, **MODEL_SPACE[outcome_model]}
+    space["newcomer_start"] = Choice(NEWCOMER_STARTS)
     if teams:
         methods = TEAM_METHOD_CHOICES + (("performance_weighted",) if stat_weights else ())
         space["team_method"] = Choice(methods)

@@ -53,7 +53,8 @@ def _use_ladder(options: dict[str, Any]) -> None:
         format=scoring.name,
         best_of=scoring.best_of,
         points_per_game=scoring.points_per_game,
-        base_params=rating_params(ladder),
+        # as a file, its players start by the ladder's own rule (RATINGS.md §4)
+        base_params=rating_params(ladder).with_overrides(newcomer_start=ladder.newcomer_start),
     )
 
 

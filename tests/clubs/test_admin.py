@@ -41,6 +41,7 @@ def ladder_form(**overrides):
         "match_win_bonus": "0.4",
         "margin_weight": "0.25",
         "margin_clamp": "0.25",
+        "newcomer_start": "initial",
         "rating_center": "4500",
         "rating_min": "2000",
         "rating_max": "9000",

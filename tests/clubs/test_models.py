@@ -52,6 +52,7 @@ def test_every_explicit_param_field_reaches_params():
         "initial_rating": 4200.0,
         "initial_rd": 220.0,
         "initial_volatility": 0.05,
+        "newcomer_start": "recent_newcomers",
         "lookback_days": 60,
         "rating_period_days": 14,
         "season_start_periods": 4,

@@ -20,6 +20,7 @@ from ratings.lab.tune import (
     SEARCH_SPACE,
     Choice,
     Dimension,
+    gain_over_best_peer,
     ladder_settings,
     objective,
     search,
@@ -213,7 +214,10 @@ def test_the_box_holds_the_defaults_and_every_setting_tried_lies_in_it(history, 
     for params in (Params(), Params(margin_boost=0.0)):
         for model in OUTCOME_MODELS:
             for name, dim in search_space(model).items():
-                assert dim.low <= getattr(params, name) <= dim.high, name
+                if isinstance(dim, Choice):
+                    assert getattr(params, name) in dim.options, name
+                else:
+                    assert dim.low <= getattr(params, name) <= dim.high, name
     assert SEARCH_SPACE["scale_factor"].low >= 200 and SEARCH_SPACE["initial_rd"].low >= 150
     tried = []
     real = tune_module.train_losses
@@ -251,6 +255,8 @@ def test_search_spaces_hold_each_models_own_parameters():
     ):
         assert name in info and name in score
     assert "team_method" not in info
+    for space in (info, score):  # RATINGS.md §4: where newcomers start, on every history
+        assert space["newcomer_start"] == Choice(("initial", "recent_newcomers"))
     teams = search_space("score", teams=True)
     assert isinstance(teams["team_method"], Choice)
     assert "performance_weighted" not in teams["team_method"].options  # needs stat weights
@@ -432,3 +438,16 @@ def test_the_report_says_no_better_when_the_interval_holds_zero():
     )
     assert lines[1].endswith("better than the best peer.")
     assert "no better" not in lines[1]
+
+
+def test_on_the_bwf_tour_newcomers_start_lower_and_tune_gains_2_percent():
+    """Issue 27's done-when on the shared badminton history, as `tune FILE` runs it (seed 0):
+    the search chooses recent_newcomers (RATINGS.md §4) and beats the best peer held out by
+    at least 2%, its paired interval above 0 (docs/RATINGS_EVALUATION.md "Newcomers start
+    where newcomers stand")."""
+    text = (DATA / "bwf_mens_singles_2018_2021.csv").read_text(encoding="utf-8")
+    result = tune(parse_matches(text, BADMINTON), Params(), BADMINTON, workers=1)
+    assert result["params"]["newcomer_start"] == "recent_newcomers"
+    peer, _, gain = gain_over_best_peer(result)
+    assert peer == "glicko2" and gain >= 0.02
+    assert result["gain"]["best_peer"]["low"] > 0
