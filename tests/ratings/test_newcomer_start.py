@@ -122,3 +122,13 @@ def test_tune_apply_stores_the_choice(db):
         apply_params("tuned", {"newcomer_start": "median"})
     ladder.refresh_from_db()
     assert ladder.newcomer_start == "recent_newcomers"
+
+
+def test_the_join_form_says_where_a_member_without_a_level_starts(client, running):
+    ladder, _ = running
+    client.force_login(UserFactory(username="eve"))
+    said = "you start where this ladder's newcomers stand"
+    assert said in client.get(reverse("ladder:join", args=[ladder.slug])).content.decode()
+    ladder.newcomer_start = "initial"
+    ladder.save()
+    assert said not in client.get(reverse("ladder:join", args=[ladder.slug])).content.decode()
