@@ -21,6 +21,7 @@ from ratings.engine.formats import get_format
 from ratings.engine.replay import Replayer, validate_params
 from ratings.engine.types import (
     COMPOSITE_RD_CHOICES,
+    NEWCOMER_STARTS,
     OUTCOME_MODELS,
     TEAM_METHODS,
     EngineError,
@@ -53,6 +54,7 @@ params_st = st.builds(
     diversity_threshold=st.floats(0, 1),
     initial_rd=st.floats(30, 500),
     initial_volatility=st.floats(0.01, 0.2),
+    newcomer_start=st.sampled_from(NEWCOMER_STARTS),  # §4: players without a start join
     lookback_days=st.integers(0, 365),
     rating_period_days=st.integers(1, 60),
     # §3 step 1's season starts (dates around the histories' days, some on a match day)
