@@ -11,22 +11,33 @@
   (nginx: ``client_max_body_size 256k;``; docs/DEPLOY.md "The proxy").
 - ``page_not_found`` / ``server_error`` / ``bad_request``: the handlers of ladder/urls.py,
   JSON for /api/ addresses and Django's pages for the rest.
+- ``form_action``: a button's view (POST only, signed in). A visit to its address gets a
+  page saying nothing was changed (405), not an empty answer; signed out, the sign-in page
+  returns to the page the button was on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import unquote_to_bytes
+from functools import wraps
+from typing import Any
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import defaults
 
 NUL_MESSAGE = "The request contains a NUL character (\\0), which no field accepts."
 TOO_LARGE_MESSAGE = "The request body is larger than {limit} KB, the most this site accepts."
 LENGTH_REQUIRED_MESSAGE = "Send the request body with a Content-Length header."
 API_PREFIX = "/api/"
+FORM_ACTION_MESSAGE = (
+    "This address belongs to a button, so opening it changes nothing. Go back to the page "
+    "and press the button again."
+)
 
 
 def is_api(request: HttpRequest) -> bool:
@@ -40,6 +51,40 @@ def refusal(request: HttpRequest, message: str, status: int = 400) -> HttpRespon
     template = loader.get_template("error.html")
     context = {"status": status, "message": message}
     return HttpResponse(template.render(context, request), status=status)
+
+
+def form_action(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A button's view: POST only, for a signed-in user.
+
+    A visit (GET or HEAD: a link followed, an address typed, or the sign-in page returning
+    to it) is answered 405 with ``Allow: POST`` and a page saying nothing was changed. A
+    signed-out POST (an expired session at the court) goes to the sign-in page, which then
+    returns to the page the button was on (the Referer, when it is this site's), where the
+    button can be pressed again; not to this address, which a visit cannot use.
+    """
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method != "POST":
+            response = refusal(request, FORM_ACTION_MESSAGE, 405)
+            response["Allow"] = "POST"
+            return response
+        if not request.user.is_authenticated:
+            return redirect_to_login(_page_of_button(request))
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _page_of_button(request: HttpRequest) -> str:
+    """The path of the page a form was posted from (its Referer, on this site), else "/"."""
+    referer = request.headers.get("referer", "")
+    if referer and url_has_allowed_host_and_scheme(
+        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        parts = urlsplit(referer)
+        return parts.path + (f"?{parts.query}" if parts.query else "")
+    return "/"
 
 
 def _has_nul(raw: bytes) -> bool:

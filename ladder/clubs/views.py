@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.middleware import HtmxDetails
 
 from ladder.clubs import access
@@ -19,6 +19,7 @@ from ladder.clubs.formatting import format_day
 from ladder.clubs.forms import AwayForm, JoinForm, ProfileForm
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership
 from ladder.clubs.services import LadderError, can_join, join_ladder, set_away
+from ladder.errors import form_action
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -115,8 +116,7 @@ def profile(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/profile.html", context)
 
 
-@login_required
-@require_POST
+@form_action
 def away(request: HttpRequest, slug: str) -> HttpResponse:
     """ "Away until" on the ladder page: the member's own time away, or back (an empty date
     or the "I'm back" button). Refusals come back as a message on the ladder page."""

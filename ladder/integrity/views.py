@@ -19,11 +19,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from accounts.models import User
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import get_ladder_for_user
+from ladder.errors import form_action
 from ladder.integrity import bans, flags
 from ladder.integrity.errors import ModerationError, ModerationValidationError
 from ladder.integrity.models import Ban, IntegrityEntry
@@ -97,8 +98,7 @@ def _render(
     return render(request, "integrity/integrity.html", context, status=status)
 
 
-@login_required
-@require_POST
+@form_action
 def decide(request: HttpRequest, slug: str, flag_id: int) -> HttpResponse:
     """Keep or dismiss a flag, with a note."""
     ladder = _moderated(request, slug)
@@ -114,8 +114,7 @@ def decide(request: HttpRequest, slug: str, flag_id: int) -> HttpResponse:
     return redirect(_page(ladder) + f"#flag-{flag_id}")
 
 
-@login_required
-@require_POST
+@form_action
 def ban(request: HttpRequest, slug: str) -> HttpResponse:
     """Ban a member, voiding their rated matches from a date (or all)."""
     ladder = _moderated(request, slug)
@@ -146,8 +145,7 @@ def ban(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect(_page(ladder) + "#bans")
 
 
-@login_required
-@require_POST
+@form_action
 def lift(request: HttpRequest, slug: str, username: str) -> HttpResponse:
     """Lift a ban: the matches it withheld count again."""
     ladder = _moderated(request, slug)

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import trigger_client_event
 
 from accounts.models import User, name_contains
@@ -23,6 +23,7 @@ from ladder.clubs import access
 from ladder.clubs.access import Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
+from ladder.errors import form_action
 from ladder.matches import operations as domain
 from ladder.matches.errors import (
     MatchError,
@@ -246,8 +247,7 @@ def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, An
     return initial
 
 
-@login_required
-@require_POST
+@form_action
 def report_validate(request: SignedInRequest, slug: str) -> HttpResponse:
     """Validation as you type: the form's errors and the prediction, nothing created.
 

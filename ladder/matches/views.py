@@ -34,7 +34,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import trigger_client_event
 
 from accounts.models import RequestUser, User
@@ -42,6 +42,7 @@ from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import HtmxHttpRequest
+from ladder.errors import form_action
 from ladder.matches import operations as domain
 from ladder.matches.errors import (
     MatchError,
@@ -203,8 +204,7 @@ def _seen(request: HttpRequest) -> datetime | None:
     return moment
 
 
-@login_required
-@require_POST
+@form_action
 def confirm(request: SignedInRequest, pk: int) -> HttpResponse:
     match = get_match_for_user(viewer_for(request), pk)
     seen = _seen(request)
@@ -216,8 +216,7 @@ def confirm(request: SignedInRequest, pk: int) -> HttpResponse:
     )
 
 
-@login_required
-@require_POST
+@form_action
 def cancel(request: SignedInRequest, pk: int) -> HttpResponse:
     match = get_match_for_user(viewer_for(request), pk)
     return _transition(
@@ -508,8 +507,7 @@ def notifications(request: SignedInRequest) -> HttpResponse:
     return response
 
 
-@login_required
-@require_POST
+@form_action
 def notifications_read_all(request: SignedInRequest) -> HttpResponse:
     """Mark every notification of the member read, and back to the list."""
     count = Notification.objects.filter(user=request.user).unread().update(read_at=timezone.now())

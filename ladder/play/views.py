@@ -9,12 +9,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 from icalendar import Calendar
 
 from accounts.models import User
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import get_ladder_for_user
+from ladder.errors import form_action
 from ladder.matches.errors import MatchError, MatchPermissionError, MatchValidationError
 from ladder.matches.views import SignedInRequest, forbidden
 from ladder.play import services
@@ -111,8 +112,7 @@ def challenges(request: SignedInRequest) -> HttpResponse:
     )
 
 
-@login_required
-@require_POST
+@form_action
 def challenge_action(request: SignedInRequest, pk: int, action: str) -> HttpResponse:
     """accept / propose / decline / cancel, from the My challenges page."""
     challenge = services.get_challenge_for_user(request.user, pk)
@@ -200,8 +200,7 @@ def open_games(request: SignedInRequest, slug: str) -> HttpResponse:
     )
 
 
-@login_required
-@require_POST
+@form_action
 def open_game_action(request: SignedInRequest, pk: int, action: str) -> HttpResponse:
     game = services.get_game(pk, request.user)
     operations = {
