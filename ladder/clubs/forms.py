@@ -37,8 +37,13 @@ class JoinForm(forms.Form):
         start = ladder.default_start()
         level = cast(forms.TypedChoiceField, self.fields["level"])
         certainty = cast(forms.ChoiceField, self.fields["certainty"])
+        skip = (
+            "where newcomers stand"
+            if ladder.newcomer_start == "recent_newcomers"
+            else "ladder default"
+        )
         level.choices = [
-            ("", f"Skip – ladder default ({format_rating(start.rating)})"),
+            ("", f"Skip – {skip} ({format_rating(start.rating)})"),
             *level_choices_for(ladder.scoring_format),
         ]
         certainty.choices = [

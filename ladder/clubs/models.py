@@ -8,6 +8,7 @@ self-assessment and the starting rating and RD it gave (RATINGS.md §4).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 from types import MappingProxyType
@@ -522,8 +523,15 @@ class Ladder(models.Model):
         return [self.stat_label(name) for name in self.stat_names]
 
     def default_start(self) -> PlayerState:
-        """Where a member without a self-assessment starts."""
-        return default_state(self.params())
+        """Where a member without a self-assessment starts now (RATINGS.md §4): the initial
+        rating and RD, or with newcomer_start "recent_newcomers" the mean rating of the last
+        members to start playing (once anyone has)."""
+        state = default_state(self.params())
+        if self.newcomer_start == "recent_newcomers":
+            rating = newcomer_rating(self)
+            if rating is not None:
+                state = replace(state, rating=rating)
+        return state
 
     @property
     def confirm_within_label(self) -> str:
@@ -598,16 +606,13 @@ class Membership(models.Model):
         "recent_newcomers", the mean rating now of the last members to start playing.
         Raises the engine's EngineError for a level outside the ladder's rating range.
         """
-        ladder = self.ladder
-        state = initial_state(ladder.params(), level=level, certainty=certainty or None)
+        state = initial_state(self.ladder.params(), level=level, certainty=certainty or None)
         self.self_level = level
         self.self_certainty = certainty or ""
-        self.initial_rating = state.rating
+        self.initial_rating = (
+            state.rating if level is not None else self.ladder.default_start().rating
+        )
         self.initial_rd = state.rd
-        if level is None and ladder.newcomer_start == "recent_newcomers":
-            rating = newcomer_rating(ladder)
-            if rating is not None:
-                self.initial_rating = rating
 
     def away_on(self, on: date) -> date | None:
         """The last day of the member's time away if they are away on ``on``, else None."""

@@ -128,7 +128,10 @@ def test_the_join_form_says_where_a_member_without_a_level_starts(client, runnin
     ladder, _ = running
     client.force_login(UserFactory(username="eve"))
     said = "you start where this ladder's newcomers stand"
-    assert said in client.get(reverse("ladder:join", args=[ladder.slug])).content.decode()
+    mean = sum(ratings_of(ladder, "abcd")) / 4
+    page = client.get(reverse("ladder:join", args=[ladder.slug])).content.decode()
+    assert said in page and f"Skip – where newcomers stand ({mean / 1000:.2f})" in page
     ladder.newcomer_start = "initial"
     ladder.save()
-    assert said not in client.get(reverse("ladder:join", args=[ladder.slug])).content.decode()
+    page = client.get(reverse("ladder:join", args=[ladder.slug])).content.decode()
+    assert said not in page and "Skip – ladder default (4.50)" in page
