@@ -22,7 +22,7 @@ from ladder.clubs.signals import newcomer_rating_wanted
 from ladder.matches.signals import lineup_wanted, ratings_due, stakes_wanted
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.types import Params
-from ratings.models import PlayerRating, RatingChange, Season
+from ratings.models import PlayerRating, RatingChange, Season, rating_params
 from ratings.pipeline import bump_board, ladders_needing_rating, rate_ladder
 from ratings.predictions import Prediction, predict_sides
 from ratings.services import newcomer_rating, replay_later, restand
@@ -37,8 +37,9 @@ def remember_settings(sender: type[Ladder], instance: Ladder, **kwargs: object) 
 
 
 def _settings(ladder: Ladder) -> tuple[Params, ScoringFormat, float, int]:
-    """What the ratings depend on (params, scoring), then what the ranked status does."""
-    return (ladder.params(), ladder.scoring(), ladder.ranked_rd, ladder.ranked_min_matches)
+    """What the ratings depend on (the parameters they follow, scoring), then what the
+    ranked status does. A new newcomer_start replays nothing: stored starts stay."""
+    return (rating_params(ladder), ladder.scoring(), ladder.ranked_rd, ladder.ranked_min_matches)
 
 
 @receiver(post_save, sender=Ladder)

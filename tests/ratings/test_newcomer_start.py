@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from ladder.clubs.models import Membership
 from ladder.clubs.services import join_ladder
+from ladder.matches.models import Match
 from ratings import services
 from ratings.engine.types import EngineError
 from ratings.models import PlayerRating, RatingChange, rating_params
@@ -135,3 +136,16 @@ def test_the_join_form_says_where_a_member_without_a_level_starts(client, runnin
     ladder.save()
     page = client.get(reverse("ladder:join", args=[ladder.slug])).content.decode()
     assert said not in page and "Skip – ladder default (4.50)" in page
+
+
+def test_a_new_newcomer_start_replays_nothing(running, django_capture_on_commit_callbacks):
+    ladder, _ = running
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        ladder.newcomer_start = "initial"
+        ladder.save()
+    assert callbacks == []  # stored starts stay: the ratings cannot change
+    assert not Match.objects.filter(ladder=ladder, needs_rating=True).exists()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        ladder.tau = 0.6
+        ladder.save()
+    assert Match.objects.filter(ladder=ladder, needs_rating=True).count() == 3
