@@ -8,7 +8,7 @@ from typing import Any
 
 from django.http import Http404
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -278,14 +278,38 @@ class OpenGameSerializer(serializers.ModelSerializer[OpenGame]):
         return [u.username for u in obj.players_list]
 
 
+# GET …/open-games/?show=: the games to come (the default), or your own started games
+# whose result is still to report (the open games page's "Your games to report").
+SHOW_CHOICES = ("coming", "to_report")
+
+
 class LadderOpenGamesView(_Authenticated):
     @extend_schema(
-        summary="A ladder's open and full games to come",
+        summary="A ladder's open and full games to come, or your games to report",
+        parameters=[
+            OpenApiParameter(
+                "show",
+                str,
+                enum=list(SHOW_CHOICES),
+                description="coming (the default): the open and full games to come. "
+                "to_report: your full games that started in the last 30 days and are not "
+                'played yet (one reported shows its match); report one with "open_game": its id.',
+            )
+        ],
         responses={200: OpenGameSerializer(many=True), **ERRORS},
     )
     def get(self, request: Request, slug: str) -> Response:
         ladder = self._ladder(slug)
-        return Response(OpenGameSerializer(services.open_games(ladder), many=True).data)
+        show = request.query_params.get("show", "coming")
+        if show not in SHOW_CHOICES:
+            raise serializers.ValidationError(
+                {"show": [f"Choose one of {', '.join(SHOW_CHOICES)}."]}
+            )
+        if show == "to_report":
+            games = services.games_to_report(ladder, require_signed_in(request.user))
+        else:
+            games = services.open_games(ladder)
+        return Response(OpenGameSerializer(games, many=True).data)
 
     @extend_schema(
         summary="Post a game for others to join",

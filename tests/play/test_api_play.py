@@ -3,10 +3,14 @@ its errors (400 with field errors, 403, 404, 409), changing nothing when refused
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.cache import cache
+from django.utils import timezone
 from icalendar import Calendar
 
+from ladder.play import services
 from ladder.play.models import CalendarFeed, Challenge, OpenGame
 from tests.matches.support import api_client, report_payload
 from tests.play.support import soon, unchanged
@@ -197,3 +201,34 @@ def test_the_calendar_url_is_revocable(ladder, alice, client):
     assert client.get(second.removeprefix("http://testserver")).status_code == 200
     assert CalendarFeed.objects.get(user=alice).token in second
     assert api_client(None).get("/api/v1/me/calendar/").status_code in (401, 403)
+
+
+def test_a_started_game_to_report_is_listed_for_its_players(ladder, alice, bob, charlie):
+    """The open games page's "Your games to report" by API (?show=to_report): before, the API
+    listed only games to come, so a client could not find a played game to report."""
+    game = services.join_open_game(
+        services.post_open_game(ladder=ladder, by=alice, starts_at=soon(1), place="Court 5"), bob
+    )
+    evening = timezone.localtime().replace(hour=19, minute=0) - timedelta(days=1)
+    OpenGame.objects.filter(pk=game.pk).update(starts_at=evening)  # played yesterday
+    url = "/api/v1/ladders/singles/open-games/"
+    as_bob = api_client(bob)
+    assert as_bob.get(url).json() == []  # no longer a game to come
+    listed = as_bob.get(url, {"show": "to_report"}).json()
+    assert [(g["id"], g["players"], g["match"]) for g in listed] == [
+        (game.pk, ["alice", "bob"], None)
+    ]
+    assert api_client(charlie).get(url, {"show": "to_report"}).json() == []
+    reported = as_bob.post(
+        "/api/v1/matches/",
+        report_payload(
+            ladder, [bob], [alice], played_on=evening.date().isoformat(), open_game=game.pk
+        ),
+        format="json",
+    )
+    assert reported.status_code == 201, reported.json()
+    listed = as_bob.get(url, {"show": "to_report"}).json()
+    assert [(g["id"], g["match"]) for g in listed] == [(game.pk, reported.json()["id"])]
+    refused = as_bob.get(url, {"show": "past"})
+    assert refused.status_code == 400
+    assert refused.json()["show"] == ["Choose one of coming, to_report."]
