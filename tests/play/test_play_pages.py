@@ -116,16 +116,7 @@ def test_the_report_form_is_prefilled_from_a_challenge_and_links_the_match(
     form = client.get(f"/ladders/singles/report/?challenge={made.pk}").content.decode()
     assert 'name="opponent_1" id="id_opponent_1" value="alice"' in form
     assert f'name="challenge" value="{made.pk}"' in form
-    response = client.post(
-        "/ladders/singles/report/",
-        {
-            "challenge": made.pk,
-            "opponent_1": "alice",
-            "played_on": timezone.localdate().isoformat(),
-            "game_a": ["21", "21"],
-            "game_b": ["10", "12"],
-        },
-    )
+    response = report_win_over_alice(client, {"challenge": made.pk}, timezone.localdate())
     assert response.status_code == 302
     made.refresh_from_db()
     assert made.match_id == Match.objects.get().pk
@@ -211,16 +202,7 @@ def test_a_started_game_waits_to_be_reported_on_its_players_page(
     form = client.get(report).content.decode()
     assert 'name="opponent_1" id="id_opponent_1" value="alice"' in form
     assert played_on_shown(form) == evening.date().isoformat()
-    response = client.post(
-        "/ladders/singles/report/",
-        {
-            "open_game": game.pk,
-            "opponent_1": "alice",
-            "played_on": evening.date().isoformat(),
-            "game_a": ["21", "21"],
-            "game_b": ["10", "12"],
-        },
-    )
+    response = report_win_over_alice(client, {"open_game": game.pk}, evening.date())
     assert response.status_code == 302
     match = Match.objects.get()
     game.refresh_from_db()
@@ -243,3 +225,18 @@ def test_calendar_settings_show_and_renew_the_address(alice, client):
 @pytest.mark.parametrize("url", ["/challenges/", "/calendar/"])
 def test_pages_need_a_session(client, url, db):
     assert client.get(url).status_code == 302
+
+
+def report_win_over_alice(client, link, played_on):
+    """The report form posted as the signed-in player: a 21-10 21-12 win over alice on
+    ``played_on``, tied to what ``link`` names ({"challenge": id} or {"open_game": id})."""
+    return client.post(
+        "/ladders/singles/report/",
+        {
+            **link,
+            "opponent_1": "alice",
+            "played_on": played_on.isoformat(),
+            "game_a": ["21", "21"],
+            "game_b": ["10", "12"],
+        },
+    )
