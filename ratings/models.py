@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from accounts.models import User, name_contains
 from ladder.clubs import access
-from ladder.clubs.access import LISTINGS, PUBLIC, Viewer, listing_of
+from ladder.clubs.access import BANNED, LISTINGS, PUBLIC, Viewer, listing_of
 from ladder.clubs.formatting import format_days, format_rating
 from ladder.clubs.models import Ladder, Membership
 from ratings.engine.glicko2 import inflate
@@ -369,6 +369,11 @@ class PlayerRating(models.Model):
     def is_listed(self) -> bool:
         """Everyone sees this row (no "Hidden" tag for the few who see the others)."""
         return self.listing == PUBLIC
+
+    @property
+    def is_banned(self) -> bool:
+        """Banned from the ladder: only moderators see this row."""
+        return self.listing == BANNED
 
     def status_on(self, on: date, cutoff: date) -> str:
         """This row's status on ``on`` when ``cutoff`` is its ladder's ``active_since``: the

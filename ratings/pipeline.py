@@ -637,7 +637,7 @@ def _store_states(
     members = (
         Membership.objects.filter(ladder=ladder)
         .select_related("user")
-        .only("user_id", "is_public", "user__is_active")
+        .only("user_id", "is_public", "banned_at", "user__is_active")
     )
     if len(players) <= SNAPSHOT_NAMED:
         members = members.filter(user_id__in=[int(p) for p in players])

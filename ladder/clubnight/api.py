@@ -16,7 +16,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import User
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR
 from ladder.api_support import InputSerializer, TextField
@@ -24,7 +23,6 @@ from ladder.clubnight import services as clubnight
 from ladder.clubnight.matchmaking import MAX_COURTS, ClubNightError
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
-from ladder.clubs.models import Membership
 from ratings.models import rating_params
 
 MAX_PRESENT = 200  # a hall, not the whole club twice over
@@ -183,14 +181,9 @@ class ClubNightView(APIView):
     def post(self, request: Request, slug: str) -> Response:
         viewer = viewer_for(request)
         ladder = access.ladder_or_404(viewer, slug)
-        user = request.user
-        is_member = (
-            isinstance(user, User) and Membership.objects.filter(ladder=ladder, user=user).exists()
-        )
-        if not (is_member or viewer.moderator):
-            raise exceptions.PermissionDenied(
-                f"Only members of {ladder.name} and moderators run its club nights."
-            )
+        refusal = clubnight.run_refusal(ladder, request.user)
+        if refusal is not None:
+            raise exceptions.PermissionDenied(refusal)
         data = ClubNightRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         previous = clubnight.pairings_from_json(data.validated_data.get("previous_rounds", []))

@@ -220,9 +220,9 @@ def propose_round(
 def members_named(ladder: Ladder, usernames: Sequence[str], viewer: Viewer) -> list[User]:
     """The ladder's members with these usernames, in that order; ClubNightError naming any
     name listed twice, or not of a member listed to ``viewer`` (the access policy: a hidden
-    member or a deactivated account is answered as an unknown name)."""
+    member, a banned one or a deactivated account is answered as an unknown name)."""
     _listed_once(usernames)
-    users = access.named(viewer, ladder, usernames)
+    users = access.named(viewer, ladder, usernames, playing=True)
     unknown = [name for name in usernames if name not in users]
     if unknown:
         raise ClubNightError(f"No member of {ladder.name} is called {', '.join(unknown)}.")
@@ -416,11 +416,16 @@ class CourtOutcome:
     match_id: int | None = None
 
 
-def may_run(ladder: Ladder, user: RequestUser | None) -> bool:
-    """Whether ``user`` may run the ladder's club night: a member, or a moderator."""
-    if not isinstance(user, User):
-        return False
-    return user.is_moderator or Membership.objects.filter(ladder=ladder, user=user).exists()
+def run_refusal(ladder: Ladder, user: RequestUser | None) -> str | None:
+    """Why ``user`` may not run the ladder's club night (enter it, propose a round, enter
+    scores, add guests), or None: the ban's reason, or not a member nor a moderator."""
+    if isinstance(user, User) and (barred := access.barred(ladder, user)):
+        return barred
+    if isinstance(user, User) and (
+        user.is_moderator or Membership.objects.filter(ladder=ladder, user=user).exists()
+    ):
+        return None
+    return f"Only members of {ladder.name} and moderators run its club nights."
 
 
 def enter_scores(
@@ -470,10 +475,9 @@ def score_text(games: Iterable[Sequence[int]]) -> str:
 
 def _runner(ladder: Ladder, by: RequestUser | None) -> User:
     """``by``, who may run the ladder's club night; else ClubNightPermissionError."""
-    if not isinstance(by, User) or not may_run(ladder, by):
-        raise ClubNightPermissionError(
-            f"Only members of {ladder.name} and moderators run its club nights."
-        )
+    refusal = run_refusal(ladder, by)
+    if refusal is not None or not isinstance(by, User):
+        raise ClubNightPermissionError(refusal or "Sign in first.")
     return by
 
 

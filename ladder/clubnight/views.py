@@ -115,14 +115,10 @@ class ShownRound:
 def _refused(request: SignedInRequest, ladder: Ladder) -> HttpResponse | None:
     """The 403 page for anyone who may not run the ladder's club night (members and
     moderators may); None for those who may."""
-    if ladder.is_member or request.user.is_moderator:  # type: ignore[attr-defined]
+    refusal = clubnight.run_refusal(ladder, request.user)
+    if refusal is None:
         return None
-    return render(
-        request,
-        "forbidden.html",
-        {"message": f"Only members of {ladder.name} and moderators run its club nights."},
-        status=403,
-    )
+    return render(request, "forbidden.html", {"message": refusal}, status=403)
 
 
 #: The actions that answer with the players' list (the guests are listed there).
@@ -151,7 +147,7 @@ def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
     # viewer's list, so nobody else can untick them; a round another member proposes keeps
     # them (while they are still members with an active account).
     present = night.present if night else []
-    kept = access.named(access.OPERATOR, ladder, present)
+    kept = access.named(access.OPERATOR, ladder, present, playing=True)
     unseen = [u for u in present if u in kept and u not in people]
     if request.method == "POST":
         ticked = list(dict.fromkeys(request.POST.getlist("present")))
@@ -236,7 +232,7 @@ def _people(ladder: Ladder, on: date, viewer: Viewer) -> dict[str, Attendee]:
     """The ladder's members listed to ``viewer`` (the access policy), by username, in the
     order the page lists them (by name)."""
     memberships = list(
-        access.members(viewer, Membership.objects.filter(ladder=ladder)).select_related("user")
+        access.players(viewer, Membership.objects.filter(ladder=ladder)).select_related("user")
     )
     states = clubnight.hall_states(ladder, [m.user for m in memberships])
     params = rating_params(ladder)

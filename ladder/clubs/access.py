@@ -12,7 +12,13 @@ states a rule of its own. The rules:
   listed to themselves and the moderators only. A deactivated account is listed to no
   one, moderators included: it is off every leaderboard, has no player page (404),
   gets no prediction, is at no club night, and no match can be reported against it.
-  (Banned members: ``barred``, asked of the integrity app through a signal.)
+- **Banned members.** A member a moderator banned from a ladder (``Membership.banned_at``,
+  set by ``ladder.integrity.bans``) is treated on that ladder as a deactivated account is:
+  listed to no one but the moderators (who see the ban), never among the players of a
+  prediction, challenge, open game or club night (``players``, ``named(playing=True)``),
+  answered as an unknown name to everyone else, and refused with the ban's reason
+  (``barred``) on every action of theirs: join, challenge, answer, post or join a game, club
+  night, time away, report, confirm, dispute.
 - **Names on a match.** Where a match must show a member the viewer may not see, they
   read as ``HIDDEN_PLAYER_NAME``, with no username (no link). The players of one match see
   each other's names on it (they played face to face, and must know whose report they
@@ -34,26 +40,28 @@ from typing import Any, TypeVar
 
 from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 from django.http import Http404, HttpRequest
+from django.utils import timezone
 from rest_framework.request import Request
 
 from accounts.models import RequestUser, User, name_contains
 from accounts.tokens import TokenAuthentication
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership, MembershipQuerySet
-from ladder.clubs.signals import barred_from
 
 HIDDEN_PLAYER_NAME = "Hidden player"
 HIDDEN_IN_A_SENTENCE = "a hidden player"  # "third match against a hidden player in 90 days"
 
 # Who sees a rating row, copied onto the row (ratings.PlayerRating.listing) so that listing
 # a ladder joins nothing: everyone; only its player and the moderators (a hidden member);
-# no one (a player who left the ladder, whose row replays still need, or a deactivated
-# account).
+# the moderators only (a banned member); no one (a player who left the ladder, whose row
+# replays still need, or a deactivated account).
 PUBLIC = "public"
 HIDDEN = "hidden"
+BANNED = "banned"
 LEFT = "left"
 LISTINGS = (
     (PUBLIC, "Everyone"),
     (HIDDEN, "The player and moderators"),
+    (BANNED, "Moderators only: banned from the ladder"),
     (LEFT, "No one: not a member, or deactivated"),
 )
 
@@ -142,20 +150,29 @@ def ladder_or_404(viewer: Viewer, slug: str, queryset: LadderQuerySet | None = N
 
 # An account that may appear anywhere: active.
 _ACTIVE = "is_active"
+# A membership of a member banned from its ladder.
+_BANNED = Q(banned_at__isnull=False)
 
 
 def listed_q(
-    viewer: Viewer, *, public: Q, user: str = "user", among: Q | None = None, active: bool = True
+    viewer: Viewer,
+    *,
+    public: Q,
+    banned: Q,
+    user: str = "user",
+    among: Q | None = None,
+    active: bool = True,
 ) -> Q:
     """The listing rule as a condition on rows naming a member at ``user``: rows ``among``
-    (all by default) that are ``public`` or the viewer's own, of an active account; every
-    such row for moderators. ``active=False`` for rows that carry their activity already
-    (a rating row's listing)."""
+    (all by default) that are ``public`` or the viewer's own, not ``banned``, of an active
+    account; every such row, banned ones too, for moderators. ``active=False`` for rows that
+    carry their activity already (a rating row's listing)."""
     condition = among if among is not None else Q()
     if active:
         condition &= Q(**{f"{user}__{_ACTIVE}": True})
     if viewer.sees_everyone:
         return condition
+    condition &= ~banned
     if viewer.signed_in:
         return condition & (public | Q(**{f"{user}_id": viewer.user_id}))
     return condition & public
@@ -164,7 +181,14 @@ def listed_q(
 def members(viewer: Viewer, queryset: MembershipQuerySet | None = None) -> MembershipQuerySet:
     """The memberships ``viewer`` may see listed (of ``queryset``, by default all)."""
     queryset = queryset if queryset is not None else Membership.objects.all()
-    return queryset.filter(listed_q(viewer, public=Q(is_public=True)))
+    return queryset.filter(listed_q(viewer, public=Q(is_public=True), banned=_BANNED))
+
+
+def players(viewer: Viewer, queryset: MembershipQuerySet | None = None) -> MembershipQuerySet:
+    """The memberships of ``queryset`` listed to ``viewer`` whose members may take part
+    (challenge, be challenged, join a game, play at club night): never a banned member,
+    moderators included."""
+    return members(viewer, queryset).exclude(_BANNED)
 
 
 def found_q(viewer: Viewer, memberships: MembershipQuerySet, text: str) -> Q:
@@ -178,14 +202,21 @@ def found_q(viewer: Viewer, memberships: MembershipQuerySet, text: str) -> Q:
     if text:
         found &= name_contains(text)
         if viewer.signed_in:
-            found |= Q(username__iexact=text, pk__in=memberships.values("user_id"))
+            named = memberships.exclude(_BANNED).values("user_id")
+            found |= Q(username__iexact=text, pk__in=named)
     return found & Q(**{_ACTIVE: True})
 
 
 def rows_listed_q(viewer: Viewer) -> Q:
     """The listing rule on rows that carry a copy of it (``listing``, from ``listing_of``):
     ratings.PlayerRating."""
-    return listed_q(viewer, public=Q(listing=PUBLIC), among=~Q(listing=LEFT), active=False)
+    return listed_q(
+        viewer,
+        public=Q(listing=PUBLIC),
+        banned=Q(listing=BANNED),
+        among=~Q(listing=LEFT),
+        active=False,
+    )
 
 
 def listing_of(membership: Membership | None, active: bool | None = None) -> str:
@@ -198,6 +229,8 @@ def listing_of(membership: Membership | None, active: bool | None = None) -> str
         active = bool(getattr(membership.user, _ACTIVE))
     if not active:
         return LEFT
+    if membership.banned_at is not None:
+        return BANNED
     return PUBLIC if membership.is_public else HIDDEN
 
 
@@ -213,11 +246,15 @@ def rows_seen(viewer: Viewer, own: Membership | None) -> str:
     return PUBLIC
 
 
-def named(viewer: Viewer, ladder: Ladder, names: Sequence[str]) -> dict[str, User]:
+def named(
+    viewer: Viewer, ladder: Ladder, names: Sequence[str], *, playing: bool = False
+) -> dict[str, User]:
     """The members of ``ladder`` among ``names`` (usernames) whom ``viewer`` may see, by
     username: a prediction, club night and head-to-head take no one else, and answer a
-    name left out as they answer an unknown one."""
-    found = members(viewer, Membership.objects.filter(ladder=ladder, user__username__in=names))
+    name left out as they answer an unknown one. ``playing``: only those who may take part
+    (``players``: no banned member, whoever asks)."""
+    among = Membership.objects.filter(ladder=ladder, user__username__in=names)
+    found = players(viewer, among) if playing else members(viewer, among)
     return {m.user.username: m.user for m in found.select_related("user").order_by()}
 
 
@@ -225,15 +262,15 @@ def _unseen_members(viewer: Viewer, queryset: MembershipQuerySet) -> MembershipQ
     """The memberships of ``queryset`` whose member's name ``viewer`` may not see."""
     if viewer.sees_everyone:
         return queryset.none()
-    rows = queryset.filter(~Q(is_public=True, **{f"user__{_ACTIVE}": True}))
+    rows = queryset.filter(~Q(is_public=True, banned_at__isnull=True, **{f"user__{_ACTIVE}": True}))
     if viewer.user_id is not None:
         rows = rows.exclude(user_id=viewer.user_id)
     return rows
 
 
 def unseen(viewer: Viewer, ladder_ids: Iterable[int]) -> dict[int, set[int]]:
-    """Per ladder, the members whose names ``viewer`` may not see (hidden from them, or
-    deactivated): where a match shows them, they read as ``HIDDEN_PLAYER_NAME``."""
+    """Per ladder, the members whose names ``viewer`` may not see (hidden from them, banned,
+    or deactivated): where a match shows them, they read as ``HIDDEN_PLAYER_NAME``."""
     found: dict[int, set[int]] = defaultdict(set)
     if viewer.sees_everyone:
         return found
@@ -255,11 +292,30 @@ def sees_all_of(viewer: Viewer, ladder: Ladder, users: Iterable[User]) -> bool:
 
 
 def barred(ladder: Ladder, user: RequestUser | None) -> str | None:
-    """Why ``user`` may not take part on ``ladder`` (join, report, confirm, dispute), or
-    None: a ban from it. The integrity app, above this room, answers through
-    ``ladder.clubs.signals.participation_barred``. To everyone else a banned member of a
-    match's lineup reads as no member of the ladder: the ban shows nowhere."""
-    return barred_from(ladder, user)
+    """Why ``user`` may not take part on ``ladder`` (join, challenge, answer a challenge,
+    post or join a game, club night, time away, report, confirm, dispute), or None: a ban
+    from it, the membership's state. To everyone else a banned member reads as no member of
+    the ladder: the ban shows nowhere but to moderators."""
+    user_id = getattr(user, "pk", None)
+    if not isinstance(user_id, int):
+        return None
+    membership = (
+        Membership.objects.filter(ladder=ladder, user_id=user_id)
+        .filter(_BANNED)
+        .only("banned_at", "ban_reason")
+        .first()
+    )
+    return ban_message(ladder, membership) if membership is not None else None
+
+
+def ban_message(ladder: Ladder, membership: Membership) -> str:
+    """What a banned member is told when they try to take part on ``ladder``."""
+    assert membership.banned_at is not None
+    on = timezone.localtime(membership.banned_at)
+    return (
+        f"A moderator banned you from {ladder.name} on {on:%-d %B %Y}: {membership.ban_reason} "
+        "You cannot join, challenge, play, report, confirm or dispute matches on it."
+    )
 
 
 def playing_refusal(user: User) -> str | None:
@@ -292,6 +348,15 @@ def person(user_id: int, username: str, display_name: str, unseen_ids: set[int])
     if user_id in unseen_ids:
         return Person(HIDDEN_PLAYER_NAME, None)
     return Person(display_name or username, username)
+
+
+def people(viewer: Viewer, users: Sequence[User], unseen_ids: set[int]) -> list[Person]:
+    """The players of one game or challenge as ``viewer`` may see them (``unseen_ids``:
+    ``unseen``'s set for its ladder): one of its players sees every name on it, as on a
+    match; anyone else sees a hidden, banned or deactivated player as the placeholder."""
+    if any(viewer.is_user(user.pk) for user in users):
+        unseen_ids = set()
+    return [person(u.pk, u.username, u.display_name, unseen_ids) for u in users]
 
 
 def player_for(viewer: Viewer, username: str) -> tuple[User, list[Membership]]:

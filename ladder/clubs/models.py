@@ -582,6 +582,17 @@ class Membership(models.Model):
         'instead of "inactive", and no one may challenge or invite the member '
         '(RULES.md "Time away"). Empty: not away.',
     )
+    # A ban (RULES.md "Integrity"): set and cleared only by ladder.integrity.bans, read by the
+    # access policy (ladder.clubs.access.barred and the listing rules).
+    banned_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When a moderator banned the member from this ladder; empty: not banned.",
+    )
+    ban_reason = models.TextField(
+        blank=True, editable=False, help_text="The ban's reason, as the member is told it."
+    )
 
     objects = MembershipQuerySet.as_manager()
 
@@ -593,6 +604,10 @@ class Membership(models.Model):
         indexes = [
             # Hidden members are few; reading them for a page should not scan every member.
             models.Index(fields=["ladder"], condition=Q(is_public=False), name="membership_hidden"),
+            # Banned members are fewer still; every listing excludes them.
+            models.Index(
+                fields=["ladder"], condition=Q(banned_at__isnull=False), name="membership_banned"
+            ),
         ]
         ordering = ["ladder", "-initial_rating", "user__username"]
 
@@ -613,6 +628,10 @@ class Membership(models.Model):
             state.rating if level is not None else self.ladder.default_start().rating
         )
         self.initial_rd = state.rd
+
+    @property
+    def is_banned(self) -> bool:
+        return self.banned_at is not None
 
     def away_on(self, on: date) -> date | None:
         """The last day of the member's time away if they are away on ``on``, else None."""

@@ -81,6 +81,9 @@ def set_away(user: RequestUser, ladder: Ladder, until: date | None) -> Membershi
     )
     if membership is None:
         raise LadderError(f"You are not a member of {ladder.name}.")
+    barred = access.barred(ladder, user)
+    if barred:
+        raise LadderError(barred)
     today = timezone.localdate()
     if until is not None and until < today:
         raise LadderError(

@@ -7,6 +7,3 @@ class IntegrityConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "ladder.integrity"
     label = "integrity"
-
-    def ready(self) -> None:
-        from ladder.integrity import signals  # noqa: F401  (connects the receivers)

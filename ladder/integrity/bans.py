@@ -1,10 +1,15 @@
 """Bans with refunds (RULES.md "Integrity"): the only code that bans or lifts a ban.
 
-``ban_member`` bars a member from a ladder, cancels their matches waiting for
-confirmation, withholds their rated matches from ``void_since`` on (all of them when it
-is None) and replays the ladder, so every opponent's rating is what it would be had those
-matches never been played. ``lift_ban`` gives the withheld matches back their state and
-replays again: the ratings are exactly those before the ban. Both happen in one
+``ban_member`` bars a member from a ladder (the membership's state, ``banned_at``, which the
+access policy reads on every surface: ladder.clubs.access), cancels their matches waiting
+for confirmation and their challenges and games to come (``play.services.withdraw_player``),
+withholds their rated matches from ``void_since`` on (all of them when it is None) and
+replays the ladder, so every opponent's rating is what it would be had those matches never
+been played. ``lift_ban`` gives the withheld matches back their state and replays again:
+the ratings are exactly those before the ban.
+
+Bans compose: a match two active bans reach is held by both (a ``BanVoid`` of each), and
+lifting one restores only the matches no other active ban holds. Both happen in one
 transaction with the ladder's rating run inside it (the ladder row is the lock), so the
 one notice each affected member gets carries their exact change, and both write an
 ``IntegrityEntry`` beside the matches' own audit entries.
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import RequestUser, User
@@ -34,6 +40,7 @@ from ladder.integrity.models import Ban, BanVoid, IntegrityEntry
 from ladder.matches.models import PENDING, RATED_STATES, Match
 from ladder.matches.notifications import tell_member
 from ladder.matches.operations import cancel_by_moderator, restore_match, withhold_match
+from ladder.play.services import withdraw_player
 from ratings.models import PlayerRating
 from ratings.pipeline import rate_ladder
 
@@ -46,14 +53,6 @@ def active_ban(ladder: Ladder, user: RequestUser | None) -> Ban | None:
     if user is None or not user.pk:
         return None
     return Ban.objects.active().filter(ladder=ladder, user_id=user.pk).first()
-
-
-def barred_message(ban: Ban) -> str:
-    """What a banned member is told when they try to take part."""
-    return (
-        f"A moderator banned you from {ban.ladder.name} on {ban.created_at:%-d %B %Y}: "
-        f"{ban.reason} You cannot join, report, confirm or dispute matches on it."
-    )
 
 
 def require_moderator(user: RequestUser | None) -> User:
@@ -126,21 +125,26 @@ def ban_member(
         ban = Ban.objects.create(
             ladder=ladder, user=user, reason=text, void_since=void_since, by=by, created_at=now
         )
+        membership = Membership.objects.select_for_update().get(ladder=ladder, user=user)
+        membership.banned_at, membership.ban_reason = now, text
+        membership.save(update_fields=["banned_at", "ban_reason"])  # off every list at once
         why = f"{user.name} was banned from {ladder.name}: {text}"
         cancelled = []
         for match in Match.objects.filter(ladder=ladder, state=PENDING, players__user=user):
             cancel_by_moderator(match, by, why, now)
             cancelled.append(match.pk)
-        rated = Match.objects.filter(ladder=ladder, state__in=RATED_STATES, players__user=user)
+        withdraw_player(user, ladder, now)
+        reached = Match.objects.filter(ladder=ladder, players__user=user)
         if void_since is not None:
-            rated = rated.filter(played_on__gte=void_since)
+            reached = reached.filter(played_on__gte=void_since)
         withheld = []
-        for match in rated.order_by("played_on", "pk"):
+        for match in reached.filter(state__in=RATED_STATES).order_by("played_on", "pk"):
             BanVoid.objects.create(
                 ban=ban, match=match, restore_state=match.state, rated_at=match.rated_at
             )
             withhold_match(match, by, why, now)
             withheld.append(match.pk)
+        _hold_withheld_by_others(ban, reached)
         changes = _replayed(ladder, before)
         since = f" from {void_since:%-d %B %Y}" if void_since else ""
         _tell(
@@ -197,13 +201,21 @@ def lift_ban(
         why = f"The ban of {ban.user.name} from {ladder.name} was lifted" + (
             f": {text}" if text else "."
         )
-        restored = []
-        for void in ban.voids.select_related("match").order_by("match__played_on", "match_id"):
-            if void.match.state == "voided":
-                restore_match(void.match, void.restore_state, void.rated_at, by, why, now)
-                restored.append(void.match_id)
         ban.lifted_at, ban.lifted_by, ban.lift_reason = now, by, text
         ban.save(update_fields=["lifted_at", "lifted_by", "lift_reason"])
+        held = set(
+            BanVoid.objects.filter(ban__ladder=ladder, ban__lifted_at__isnull=True).values_list(
+                "match_id", flat=True
+            )
+        )
+        restored = []
+        for void in ban.voids.select_related("match").order_by("match__played_on", "match_id"):
+            if void.match.state == "voided" and void.match_id not in held:
+                restore_match(void.match, void.restore_state, void.rated_at, by, why, now)
+                restored.append(void.match_id)
+        for membership in Membership.objects.filter(ladder=ladder, user=ban.user):
+            membership.banned_at, membership.ban_reason = None, ""
+            membership.save(update_fields=["banned_at", "ban_reason"])  # listed again
         changes = _replayed(ladder, before)
         _tell(
             ladder,
@@ -225,6 +237,22 @@ def lift_ban(
             details=_details(restored, [], changes, None),
         )
     return Outcome(ban, restored, [], changes)
+
+
+def _hold_withheld_by_others(ban: Ban, reached: QuerySet[Match]) -> None:
+    """The matches within ``ban``'s reach that another active ban withholds already: this ban
+    holds them too, so lifting the other one leaves them withheld (bans compose)."""
+    others = (
+        BanVoid.objects.filter(match__in=reached.values("pk"), ban__lifted_at__isnull=True)
+        .exclude(ban=ban)
+        .order_by("match_id", "pk")
+    )
+    for void in others:
+        BanVoid.objects.get_or_create(
+            ban=ban,
+            match_id=void.match_id,
+            defaults={"restore_state": void.restore_state, "rated_at": void.rated_at},
+        )
 
 
 def _ratings(ladder: Ladder) -> dict[int, float]:

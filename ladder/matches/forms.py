@@ -291,7 +291,7 @@ class ReportForm(MatchForm):
         """The one member of the ladder the reporter can see whose display name is ``name``
         (any case); None when no one or several are called that."""
         named = Membership.objects.filter(ladder=self.ladder, user__display_name__iexact=name)
-        members = list(access.members(Viewer.of(self.reporter), named).select_related("user")[:2])
+        members = list(access.players(Viewer.of(self.reporter), named).select_related("user")[:2])
         return members[0].user if len(members) == 1 else None
 
     def side_a(self) -> list[User]:

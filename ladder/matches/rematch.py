@@ -61,7 +61,7 @@ def recent_lineups(user: User, limit: int = REMATCH_LIMIT) -> list[Lineup]:
         .order_by("-played_on", "-pk")[:RECENT_MATCHES]
     )
     listed: dict[int, set[int]] = {}
-    for ladder_id, user_id in access.members(
+    for ladder_id, user_id in access.players(
         Viewer.of(user), Membership.objects.filter(ladder__memberships__user=user)
     ).values_list("ladder_id", "user_id"):
         listed.setdefault(ladder_id, set()).add(user_id)

@@ -117,7 +117,7 @@ def _report_context(
 ) -> dict[str, Any]:
     viewer = viewer_for(request)
     members = (
-        access.members(viewer, Membership.objects.filter(ladder=ladder))
+        access.players(viewer, Membership.objects.filter(ladder=ladder))
         .exclude(user=request.user)
         .select_related("user")
         .order_by("user__display_name", "user__username")
@@ -301,7 +301,7 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
     if not slot.replace("_", "").isalnum():
         slot = "player"
     label = request.GET.get("label") or "Player"
-    members = access.members(viewer_for(request), Membership.objects.filter(ladder=ladder))
+    members = access.players(viewer_for(request), Membership.objects.filter(ladder=ladder))
     members = members.select_related("user").exclude(user=request.user)
     picked = request.GET.get("pick")
     if picked is not None:

@@ -17,6 +17,8 @@ from rest_framework.views import APIView
 from accounts.tokens import API_AUTHENTICATION
 from ladder.api_schema import ERROR, FIELD_ERRORS
 from ladder.api_support import InputSerializer
+from ladder.clubs import access
+from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
 from ladder.matches.api import DomainErrorsMixin
 from ladder.matches.permissions import require_signed_in
@@ -251,8 +253,12 @@ class OpenGameSerializer(serializers.ModelSerializer[OpenGame]):
     ladder: serializers.SlugRelatedField[Ladder] = serializers.SlugRelatedField(
         slug_field="slug", read_only=True
     )
-    host = serializers.CharField(source="host.username", read_only=True)
-    players = serializers.SerializerMethodField()
+    host = serializers.SerializerMethodField(
+        help_text="The host's username; null for a member you may not see (a hidden one)."
+    )
+    players = serializers.SerializerMethodField(
+        help_text="The players' usernames, the host first; null for a member you may not see."
+    )
     places_left = serializers.IntegerField(read_only=True)
     match = serializers.IntegerField(source="match_id", read_only=True, allow_null=True)
 
@@ -274,8 +280,21 @@ class OpenGameSerializer(serializers.ModelSerializer[OpenGame]):
         ]
         read_only_fields = fields
 
-    def get_players(self, obj: OpenGame) -> list[str]:
-        return [u.username for u in obj.players_list]
+    def _people(self, obj: OpenGame) -> list[access.Person]:
+        """The players as the request's viewer may see them (the access policy)."""
+        viewer = viewer_for(self.context["request"])
+        unseen = self.context.setdefault("unseen", {})
+        if obj.ladder_id not in unseen:
+            unseen[obj.ladder_id] = access.unseen(viewer, [obj.ladder_id]).get(obj.ladder_id, set())
+        return access.people(viewer, obj.players_list, unseen[obj.ladder_id])
+
+    def get_host(self, obj: OpenGame) -> str | None:
+        shown = dict(zip((u.pk for u in obj.players_list), self._people(obj), strict=True))
+        host = shown.get(obj.host_id)
+        return host.username if host else None
+
+    def get_players(self, obj: OpenGame) -> list[str | None]:
+        return [p.username for p in self._people(obj)]
 
 
 # GET …/open-games/?show=: the games to come (the default), or your own started games
@@ -309,7 +328,7 @@ class LadderOpenGamesView(_Authenticated):
             games = services.games_to_report(ladder, require_signed_in(request.user))
         else:
             games = services.open_games(ladder)
-        return Response(OpenGameSerializer(games, many=True).data)
+        return Response(OpenGameSerializer(games, many=True, context={"request": request}).data)
 
     @extend_schema(
         summary="Post a game for others to join",
@@ -320,7 +339,10 @@ class LadderOpenGamesView(_Authenticated):
         ladder = self._ladder(slug)
         data = self._input(OpenGameInputSerializer)
         game = services.post_open_game(ladder=ladder, by=require_signed_in(request.user), **data)
-        return Response(OpenGameSerializer(game).data, status=status.HTTP_201_CREATED)
+        return Response(
+            OpenGameSerializer(game, context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class OpenGameActionView(_Authenticated):
@@ -341,7 +363,9 @@ class OpenGameActionView(_Authenticated):
             "leave": services.leave_open_game,
             "cancel": services.cancel_open_game,
         }[self.action_name]
-        return Response(OpenGameSerializer(operation(game, user)).data)
+        return Response(
+            OpenGameSerializer(operation(game, user), context={"request": request}).data
+        )
 
 
 class CalendarUrlSerializer(serializers.Serializer[dict[str, str]]):

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder.matches.models import MailSettings, Notification
-from ladder.play.models import Challenge, OpenGame
+from ladder.play.models import CANCELLED, Challenge, OpenGame
 
 log = logging.getLogger(__name__)
 
@@ -123,3 +123,20 @@ def game_changed(game: OpenGame, by: User, how: str) -> None:
     if how != "cancelled":
         text += f" {game.places_left} place{'s' if game.places_left != 1 else ''} left."
     _tell("open_game", others, text, game.get_absolute_url(), f"A game: {by.name} {how}")
+
+
+def withdrawn(user: User, items: list[Challenge | OpenGame]) -> None:
+    """One notice to ``user`` for every challenge and game of theirs that changed because a
+    player in it may no longer play (a ban, a closed account): the ban itself shows nowhere."""
+
+    def said(item: Challenge | OpenGame) -> str:
+        if isinstance(item, Challenge):
+            lineup = f"{_names(item.side_a)} v {_names(item.side_b)}"
+            return f"the {item.ladder.name} challenge {lineup} is cancelled"
+        game = f"the {item.ladder.name} game on {_when(item.starts_at)} at {item.place}"
+        return f"{game} is cancelled" if item.state == CANCELLED else f"{game} has a place free"
+
+    text = "; ".join(said(item) for item in items)
+    text = f"{text[0].upper()}{text[1:]}: a player in it can no longer play on the ladder."
+    link = items[0].get_absolute_url()
+    _tell("challenge", [user], text, link, "A game of yours was called off")

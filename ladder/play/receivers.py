@@ -4,6 +4,7 @@ it through ladder/matches/signals.py."""
 
 from __future__ import annotations
 
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from accounts.models import User
@@ -30,3 +31,20 @@ def lineup(
     sender: type[Ladder], ladder: Ladder, user: User, links: dict[str, int], **kwargs: object
 ) -> services.Lineup | None:
     return services.scheduled_lineup(ladder, user, links)
+
+
+@receiver(post_save, sender=User, dispatch_uid="play.account_closed")
+def account_closed(
+    sender: type[User],
+    instance: User,
+    created: bool,
+    update_fields: frozenset[str] | None = None,
+    **kwargs: object,
+) -> None:
+    """A deactivated account's challenges and games are called off, the others told once
+    (``services.withdraw_player``): no one can report a match against it."""
+    if created or instance.is_active:
+        return
+    if update_fields is not None and "is_active" not in update_fields:
+        return
+    services.withdraw_player(instance)

@@ -72,9 +72,9 @@ MAX_DAYS_AHEAD = 365
 
 
 def _memberships(ladder: Ladder, viewer: User, names: Sequence[str]) -> dict[str, Membership]:
-    """The members among ``names`` whom ``viewer`` may see (a hidden member is not listed
-    for them: ladder.clubs.visibility's rule), by username."""
-    rows = access.members(
+    """The members among ``names`` whom ``viewer`` may see and who may play (the access
+    policy: a hidden member is not listed for them, a banned one for no one), by username."""
+    rows = access.players(
         access.Viewer.of(viewer),
         Membership.objects.filter(ladder=ladder, user__username__in=list(names)),
     ).select_related("user")
@@ -123,6 +123,26 @@ def out_of_range(
                 f"challenge members within ±{format_rd(rules.challenge_rating)}."
             )
     return None
+
+
+def _not_barred(ladder: Ladder, by: User) -> None:
+    """Refuse every action of a member banned from ``ladder``, with the ban's reason (the
+    access policy's ``barred``)."""
+    barred = access.barred(ladder, by)
+    if barred:
+        raise MatchPermissionError(barred)
+
+
+def _check_all_may_play(ladder: Ladder, users: Iterable[User]) -> None:
+    """Refuse to schedule a game one of whose players may no longer play on ``ladder`` (a
+    closed account, a ban): its match could never be reported. ``withdraw_player`` calls
+    such games off; this holds for any it has not reached."""
+    ids = [u.pk for u in users]
+    able = access.players(
+        access.OPERATOR, Membership.objects.filter(ladder=ladder, user_id__in=ids)
+    ).count()
+    if able != len(set(ids)):
+        raise MatchStateError("A player of this game can no longer play on the ladder.")
 
 
 def _playable(membership: Membership, on: date, role: str) -> str | None:
@@ -253,6 +273,7 @@ def create_challenge(
     me = Membership.objects.filter(ladder=ladder, user=by).select_related("user").first()
     if me is None:
         raise MatchPermissionError(f"Only members of {ladder.name} challenge its players.")
+    _not_barred(ladder, by)
     names = [*opponents, *partners]
     if by.username in names:
         errors.add("opponents", "You cannot challenge yourself.")
@@ -372,6 +393,7 @@ def accept_challenge(
     now = now or timezone.now()
     with transaction.atomic():
         challenge = _lock_challenge(challenge)
+        _not_barred(challenge.ladder, by)
         _check_answering(challenge, by, now)
         moment = parse_time(time)
         proposed = [parse_time(t) for t in challenge.proposed_times]
@@ -384,6 +406,7 @@ def accept_challenge(
         if place is not None:
             place = _text(place, MAX_PLACE_LENGTH, "place", errors, "A place")
         errors.raise_if_any()
+        _check_all_may_play(challenge.ladder, challenge.players_list)
         challenge.state = SCHEDULED
         challenge.starts_at = moment
         if place:
@@ -401,6 +424,7 @@ def propose_times(
     now = now or timezone.now()
     with transaction.atomic():
         challenge = _lock_challenge(challenge)
+        _not_barred(challenge.ladder, by)
         _check_answering(challenge, by, now)
         errors = FieldErrors()
         moments = check_times(list(times), now, errors)
@@ -617,6 +641,7 @@ def post_open_game(
     me = Membership.objects.filter(ladder=ladder, user=by).select_related("user").first()
     if me is None:
         raise MatchPermissionError(f"Only members of {ladder.name} post its games.")
+    _not_barred(ladder, by)
     errors = FieldErrors()
     times = check_times([starts_at], now, errors, key="starts_at")
     place = _text(place, MAX_PLACE_LENGTH, "place", errors, "A place")
@@ -670,6 +695,7 @@ def join_open_game(game: OpenGame | int, by: User, now: datetime | None = None) 
         )
         if membership is None:
             raise MatchPermissionError(f"Only members of {game.ladder.name} join its games.")
+        _not_barred(game.ladder, by)
         if game.state != OPEN:
             word = "full" if game.state == SCHEDULED else dict(_STATE_WORDS)[game.state]
             raise MatchStateError(f"This game is {word}.")
@@ -677,6 +703,7 @@ def join_open_game(game: OpenGame | int, by: User, now: datetime | None = None) 
             raise MatchStateError("This game has started.")
         if by.pk in {u.pk for u in game.players_list}:
             raise MatchStateError("You are in this game already.")
+        _check_all_may_play(game.ladder, [*game.players_list, by])
         refusal = _level_refusal(game, membership) or _playable(
             membership, timezone.localdate(now), "invited"
         )
@@ -729,10 +756,13 @@ def cancel_open_game(game: OpenGame | int, by: User, now: datetime | None = None
 
 
 def open_games(ladder: Ladder, now: datetime | None = None) -> QuerySet[OpenGame]:
-    """A ladder's games to come (open and full), soonest first."""
+    """A ladder's games to come (open and full), soonest first; never one whose host may no
+    longer play (a withdrawn player's games are cancelled: ``withdraw_player``)."""
     now = now or timezone.now()
     return (
         OpenGame.objects.filter(ladder=ladder, state__in=LIVE, starts_at__gt=now)
+        .filter(host__is_active=True)
+        .exclude(host__memberships__ladder=ladder, host__memberships__banned_at__isnull=False)
         .select_related("ladder", "host")
         .prefetch_related("players__user")
         .order_by("starts_at", "pk")
@@ -774,6 +804,60 @@ def get_game(pk: int | str, viewer: User) -> OpenGame:
     if game is None:
         raise Http404("No such game.")
     return game
+
+
+# ---- a player who may no longer play -------------------------------------------------------
+
+
+def withdraw_player(
+    user: User, ladder: Ladder | None = None, now: datetime | None = None
+) -> list[Challenge | OpenGame]:
+    """Call off what ``user`` arranged on ``ladder`` (on every ladder: None) once they may no
+    longer play there (a ban, ladder.integrity.bans; a deactivated account,
+    ``receivers.account_closed``): their open and scheduled challenges whose match is not
+    reported are cancelled, the games they host cancelled, and they leave the games others
+    host (which open again). Every other player is told once, however many of their games
+    it touched. Returns what changed."""
+    now = now or timezone.now()
+    challenges = Challenge.objects.filter(state__in=LIVE, players__user=user)
+    games = OpenGame.objects.filter(state__in=LIVE, players__user=user, match__isnull=True)
+    if ladder is not None:
+        challenges, games = challenges.filter(ladder=ladder), games.filter(ladder=ladder)
+    changed: list[Challenge | OpenGame] = []
+    others: dict[int, tuple[User, list[Challenge | OpenGame]]] = {}
+
+    def touched(item: Challenge | OpenGame, players: Iterable[User]) -> None:
+        changed.append(item)
+        for other in players:
+            if other.pk != user.pk:
+                others.setdefault(other.pk, (other, []))[1].append(item)
+
+    with transaction.atomic():
+        for pk in list(challenges.values_list("pk", flat=True).distinct()):
+            challenge = _lock_challenge(pk)
+            if challenge.state not in LIVE or (
+                challenge.match is not None and challenge.match.state in LIVE_MATCH_STATES
+            ):
+                continue
+            challenge.state = CANCELLED
+            _save(challenge, now, "state", decided=True)
+            touched(challenge, challenge.players_list)
+        for pk in list(games.values_list("pk", flat=True).distinct()):
+            game = _lock_game(pk)
+            if game.state not in LIVE or game.match_id:
+                continue
+            players = game.players_list
+            if game.host_id == user.pk:
+                game.state = CANCELLED
+                _save(game, now, "state")
+            else:
+                OpenGamePlayer.objects.filter(game=game, user=user).delete()
+                game.state = OPEN
+                _save(game, now, "state")
+            touched(game, players)
+        for other, items in others.values():
+            tell.withdrawn(other, items)
+    return changed
 
 
 # ---- calendar feeds ----------------------------------------------------------------------

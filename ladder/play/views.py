@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -13,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from icalendar import Calendar
 
 from accounts.models import User
+from ladder.clubs import access
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import get_ladder_for_user
 from ladder.errors import form_action
@@ -27,6 +30,7 @@ from ladder.play.models import (
     SCHEDULED,
     CalendarFeed,
     Challenge,
+    OpenGame,
     PlaySettings,
 )
 
@@ -184,6 +188,8 @@ def open_games(request: SignedInRequest, slug: str) -> HttpResponse:
         if form.is_valid():
             try:
                 services.post_open_game(ladder=ladder, by=request.user, **form.arguments())
+            except MatchPermissionError as exc:
+                return forbidden(request, exc.message)
             except MatchValidationError as exc:
                 form.add_domain_errors(exc.errors)
             else:
@@ -192,12 +198,39 @@ def open_games(request: SignedInRequest, slug: str) -> HttpResponse:
         status = 400
     games = list(services.open_games(ladder))
     to_report = list(services.games_to_report(ladder, request.user))
-    return render(
-        request,
-        "play/open_games.html",
-        {"ladder": ladder, "games": games, "to_report": to_report, "form": form},
-        status=status,
-    )
+    viewer = access.viewer_for(request)
+    unseen = access.unseen(viewer, [ladder.pk]).get(ladder.pk, set())
+    shown = {
+        g.pk: ShownGame(g, access.people(viewer, g.players_list, unseen)) for g in games + to_report
+    }
+    context = {
+        "ladder": ladder,
+        "games": [shown[g.pk] for g in games],
+        "to_report": [shown[g.pk] for g in to_report],
+        "form": form,
+        "barred": access.barred(ladder, request.user),
+    }
+    return render(request, "play/open_games.html", context, status=status)
+
+
+@dataclass(frozen=True)
+class ShownGame:
+    """An open game and its players as the viewer may see them (the access policy: a hidden
+    host reads as the placeholder, with no link, to anyone but the game's players)."""
+
+    game: OpenGame
+    players: list[access.Person]
+
+    @property
+    def host(self) -> access.Person:
+        ids = [u.pk for u in self.game.players_list]
+        if self.game.host_id in ids:
+            return self.players[ids.index(self.game.host_id)]
+        return access.Person(access.HIDDEN_PLAYER_NAME, None)
+
+    @property
+    def joined(self) -> set[int]:
+        return {u.pk for u in self.game.players_list}
 
 
 @form_action

@@ -194,7 +194,11 @@ def test_a_banned_opponent_cannot_confirm_a_match_reported_before_the_ban(club, 
     match = confirmed(club.ladder, ann, ben, [(21, 3), (21, 4)], timezone.localdate())
     match.state, match.needs_rating = "pending", False
     match.save(update_fields=["state", "needs_rating"])
-    Ban.objects.create(ladder=club.ladder, user=ben, reason="Abuse.", by=mod)
+    # The ban's state on the membership, as ban_member leaves it, without its cancelling the
+    # pending report: the access policy reads the membership (ladder.clubs.access.barred).
+    Membership.objects.filter(ladder=club.ladder, user=ben).update(
+        banned_at=timezone.now(), ban_reason="Abuse."
+    )
     with pytest.raises(MatchPermissionError, match="Abuse."):
         operations.confirm_match(match, ben)
 
