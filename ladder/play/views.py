@@ -39,6 +39,8 @@ def _member_ladder(request: SignedInRequest, slug: str, doing: str) -> Ladder | 
     ladder = get_ladder_for_user(request, slug)
     if not ladder.is_member:  # type: ignore[attr-defined]
         return forbidden(request, f"Only members of {ladder.name} {doing}: join the ladder first.")
+    if barred := access.barred(ladder, request.user):
+        return forbidden(request, barred)
     return ladder
 
 
