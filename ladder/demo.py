@@ -565,10 +565,22 @@ def seed_matches(club: DemoClub, now: datetime | None = None) -> dict[str, dict[
         )
         season = simulate_season(ladder, memberships, end, rng)
         states = _store_season(ladder, season, now, rng, dispute=(slug == "singles"))
+        _joined_before_the_season(ladder)
         created[slug] = states
         club.created.append(f"season {slug} ({len(season)} matches)")
         transaction.on_commit(partial(enqueue_rating, ladder.pk))
     return created
+
+
+def _joined_before_the_season(ladder: Ladder) -> None:
+    """The members of a ladder whose season was just played joined it the week before its
+    first match, not today (issue 37: "Since 7 December 2026" beside three months of
+    matches)."""
+    first = ladder.matches.order_by("played_on").values_list("played_on", flat=True).first()
+    if first is None:
+        return
+    joined = timezone.make_aware(datetime.combine(first - timedelta(days=7), time(12)))
+    Membership.objects.filter(ladder=ladder, joined_at__gt=joined).update(joined_at=joined)
 
 
 # ---- seasons and time away (RULES.md "Seasons", "Time away") -----------------------------------

@@ -62,7 +62,7 @@ class Point:
     @property
     def change_text(self) -> str:
         """The day's change as every change reads: "+0.07", "\u22120.03", "0.00"."""
-        return "0.00" if self.matches == 0 else format_change(self.change)
+        return "0.00" if self.matches == 0 else format_change(self.change, self.rating)
 
     @property
     def label(self) -> str:

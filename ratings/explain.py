@@ -1,6 +1,6 @@
 """A rating change in plain words, from the fields stored with it (RULES.md "Ratings in the site").
 
-    expected 0.31, won 21-12 21-15: +0.08; a clear win: counted 2.0× a narrow one;
+    31% chance to win, won 21-12 21-15: +0.08; a clear win: counted 2.0× a narrow one;
     third match against Sam in 90 days, counted at 0.71
 
 The margin (RATINGS.md §3 step 2): under ``margin_information`` a win is a win and the
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING
 
-from ladder.clubs.formatting import format_change, format_rating, format_rd
+from ladder.clubs.formatting import format_change, format_percent, format_rating, format_rd
 
 if TYPE_CHECKING:
     from ladder.clubs.models import Ladder
@@ -96,10 +96,12 @@ def earlier_meetings(weight: float, alpha: float) -> int | None:
 def explain(change: RatingChange, context: Context) -> str:
     """The change in words: result against expectation, then anything that shaped it."""
     result = "won" if change.won else "lost"
-    head = f"expected {change.expected:.2f}, {result}"
+    # The expected score is the chance to win the ratings gave (RATINGS.md §3), read as
+    # every win chance on the site reads: a percentage (issue 37: "Expected 0.98").
+    head = f"{format_percent(change.expected)} chance to win, {result}"
     if context.score:
         head += f" {context.score}"
-    parts = [f"{head}: {format_change(change.change)}"]
+    parts = [f"{head}: {format_change(change.change, change.rating_after)}"]
     parts.extend(_notes(change, context))
     return "; ".join(parts)
 

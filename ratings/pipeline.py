@@ -185,7 +185,7 @@ def rating_news(before: float, after: float, won: bool, played_on: date) -> str:
             f"your rating stayed at {shown_after} after {result}: the ratings expected that "
             "result, so it moved by less than 0.01."
         )
-    change = format_change(after - before)
+    change = format_change(after - before, after)
     return f"your rating went from {shown_before} to {shown_after} ({change}) after {result}."
 
 

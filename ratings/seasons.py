@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from itertools import count
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -27,7 +28,15 @@ from accounts.models import User
 from ladder.clubs.access import Viewer
 from ladder.clubs.models import Ladder
 from ladder.matches.models import DISPUTED, PENDING, Match
-from ratings.models import PlayerRating, RatingChange, Season, SeasonStanding, today
+from ratings.models import (
+    RANKED,
+    PlayerRating,
+    RatingChange,
+    Season,
+    SeasonStanding,
+    active_since,
+    today,
+)
 
 
 class SeasonError(Exception):
@@ -36,15 +45,17 @@ class SeasonError(Exception):
 
 @dataclass(frozen=True)
 class TableRow:
-    """One line of a season's table as a viewer sees it (``rank`` among the rows they see)."""
+    """One line of a season's table as a viewer sees it (``rank`` among the rows they see;
+    None for a player the leaderboard does not rank either, ``status`` says why)."""
 
     user: User
-    rank: int
+    rank: int | None
     rating: float
     change: float
     matches: int
     wins: int
     losses: int
+    status: str = RANKED
 
 
 # ---- defining seasons ----------------------------------------------------------------------
@@ -101,6 +112,7 @@ def season_table(season: Season, viewer: Viewer, on: date | None = None) -> list
     on = on or today()
     if season.starts_on > on:
         return []
+    listed = PlayerRating.objects.filter(ladder_id=season.ladder_id).listed_for(viewer)
     if season.is_over(on) and (season.frozen_at is not None or freeze_season(season, on)):
         rows = [
             (s.user, s.rating, s.change, s.matches, s.wins, s.losses)
@@ -108,17 +120,32 @@ def season_table(season: Season, viewer: Viewer, on: date | None = None) -> list
             .select_related("user")
             .order_by("rank")
         ]
+        # An archived table keeps the places it was stored with.
+        status = dict.fromkeys(listed.values_list("user_id", flat=True), RANKED)
     else:
         rows = live_rows(season, on)
-    seen = set(
-        PlayerRating.objects.filter(ladder_id=season.ladder_id)
-        .listed_for(viewer)
-        .values_list("user_id", flat=True)
-    )
-    shown = [row for row in rows if row[0].pk in seen]
+        # The current table ranks whom the leaderboard beside it ranks (issue 37: Daniel
+        # Kim #1 here, "provisional, not ranked" on the board); the others follow, unranked.
+        cutoff = active_since(season.ladder.lookback_days, on)
+        status = {
+            r.user_id: r.status_on(on, cutoff)
+            for r in listed.only("user_id", "last_played", "established_until")
+        }
+    shown = [row for row in rows if row[0].pk in status]
+    shown.sort(key=lambda row: status[row[0].pk] != RANKED)  # stable: by rating within
+    ranks = count(1)
     return [
-        TableRow(user, rank, rating, change, matches, wins, losses)
-        for rank, (user, rating, change, matches, wins, losses) in enumerate(shown, 1)
+        TableRow(
+            user,
+            next(ranks) if status[user.pk] == RANKED else None,
+            rating,
+            change,
+            matches,
+            wins,
+            losses,
+            status[user.pk],
+        )
+        for user, rating, change, matches, wins, losses in shown
     ]
 
 

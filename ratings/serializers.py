@@ -88,7 +88,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
         return format_rd(row.rd_today)
 
     def get_trend_display(self, row: Any) -> str | None:
-        return None if row.trend is None else format_change(row.trend)
+        return None if row.trend is None else format_change(row.trend, row.rating)
 
     def get_player(self, row: Any) -> str:
         path = reverse("ratings:player", args=[row.user.username])
@@ -147,7 +147,7 @@ class RatingChangeSerializer(serializers.Serializer):
     change = serializers.FloatField(source="change.change", help_text="In rating points.")
     change_display = serializers.SerializerMethodField(help_text='As shown: "+0.08".')
     explanation = serializers.CharField(
-        help_text='In words: "expected 0.31, won 21-12 21-15: +0.08; …".'
+        help_text='In words: "31% chance to win, won 21-12 21-15: +0.08; …".'
     )
 
     def get_rating_after_display(self, entry: Entry) -> str:
@@ -157,7 +157,7 @@ class RatingChangeSerializer(serializers.Serializer):
         return format_rd(entry.change.rd_after)
 
     def get_change_display(self, entry: Entry) -> str:
-        return format_change(entry.change.change)
+        return format_change(entry.change.change, entry.change.rating_after)
 
 
 class PredictInputSerializer(InputSerializer):
@@ -253,7 +253,14 @@ class SeasonSerializer(serializers.Serializer):
 class StandingSerializer(serializers.Serializer):
     """One line of a season's table as the caller sees it (hidden members left out)."""
 
-    rank = serializers.IntegerField(help_text="Place by rating at the season's end (or now).")
+    rank = serializers.IntegerField(
+        allow_null=True,
+        help_text="Place by rating at the season's end (or now); in the current season "
+        "among the players the leaderboard ranks, null for the others (status).",
+    )
+    status = serializers.CharField(
+        help_text="ranked, provisional or inactive, as on the leaderboard."
+    )
     username = serializers.CharField(source="user.username")
     name = serializers.CharField(source="user.name")
     rating = serializers.FloatField(
@@ -271,4 +278,4 @@ class StandingSerializer(serializers.Serializer):
         return display(row.rating)
 
     def get_change_display(self, row: TableRow) -> str:
-        return format_change(row.change)
+        return format_change(row.change, row.rating)

@@ -35,6 +35,7 @@ class PairingSerializer(InputSerializer):
     side_b = serializers.ListField(child=TextField(max_length=150), min_length=1)
     quality = serializers.FloatField(required=False, help_text="Ignored.")
     win_probability = serializers.FloatField(required=False, help_text="Ignored.")
+    repeats = serializers.ListField(required=False, help_text="Ignored.")
 
 
 class AnsweredPlayerSerializer(InputSerializer):
@@ -103,6 +104,12 @@ class ProposedMatchSerializer(serializers.Serializer):
         "well-known players."
     )
     win_probability = serializers.FloatField(help_text="Probability that side A wins (≥ 0.5).")
+    repeats = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Pairs of this match (usernames or guest ids) who met so, as opponents or "
+        "partners, earlier tonight: empty unless no round without a repeat kept every match "
+        "at the floor.",
+    )
 
 
 class PresentPlayerSerializer(serializers.Serializer):

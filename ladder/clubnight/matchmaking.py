@@ -13,7 +13,12 @@ pivot idea: the player with the fewest games is served first):
 
 1. most games played *tonight* first (so whoever sat out, or arrived late, plays
    next: nobody sits out twice before everyone present all night has sat out once);
-2. then most games in total (ladder games + tonight);
+2. then most games in total (ladder games + tonight), unless that order would break a
+   promise below (the floor, or a pairing of tonight again): each player equal on
+   games tonight costs ``SIT_OUT_STEP`` per player of those with fewer games in total
+   for playing, scaled down in a big hall so that the whole order weighs less than one
+   repeat (issue 37: round 2 put Mei against Tom again because the two with most games
+   in total had to sit out, though the round with one of them playing had no repeat);
 3. among players equal on both, the search picks whoever gives the best round.
 
 What a round promises, in this order
@@ -21,7 +26,8 @@ What a round promises, in this order
 1. Every match at least ``QUALITY_FLOOR`` in match quality Q (stated on the page) where
    the players present allow it; otherwise as few matches below it as they allow.
 2. No pairing of tonight again (two players meeting as opponents, or as partners, a
-   second time) while a round without it exists that keeps 1.
+   second time) while a round without it exists that keeps 1 (``Round.repeats`` names
+   those 1 forced).
 3. Among those rounds, the best by the score below.
 Balance comes before novelty: a repeat of an even match is a better evening than a
 fresh one that one side cannot win (the lopsided later rounds of issue 16 came from
@@ -102,6 +108,12 @@ SHORTFALL = 2.0
 TONIGHT_OPPONENT = 100.0
 #: Per earlier partnership tonight: rotating partners is what a doubles night is for.
 TONIGHT_PARTNER = 100.0
+#: Per step of the sit-out order (who sits out 2.) broken by a player who plays: more than
+#: the quality of two matches, so the order holds unless a promise needs it broken.
+SIT_OUT_STEP = 5.0
+#: What breaking the sit-out order may cost at most in all: less than one repeat
+#: (TONIGHT_OPPONENT), so the order never brings a pairing back.
+SIT_OUT_BUDGET = 90.0
 #: Weight of the lookback-window discount for opponents: one earlier meeting (0.17 x 0.3
 #: = 0.05) costs as much as a 100-point rating gap between well-known players
 #: (Q 0.93 → 0.88), ten meetings (0.67 x 0.3 = 0.2) about a 250-point gap. A fresh
@@ -212,6 +224,9 @@ class ProposedMatch:
     side_b: tuple[str, ...]
     quality: float
     win_probability: float
+    #: Pairs of this match (opponents or partners, ids sorted) who met so earlier tonight:
+    #: none unless every round keeping the floor had one (promise 2).
+    repeats: tuple[tuple[str, str], ...] = ()
 
     @property
     def pairing(self) -> Pairing:
@@ -240,6 +255,11 @@ class Round:
     def below_floor(self) -> tuple[ProposedMatch, ...]:
         """The matches below the quality floor: none unless the players present allow no better."""
         return tuple(m for m in self.matches if m.quality < self.floor)
+
+    @property
+    def repeats(self) -> tuple[tuple[str, str], ...]:
+        """The pairs of tonight meeting again in this round (the floor forced them)."""
+        return tuple(pair for m in self.matches for pair in m.repeats)
 
     @property
     def mean_quality(self) -> float:
@@ -331,7 +351,7 @@ def halves(total: int, part: int) -> tuple[tuple[Take, Take], ...]:
 class _Side:
     r_eff: float  # mean rating + the certainty boost b(RD_team) (RATINGS.md §6)
     rd_sq: float  # the team's RMS RD, squared
-    penalty: float  # partner repeats within the side
+    penalty: float  # partner repeats within the side, and the sit-out order's cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +423,8 @@ class _Hall:
         self.partner_penalty = penalties(
             history.partners, tonight.partners, WINDOW_PARTNER, TONIGHT_PARTNER
         )
+        self.tonight = tonight
+        self.play_cost = [0.0] * n  # who sits out, 2.: set by who_plays
         self._splits: dict[tuple[int, ...], _Split] = {}
         self._sides: dict[tuple[int, ...], _Side] = {}
         self._full_split = team_size <= FULL_SPLIT_MAX_TEAM
@@ -419,15 +441,28 @@ class _Hall:
         everyone = list(range(n))
         if byes == 0:
             return everyone, [], 0, []
-        key = [
-            (self.games_tonight[i], self.players[i].games + self.games_tonight[i]) for i in everyone
-        ]
-        by_sitting_out = sorted(everyone, key=lambda i: key[i], reverse=True)
-        cut = key[by_sitting_out[byes - 1]]
-        certain_byes = [i for i in everyone if key[i] > cut]
-        tie = [i for i in everyone if key[i] == cut]
-        playing = [i for i in everyone if key[i] < cut]
-        return playing, tie, byes - len(certain_byes), certain_byes
+        tonight = self.games_tonight
+        cut = sorted(tonight, reverse=True)[byes - 1]
+        certain_byes = [i for i in everyone if tonight[i] > cut]
+        tie = [i for i in everyone if tonight[i] == cut]
+        playing = [i for i in everyone if tonight[i] < cut]
+        benched = byes - len(certain_byes)
+        if benched:
+            self._order_tie(tie, benched)
+        return playing, tie, benched, certain_byes
+
+    def _order_tie(self, tie: list[int], benched: int) -> None:
+        """The sit-out order among the tied (who sits out, 2.): each costs, for playing, a
+        step per tied player with fewer games in total; steps small enough that the most
+        the order can be broken by (each swap of one who sits out and one who plays moves
+        at most ``len(tie) - 1`` steps) stays within the budget."""
+        swaps = min(benched, len(tie) - benched)
+        if not swaps:
+            return
+        total = {i: self.players[i].games + self.games_tonight[i] for i in tie}
+        step = min(SIT_OUT_STEP, SIT_OUT_BUDGET / (swaps * (len(tie) - 1)))
+        for i in tie:
+            self.play_cost[i] = step * sum(total[j] < total[i] for j in tie)
 
     # -- values ------------------------------------------------------------------------------
 
@@ -441,6 +476,7 @@ class _Hall:
         rating = sum(self.ratings[i] for i in members) / len(members)
         par = self.partner_penalty
         penalty = sum(par[x][y] for x, y in combinations(members, 2))
+        penalty += sum(self.play_cost[i] for i in members)
         side = self._sides[members] = _Side(rating + g1_boost(rd), rd * rd, penalty)
         return side
 
@@ -539,11 +575,27 @@ class _Hall:
                     side_b=self._ids(side_b),
                     quality=match_quality(a, b, self.params),
                     win_probability=p,
+                    repeats=self._repeats(split.side_a, split.side_b),
                 )
             )
         matches.sort(key=lambda m: (-m.quality, m.players))
         bye_ids = tuple(sorted(self.players[i].id for i in byes))
         return Round(tuple(matches), bye_ids, score, exact, self.floor)
+
+    def _repeats(
+        self, side_a: tuple[int, ...], side_b: tuple[int, ...]
+    ) -> tuple[tuple[str, str], ...]:
+        ids = [p.id for p in self.players]
+        met = [(x, y, self.tonight.opponents) for x in side_a for y in side_b]
+        met += [
+            (x, y, self.tonight.partners) for s in (side_a, side_b) for x, y in combinations(s, 2)
+        ]
+        pairs = {
+            tuple(sorted((ids[x], ids[y])))
+            for x, y, counts in met
+            if counts.get(frozenset((ids[x], ids[y])))
+        }
+        return tuple(sorted((a, b) for a, b in pairs))
 
     def _ids(self, side: Iterable[int]) -> tuple[str, ...]:
         ordered = sorted(side, key=lambda i: (-self.ratings[i], self.players[i].id))

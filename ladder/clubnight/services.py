@@ -310,6 +310,7 @@ def round_to_json(rnd: Round) -> dict[str, Any]:
                 "side_b": list(m.side_b),
                 "quality": round(m.quality, 4),
                 "win_probability": round(m.win_probability, 4),
+                "repeats": [list(pair) for pair in m.repeats],
             }
             for m in rnd.matches
         ],

@@ -11,7 +11,7 @@ rounds, guests and scores in services.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 from urllib.parse import urlencode
@@ -89,6 +89,7 @@ class ShownMatch:
     win_probability: float
     report_url: str | None  # for a player of this match: the report form, filled in
     below_floor: bool = False  # the players present allowed no match at the quality floor
+    repeats: list[tuple[Attendee, Attendee]] = field(default_factory=list)  # met earlier tonight
     result: ShownResult | None = None  # entered on the round's screen
 
     @property
@@ -279,6 +280,10 @@ def _shown_rounds(
                 win_probability=m["win_probability"],
                 report_url=_report_url(ladder, m["side_a"], m["side_b"], viewer, night.date),
                 below_floor=m["quality"] < rnd.get("floor", QUALITY_FLOOR),
+                repeats=[
+                    (person(x, m["side_a"] + m["side_b"]), person(y, m["side_a"] + m["side_b"]))
+                    for x, y in m.get("repeats", [])
+                ],
                 result=_result(ladder, m, viewer, number, court),
             )
             for court, m in enumerate(rnd["matches"], start=1)

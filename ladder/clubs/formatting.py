@@ -6,8 +6,9 @@ through the engine's ``scales.display`` (decimal, half up), so 4505 is "4.51" ev
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 
-from ratings.engine.scales import display
+from ratings.engine.scales import DISPLAY_DIVISOR, display
 
 
 def format_rating(value: float | None) -> str:
@@ -34,11 +35,24 @@ def format_percent(probability: float | None) -> str:
     return shown
 
 
-def format_change(value: float | None) -> str:
+def shown_change(value: float, after: float) -> float:
+    """A change of rating as a reader checks it beside the rating it led to: the shown
+    ``after`` minus the shown rating before (``after − value``), in points. 4674 → 4628
+    reads "4.67 → 4.63", so its change is −40 ("−0.04"), not the −46 ("−0.05") the two
+    unrounded ends differ by (issue 37): before + change = after on every row."""
+    before = Decimal(display(after - value)) * DISPLAY_DIVISOR
+    return float(Decimal(display(after)) * DISPLAY_DIVISOR - before)
+
+
+def format_change(value: float | None, after: float | None = None) -> str:
     """A change of rating in display units, signed: +31 → "+0.03", −151 → "−0.15" (a real
-    minus sign); a change too small to show reads "0.00", without a sign."""
+    minus sign); a change too small to show reads "0.00", without a sign. With ``after``,
+    the rating it led to, it is the change between the two shown ratings (``shown_change``):
+    every change shown beside a rating passes it."""
     if value is None:
         return "–"
+    if after is not None:
+        value = shown_change(value, after)
     size = display(abs(value))
     if size == "0.00":
         return size

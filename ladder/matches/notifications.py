@@ -103,9 +103,18 @@ def describe(match: Match) -> str:
     return f"{sides} on {day.day} {day:%b} ({match.ladder.name}), {games}"
 
 
+def reported_by(match: Match) -> str:
+    """Who put the match on the site, and how: "Mei Lin reported", or for a club night's
+    court entered by someone who did not play, "Mei Lin entered the club night score of"
+    (issue 37: not "reported a match against you" from someone who was not in it)."""
+    if match.reporter_side is None:
+        return f"{match.reporter.name} entered the club night score of"
+    return f"{match.reporter.name} reported"
+
+
 def tell_reported(match: Match) -> None:
     """The opponents' notification of a match waiting for their confirmation."""
-    text = f"{match.reporter.name} reported {describe(match)}: confirm it or say what is wrong."
+    text = f"{reported_by(match)} {describe(match)}: confirm it or say what is wrong."
     _tell(TO_CONFIRM, match.opponents, match, text)
 
 

@@ -13,12 +13,19 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from ladder.clubs.access import Person
-from ladder.clubs.formatting import format_change, format_day, format_rd
+from ladder.clubs.formatting import format_change, format_day, format_rd, shown_change
 from ladder.clubs.models import Ladder
 from ladder.matches.models import Match
 from ratings.histories import match_changes
 
 register = template.Library()
+
+
+@register.filter
+def shown(value: float | None, after: float) -> float | None:
+    """A change as the shown ratings differ, beside ``after`` (formatting.shown_change):
+    ``{{ change|shown:rating_after|signed }}``, and its colour from the same number."""
+    return None if value is None else shown_change(value, after)
 
 
 @register.filter
@@ -29,11 +36,15 @@ def signed(value: float | None) -> str:
 
 
 @register.filter
-def trend(value: float | None) -> SafeString:
-    """The 30-day trend as an arrow and its size in rating units, coloured: 151 points read
-    "▲0.15" beside a rating of 4.52; "–" without a match in that time."""
+def trend(value: float | None, after: float | None = None) -> SafeString:
+    """A change as an arrow and its size in rating units, coloured: 151 points read
+    "▲0.15" beside a rating of 4.52; "–" without a match in that time. With ``after``
+    (``{{ row.trend|trend:row.rating }}``), the change between the shown ratings; a change
+    that shows as 0.00 is neither up nor down."""
     if value is None:
         return mark_safe('<span class="muted" title="No match in this period">–</span>')
+    if after is not None:
+        value = shown_change(value, after)
     size = format_rd(abs(value))
     if size == "0.00":
         return mark_safe('<span class="muted" title="No change">0.00</span>')

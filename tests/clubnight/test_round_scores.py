@@ -142,6 +142,25 @@ def test_the_organiser_who_did_not_play_is_not_a_player_of_the_report(
     assert confirm_match(match, charlie).state == "confirmed"
 
 
+def test_the_players_hear_the_organiser_entered_the_score_not_reported_against_them(
+    ladder, night, alice, bob, charlie, django_capture_on_commit_callbacks, mailoutbox
+) -> None:
+    # Issue 37: "Mei Lin reported a match against you", from someone who did not play.
+    with django_capture_on_commit_callbacks(execute=True):
+        outcome = clubnight.enter_scores(ladder, alice, 1, {1: [(21, 15), (21, 18)]})[1]
+    notices = Notification.objects.filter(match_id=outcome.match_id, kind=TO_CONFIRM)
+    assert len(notices) == 2
+    for notice in notices:
+        assert notice.text.startswith(f"{alice.name} entered the club night score of ")
+        assert "reported" not in notice.text
+    mails = [m for m in mailoutbox if {bob.email, charlie.email} & set(m.to)]
+    assert len(mails) == 2
+    for mail in mails:
+        assert mail.subject == f"{alice.name} entered your club night score: please confirm"
+        assert f"{alice.name} entered the score of a {ladder.name} club night match" in mail.body
+        assert "reported a match against you" not in mail.subject + mail.body
+
+
 def test_the_organisers_reporting_limits_do_not_stop_club_night(ladder, night, alice) -> None:
     ladder.max_pending_reports = 1
     ladder.reports_per_hour = 1

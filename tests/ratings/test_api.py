@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from ladder.clubs.formatting import format_percent
+from ratings.engine.scales import display
 from ratings.models import PlayerRating, RatingChange
 from ratings.pipeline import rate_ladder
 from tests.factories import LadderFactory, MembershipFactory, hide
@@ -153,7 +156,9 @@ def test_history_shape(api, club):
     assert newest["floor_applied"] is stored.floor_applied is False
     assert newest["rd_after_display"] == f"{stored.rd_after / 1000:.2f}"
     assert newest["rating_after_display"] == f"{stored.rating_after / 1000:.2f}"
-    assert newest["change_display"] == f"+{stored.change / 1000:.2f}"  # a win, in rating units
+    # A win, in rating units: the difference of the two ratings as shown (issue 37).
+    shown = Decimal(display(stored.rating_after)) - Decimal(display(stored.rating_before))
+    assert newest["change_display"] == f"+{shown}"
     assert (
         newest["ladder"] == "club"
         and newest["played_on"] == (TODAY - timedelta(days=5)).isoformat()
@@ -161,7 +166,7 @@ def test_history_shape(api, club):
     assert newest["opponents"] == [{"name": "Ben N", "username": "ben"}]
     assert newest["partners"] == [] and newest["won"] is True and newest["score"] == "21-10 21-11"
     assert newest["explanation"].startswith(
-        f"expected {newest['expected']:.2f}, won 21-10 21-11: +"
+        f"{format_percent(newest['expected'])} chance to win, won 21-10 21-11: +"
     )
     assert "third match against Ben N in 90 days, counted at 0.71" in newest["explanation"]
     lost = body["results"][1]

@@ -47,7 +47,7 @@ SEEN_BEFORE = Context(
 def test_the_example_of_the_product_page():
     text = explain(change(repetition_weight=1 / 1.4, margin_multiplier=2.0), SEEN_BEFORE)
     assert text == (
-        "expected 0.31, won 21-12 21-15: +0.08; a clear win: counted 2.0× a narrow one;"
+        "31% chance to win, won 21-12 21-15: +0.08; a clear win: counted 2.0× a narrow one;"
         " third match against Sam in 90 days, counted at 0.71"
     )
 
@@ -57,7 +57,7 @@ def test_a_loss_and_its_sign():
         change(outcome=0.0, won=False, expected=0.64, rating_after=4437.6),
         Context(score="15-21 19-21", opponents=("Sam",), previous_rd=90.0, previous_played_on=DAY),
     )
-    assert text == "expected 0.64, lost 15-21 19-21: \u22120.06"
+    assert text == "64% chance to win, lost 15-21 19-21: \u22120.06"
 
 
 def test_won_is_the_stored_result_not_the_outcome():
@@ -66,7 +66,7 @@ def test_won_is_the_stored_result_not_the_outcome():
         change(outcome=0.45, won=True),
         Context(score="21-19", outcome_model="score", has_previous=False),
     )
-    assert text.startswith("expected 0.31, won 21-19: +0.08")
+    assert text.startswith("31% chance to win, won 21-19: +0.08")
 
 
 def test_how_much_the_margin_counted():
@@ -78,7 +78,7 @@ def test_how_much_the_margin_counted():
     )
     assert (
         clear_loss
-        == "expected 0.31, lost 21-12 21-15: \u22120.05; a clear loss: counted 2.0× a narrow one"
+        == "31% chance to win, lost 21-12 21-15: \u22120.05; a clear loss: counted 2.0× a narrow one"
     )
     boosted = Context(score="21-5", margin_boost=3.0, has_previous=False)
     assert explain(change(margin_multiplier=4.0), boosted).endswith(
@@ -88,7 +88,7 @@ def test_how_much_the_margin_counted():
         "; the margin counted: 2.0× a narrow win"
     )
     # The narrowest win counts once: nothing to say.
-    assert explain(change(), SEEN_BEFORE) == "expected 0.31, won 21-12 21-15: +0.08"
+    assert explain(change(), SEEN_BEFORE) == "31% chance to win, won 21-12 21-15: +0.08"
 
 
 def test_the_wrong_way_floor_is_explained():
@@ -101,7 +101,7 @@ def test_the_wrong_way_floor_is_explained():
         change(expected=0.98, outcome=0.93, rating_after=4500.0, floor_applied=True), score
     )
     assert narrow == (
-        "expected 0.98, won 21-19 21-19: 0.00; a narrow win against a weaker player: no change"
+        "98% chance to win, won 21-19 21-19: 0.00; a narrow win against a weaker player: no change"
         " (a win never lowers a rating); the score counted 0.93 of a win"
     )
     close = explain(
@@ -114,12 +114,12 @@ def test_the_wrong_way_floor_is_explained():
         ),
     )
     assert close.startswith(
-        "expected 0.20, lost 19-21 20-22: 0.00; a close loss against a stronger side: no change"
+        "20% chance to win, lost 19-21 20-22: 0.00; a close loss against a stronger side: no change"
         " (a loss never raises a rating)"
     )
     # Without the floor, the score model says how the score counted; no floor note.
     plain = explain(change(outcome=0.9625), score)
-    assert plain == "expected 0.31, won 21-19 21-19: +0.08; the score counted 0.96 of a win"
+    assert plain == "31% chance to win, won 21-19 21-19: +0.08; the score counted 0.96 of a win"
     # Under margin_information the notes of the score model never appear.
     assert "score counted" not in explain(change(outcome=1.0, floor_applied=True), SEEN_BEFORE)
 
@@ -159,10 +159,10 @@ def test_inactivity_and_the_first_match():
         change(rd_before=92.0),
         Context(score="21-12 21-15", previous_rd=90.0, previous_played_on=date(2024, 5, 3)),
     )
-    assert short == "expected 0.31, won 21-12 21-15: +0.08"
+    assert short == "31% chance to win, won 21-12 21-15: +0.08"
     # Without knowing the previous match (has_previous False), nothing is claimed.
     unknown = explain(change(), Context(score="21-12 21-15", has_previous=False))
-    assert unknown == "expected 0.31, won 21-12 21-15: +0.08"
+    assert unknown == "31% chance to win, won 21-12 21-15: +0.08"
 
 
 def test_everything_at_once_in_order():
@@ -181,7 +181,7 @@ def test_everything_at_once_in_order():
         ),
     )
     assert text == (
-        "expected 0.31, won 21-12 21-15: +0.08; first match in 61 days: RD had grown from ± 0.08 to ± 0.09;"
+        "31% chance to win, won 21-12 21-15: +0.08; first match in 61 days: RD had grown from ± 0.08 to ± 0.09;"
         " second match against Sam in 60 days, counted at 0.83;"
         " RD kept from shrinking: 10% different opponents in 60 days (needs 25%);"
         " performance weight 1.10 (above the side's average)"
@@ -227,7 +227,7 @@ def test_a_season_start_that_grew_the_rd_is_named():
     short = Context(score="21-12 21-15", previous_rd=90.0, previous_played_on=date(2024, 5, 20))
     raised = explain(change(rd_before=110.0), replace(short, new_season=True))
     assert raised.endswith("; first match of a new season: RD had grown from ± 0.09 to ± 0.11")
-    assert explain(change(rd_before=110.0), short) == "expected 0.31, won 21-12 21-15: +0.08"
+    assert explain(change(rd_before=110.0), short) == "31% chance to win, won 21-12 21-15: +0.08"
     long = Context(
         score="21-12 21-15", previous_rd=70.0, previous_played_on=date(2024, 1, 1), new_season=True
     )

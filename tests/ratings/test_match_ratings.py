@@ -35,7 +35,7 @@ def test_each_players_change_with_its_explanation(client, doubles, alice, bob, c
         arrow = "▲" if change.change > 0 else "▼"
         assert f"{arrow}{abs(change.change) / 1000:.2f}" in text
     # Every row is explained: what was expected, the result, what the margin did.
-    assert len(re.findall(r"Expected 0\.\d\d, (?:won 21-15 21-18|lost 15-21 18-21)", text)) == 4
+    assert len(re.findall(r"\d+% chance to win, (?:won 21-15 21-18|lost 15-21 18-21)", text)) == 4
 
 
 def test_a_hidden_player_stays_hidden_on_the_match_page(client, doubles, alice, bob, charlie, dave):

@@ -62,7 +62,8 @@ def test_an_explanation_reads_as_the_board() -> None:
         performance_weight=1.0,
     )
     text = explain(first, Context(has_previous=True, previous_played_on=None))
-    assert "+0.02" in text
+    # 4505 → 4520 reads "4.51 → 4.52": the change shown is theirs, +0.01 (issue 37).
+    assert "won: +0.01;" in text
     assert "starting from 4.51 ± 0.13" in text
 
 

@@ -10,6 +10,7 @@ from django.core.cache import caches
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from ladder.clubs.formatting import format_percent
 from ladder.clubs.models import Membership
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import PlayerState
@@ -74,7 +75,9 @@ def test_player_page_ratings_chart_matches_and_head_to_head(client, club):
     )
     last = entries[0]
     assert last.score == "21-10 21-11" and last.won
-    assert last.explanation.startswith(f"expected {last.change.expected:.2f}, won 21-10 21-11: +")
+    assert last.explanation.startswith(
+        f"{format_percent(last.change.expected)} chance to win, won 21-10 21-11: +"
+    )
     assert "third match against Ben N in 90 days, counted at 0.71" in last.explanation
     lost = next(e for e in entries if not e.won)
     assert lost.score == "19-21 17-21"  # from Ann's side although she was side B

@@ -53,6 +53,8 @@ def played(club, make_match: MakeMatch):  # type: ignore[no-untyped-def]
     make_match(ladder, [p[0]], [p[1]], [(21, 5), (21, 7)], TODAY - timedelta(days=20))
     make_match(ladder, [p[2]], [p[3]], [(21, 19), (22, 20)], TODAY - timedelta(days=2))
     rate_ladder(ladder.pk)
+    # Everyone ranked on the board: a current table ranks whom the board ranks (issue 37).
+    PlayerRating.objects.filter(ladder=ladder).update(established_until=TODAY + timedelta(days=365))
     return ladder, p, past, now
 
 
