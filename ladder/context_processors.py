@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 
 from accounts.models import User
+from ladder.integrity.flags import integrity_links
 from ladder.matches.models import PENDING, MatchPlayer, Notification
 
 
@@ -35,6 +36,9 @@ def site(request: HttpRequest) -> dict[str, object]:
     user = getattr(request, "user", None)
     signed_in = isinstance(user, User) and user.is_authenticated
     context: dict[str, object] = {"is_moderator": isinstance(user, User) and user.is_moderator}
+    if context["is_moderator"]:
+        # Lazy: the menu, the moderation queue and a ladder's page read it (issue 37.4).
+        context["integrity_links"] = SimpleLazyObject(integrity_links)
     if isinstance(user, User) and signed_in:
         # Lazy: counted only when a page shows the navigation badge.
         context["inbox_count"] = SimpleLazyObject(lambda: to_confirm_count(user))

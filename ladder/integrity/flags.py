@@ -14,10 +14,13 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Count
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import RequestUser, User
@@ -235,6 +238,39 @@ def current_flags(ladder: Ladder, force: bool = False) -> list[Flag]:
     for flag in flags:
         flag.usernames = [names.get(p, "") for p in flag.players]  # type: ignore[attr-defined]
     return flags
+
+
+@dataclass(frozen=True)
+class IntegrityLink:
+    """A ladder's integrity page as the moderators' menu and pages link it."""
+
+    slug: str
+    name: str
+    url: str
+    open_flags: int
+
+
+def integrity_links() -> list[IntegrityLink]:
+    """Every ladder's integrity page with its count of open flags (current, undecided), the
+    flags refreshed first where the ratings changed, so the count is the page's (issue 37.4)."""
+    ladders = list(Ladder.objects.order_by("name"))
+    for ladder in ladders:
+        refresh_flags(ladder)
+    counts = dict(
+        Flag.objects.filter(state=OPEN, current=True)
+        .values("ladder_id")
+        .annotate(n=Count("pk"))
+        .values_list("ladder_id", "n")
+    )
+    return [
+        IntegrityLink(
+            ladder.slug,
+            ladder.name,
+            reverse("ladder:integrity", args=[ladder.slug]),
+            counts.get(ladder.pk, 0),
+        )
+        for ladder in ladders
+    ]
 
 
 def decide_flag(

@@ -18,6 +18,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
@@ -138,11 +139,17 @@ def ban(request: HttpRequest, slug: str) -> HttpResponse:
         return _render(request, ladder, {"__all__": [exc.message]}, given, status=exc.status)
     messages.success(
         request,
-        f"{outcome.ban.user.name} is banned from {ladder.name}: {len(outcome.withheld)} rated "
-        f"match(es) withheld, {len(outcome.cancelled)} waiting report(s) cancelled, "
-        f"{len(outcome.changes)} member(s) told of their recalculated rating.",
+        f"{outcome.ban.user.name} is banned from {ladder.name}: "
+        f"{_count(len(outcome.withheld), 'rated match', 'es')} withheld, "
+        f"{_count(len(outcome.cancelled), 'waiting report')} cancelled, "
+        f"{_count(len(outcome.changes), 'member')} told of their recalculated rating.",
     )
     return redirect(_page(ladder) + "#bans")
+
+
+def _count(n: int, noun: str, suffix: str = "s") -> str:
+    """ "1 rated match", "10 rated matches": a count as a sentence says it."""
+    return f"{n} {noun}{pluralize(n, suffix)}"
 
 
 @form_action
@@ -158,8 +165,9 @@ def lift(request: HttpRequest, slug: str, username: str) -> HttpResponse:
     else:
         messages.success(
             request,
-            f"The ban of {outcome.ban.user.name} is lifted: {len(outcome.withheld)} match(es) "
-            f"count again, {len(outcome.changes)} member(s) told of their recalculated rating.",
+            f"The ban of {outcome.ban.user.name} is lifted: "
+            f"{_count(len(outcome.withheld), 'match', 'es')} count again, "
+            f"{_count(len(outcome.changes), 'member')} told of their recalculated rating.",
         )
     return redirect(_page(ladder) + "#bans")
 

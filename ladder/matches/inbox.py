@@ -31,7 +31,7 @@ class Inbox:
 
 
 def inbox_for(user: RequestUser | None, now: datetime | None = None) -> Inbox:
-    """The inbox of ``user`` (empty for visitors)."""
+    """The inbox of ``user`` (empty for visitors), each list newest first."""
     if not isinstance(user, User) or not user.is_authenticated:
         return Inbox()
     now = now or timezone.now()
@@ -39,7 +39,7 @@ def inbox_for(user: RequestUser | None, now: datetime | None = None) -> Inbox:
         Match.objects.filter(state=PENDING, players__user=user)
         .exclude(reporter=user)
         .with_details()
-        .order_by("created_at", "pk")
+        .order_by("-created_at", "-pk")  # newest first, as the notifications (issue 37.6)
     )
     to_confirm = [
         m for m in waiting if m.side_of(user) != m.reporter_side and not m.is_expired(now)
@@ -47,7 +47,7 @@ def inbox_for(user: RequestUser | None, now: datetime | None = None) -> Inbox:
     mine = (
         Match.objects.filter(reporter=user, state__in=(PENDING, DISPUTED))
         .with_details()
-        .order_by("created_at", "pk")
+        .order_by("-created_at", "-pk")
     )
     my_pending = [m for m in mine if not m.is_expired(now)]
     disputes = list(moderation_queue()) if user.is_moderator else []

@@ -445,6 +445,7 @@ MAIL_EVENTS = (
     ("cancelled", "A report waiting for me is cancelled"),
     ("challenge", "Challenges: one to me, an answer, a cancellation or expiry"),
     ("open_game", "Open games I am in: someone joins or leaves, it is full or cancelled"),
+    ("moderation", "A moderator bans me or lifts my ban, or my rating is recalculated after one"),
 )
 
 

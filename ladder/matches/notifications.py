@@ -4,6 +4,7 @@ transaction, and the e-mails, sent after it commits."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -34,6 +35,7 @@ MAIL_EVENT_OF = {
     "dispute_for_moderators": "disputed",
     "match_decided": "decided",
     "match_cancelled": "cancelled",
+    "member_notice": "moderation",
 }
 
 
@@ -81,9 +83,19 @@ def _tell(kind: str, users: Iterable[User], match: Match, text: str) -> None:
 
 
 def tell_member(user: User, text: str, link: str, kind: str = "moderation") -> None:
-    """A notification about no one match (a moderation decision about a member), leading
-    to ``link``; written in the caller's transaction."""
+    """A notification about no one match (a moderation decision about a member: a ban, its
+    lifting, a rating recalculated after one), leading to ``link``; written in the caller's
+    transaction, and the same words e-mailed after it commits (the notification settings'
+    "moderation" choice)."""
     Notification.objects.create(user=user, kind=kind, match=None, link=link, text=text[:300])
+    _mail_after_commit(
+        "member_notice", [user], text=text, subject=_headline(text), url=_site_url(link)
+    )
+
+
+def _headline(text: str) -> str:
+    """A notice's subject: its first clause ("A moderator banned you from Singles")."""
+    return re.split(r"[:;]\s|\.\s|\.$", text, maxsplit=1)[0].strip()[:150]
 
 
 def _mail_after_commit(template: str, recipients: Iterable[User], **context: object) -> None:

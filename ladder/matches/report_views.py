@@ -302,7 +302,11 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
         slot = "player"
     label = request.GET.get("label") or "Player"
     members = access.players(viewer_for(request), Membership.objects.filter(ladder=ladder))
+    # Never oneself; with ``available`` (choosing whom to challenge), not those away today.
     members = members.select_related("user").exclude(user=request.user)
+    available = request.GET.get("available") == "1"
+    if available:
+        members = members.exclude(away_until__gte=timezone.localdate())
     picked = request.GET.get("pick")
     if picked is not None:
         member = members.filter(user__username=picked).first()
@@ -312,6 +316,7 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
             "label": label,
             "value": picked,
             "picked": member.user if member else None,
+            "available": available,
         }
         response = render(request, "matches/_player_slot.html", context)
         # The report form listens for this to validate and predict again.
@@ -324,7 +329,14 @@ def player_search(request: SignedInRequest, slug: str) -> HttpResponse:
                 "user__display_name", "user__username"
             )[:SEARCH_LIMIT]
         )
-    context = {"ladder": ladder, "slot": slot, "label": label, "members": found, "text": text}
+    context = {
+        "ladder": ladder,
+        "slot": slot,
+        "label": label,
+        "members": found,
+        "text": text,
+        "available": available,
+    }
     return render(request, "matches/_player_options.html", context)
 
 

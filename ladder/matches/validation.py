@@ -227,12 +227,7 @@ def checked_report(
     if not errors:
         duplicate = _find_duplicate(ladder, played_on, side_a, side_b, game_scores)
         if duplicate is not None:
-            errors.add(
-                "__all__",
-                f"This match is already reported (match {duplicate.pk} by "
-                f"{duplicate.reporter.name}: same players, date and score); confirm or "
-                "dispute that one instead.",
-            )
+            errors.add("__all__", duplicate_message(duplicate, reporter))
     errors.raise_if_any()
     return played_on, side_a, side_b, game_scores, player_stats
 
@@ -315,6 +310,28 @@ def _check_limits(ladder: Ladder, reporter: User, now: datetime, errors: FieldEr
             f"You have reported {recent} matches on {ladder.name} in the last hour, the most "
             "allowed; please try again later.",
         )
+
+
+def duplicate_message(duplicate: Match, reporter: User) -> str:
+    """Why a report is refused as a copy of ``duplicate``, said to whoever reports it: the
+    reporter (or a partner) is not asked to confirm their own side's report (issue 37.6)."""
+    if duplicate.reporter_id == reporter.pk:
+        said = (
+            f"You already reported this match (match {duplicate.pk}: same players, date and score)"
+        )
+    else:
+        said = (
+            f"This match is already reported (match {duplicate.pk} by "
+            f"{duplicate.reporter.name}: same players, date and score)"
+        )
+    side = duplicate.side_of(reporter)
+    if duplicate.state != PENDING:
+        return f"{said}."
+    if duplicate.reporter_id == reporter.pk or (
+        side is not None and side == duplicate.reporter_side
+    ):
+        return f"{said}; it waits for the other side's confirmation."
+    return f"{said}; confirm or dispute that one instead."
 
 
 def _find_duplicate(

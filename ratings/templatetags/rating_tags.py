@@ -75,16 +75,17 @@ def match_url(pk: int) -> str:
 
 
 @register.simple_tag
-def people(persons: Iterable[Person], ladder_slug: str) -> SafeString:
+def people(persons: Iterable[Person], ladder_slug: str, linked: bool = True) -> SafeString:
     """Players joined by " & ", each linked to their page on the ladder; a hidden player
-    (no username) is named without a link. A tag, not an include per side: the includes
-    were a third of the time it took to draw a player's match list."""
+    (no username), or everyone when not ``linked`` (inside a row that is itself a link), is
+    named without a link. A tag, not an include per side: the includes were a third of the
+    time it took to draw a player's match list."""
     return mark_safe(
         " &amp; ".join(
             format_html(
                 '<a href="{}?ladder={}">{}</a>', player_url(p.username), ladder_slug, p.name
             )
-            if p.username
+            if p.username and linked
             else conditional_escape(p.name)
             for p in persons
         )

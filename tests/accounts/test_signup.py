@@ -327,3 +327,12 @@ def test_a_name_that_reads_like_another_members_is_refused(client, alice):
         "display_name",
         "Another member is already shown as",
     )
+
+
+@pytest.mark.django_db
+def test_the_sign_up_mail_greets_the_display_name(client):
+    """Issue 37.6: "Hello Dana Scully," (the username still names the account)."""
+    client.post(URL, GOOD)
+    (message,) = mail.outbox
+    assert message.body.startswith("Hello Dana Scully,\n")
+    assert 'your account "dana"' in message.body

@@ -4,7 +4,9 @@ finds no serious or critical problem, and every control is big enough to tap.
 Tap targets (WCAG 2.2 §2.5.5 / §2.5.8, and the 44 px of Apple's and Google's guides): a
 control (button, input, select, summary, a link that is the whole item) is at least 44×44 px;
 a link inside running text (a sentence or a line of names: its block holds other words) is
-exempt from that, but its line is at least 24 px tall. A checkbox or radio counts with its
+exempt from that, but its line is at least 24 px tall. A link in a list's or a table's row
+is not in running text (unless in a paragraph of the row): the row is a target a thumb aims
+at, so it is 44 px tall (issue 37.5). A checkbox or radio counts with its
 label, which is what a thumb presses.
 """
 
@@ -41,7 +43,16 @@ TAP_TARGETS_JS = """([control, inline]) => {
     while (b && getComputedStyle(b).display.startsWith('inline')) b = b.parentElement;
     return b;
   };
+  // A row of a list or table is no sentence (issue 37.5): a link in it is the row's target,
+  // unless it sits in a paragraph of the row.
+  const PROSE = 'p, dd, blockquote, figcaption, label, legend, caption, .helptext';
+  const inRow = a => {
+    const row = a.closest('td, th, li');
+    const prose = a.closest(PROSE);
+    return !!row && !(prose && row.contains(prose));
+  };
   const inRunningText = a => {
+    if (inRow(a)) return false;
     const block = blockOf(a);
     if (!block) return false;
     const own = (a.textContent || '').replace(/\\s+/g, '');

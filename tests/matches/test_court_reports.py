@@ -231,10 +231,11 @@ def test_a_member_turns_an_e_mail_off_and_still_sees_the_notice(
     client.force_login(charlie)
     url = reverse("notification_settings")
     page = client.get(url).content.decode()
-    assert page.count('type="checkbox"') == 8 and page.count("checked") == 8
+    assert page.count('type="checkbox"') == 9 and page.count("checked") == 9
     assert "Challenges: one to me" in page and "Open games I am in" in page  # issue 25
+    assert "A moderator bans me or lifts my ban" in page  # issue 37.4
     everything_but = ["partner", "confirmed", "disputed", "decided", "cancelled"]
-    everything_but += ["challenge", "open_game"]
+    everything_but += ["challenge", "open_game", "moderation"]
     response = client.post(url, {"mailed": everything_but})
     assert response.status_code == 302
     assert MailSettings.objects.get(user=charlie).muted == ["to_confirm"]

@@ -242,13 +242,31 @@ def test_the_same_match_twice_is_a_duplicate(ladder, alice, bob):
     first = report(ladder, alice, [alice], [bob])
     error = refused(
         "__all__",
-        f"This match is already reported (match {first.pk} by Alice Archer",
+        f"You already reported this match (match {first.pk}: same players, date and score)",
         ladder=ladder,
         reporter=alice,
         side_a=[alice],
         side_b=[bob],
     )
-    assert "confirm or dispute that one instead" in error.message
+    # Issue 37.6: the reporter is not asked to confirm their own report.
+    assert "confirm or dispute" not in error.message
+    assert error.message.endswith("it waits for the other side's confirmation.")
+
+
+def test_a_partner_reporting_it_again_is_not_asked_to_confirm_it(
+    doubles, alice, bob, charlie, dave
+):
+    first = report(doubles, alice, [alice, bob], [charlie, dave])
+    error = refused(
+        "__all__",
+        f"This match is already reported (match {first.pk} by Alice Archer",
+        ladder=doubles,
+        reporter=bob,
+        side_a=[bob, alice],
+        side_b=[charlie, dave],
+    )
+    assert "confirm or dispute" not in error.message
+    assert "it waits for the other side's confirmation" in error.message
 
 
 def test_the_opponent_reporting_it_from_their_side_is_a_duplicate(ladder, alice, bob):

@@ -347,10 +347,23 @@ def test_inbox(doubles, alice, bob, charlie, dave, mod):
     assert charlie_inbox.disputes == []
     assert inbox_for(bob).count == 0  # the reporter's partner confirms nothing
     alice_inbox = inbox_for(alice)
-    assert [m.pk for m in alice_inbox.my_pending] == [waiting.pk, disputed.pk]
+    assert [m.pk for m in alice_inbox.my_pending] == [disputed.pk, waiting.pk]  # newest first
     assert alice_inbox.count == 0
     assert [m.pk for m in inbox_for(mod).disputes] == [disputed.pk]
     assert inbox_for(None).count == 0
+
+
+def test_the_inbox_lists_newest_first(ladder, alice, bob, charlie):
+    """Issue 37.6: the newest report on top, as the notifications (the moderation queue keeps
+    the longest waiting first)."""
+    older = reported_match(ladder, bob, [bob], [alice])
+    newer = reported_match(ladder, charlie, [charlie], [alice])
+    Match.objects.filter(pk=older.pk).update(created_at=timezone.now() - timedelta(hours=3))
+    assert [m.pk for m in inbox_for(alice).to_confirm] == [newer.pk, older.pk]
+    mine_old = reported_match(ladder, alice, [alice], [bob], games=[(21, 3), (21, 4)])
+    mine_new = reported_match(ladder, alice, [alice], [charlie], games=[(21, 5), (21, 6)])
+    Match.objects.filter(pk=mine_old.pk).update(created_at=timezone.now() - timedelta(hours=2))
+    assert [m.pk for m in inbox_for(alice).my_pending] == [mine_new.pk, mine_old.pk]
 
 
 def test_moderation_queue_oldest_first(ladder, alice, bob, charlie):

@@ -7,7 +7,8 @@ import pytest
 from django.core import mail
 
 from ladder.matches import operations as matches
-from tests.factories import UserFactory
+from ladder.matches.models import Match
+from tests.factories import UserFactory, reported_match
 from tests.matches.support import doubles_match
 
 
@@ -133,3 +134,25 @@ def test_a_mail_failure_does_not_undo_the_confirmation(
     result = now_commit(matches.confirm_match, match, charlie)
     assert result.state == "confirmed"
     assert "Could not send match_confirmed email to alice" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("Morgan (moderator)", "Morgan (moderator) corrected your"),
+        ("Max Mustermann", "Max Mustermann, a moderator, corrected your"),
+    ],
+)
+def test_a_decision_mail_says_moderator_once(ladder, alice, bob, mod, now_commit, name, said):  # type: ignore[no-untyped-def]
+    """Issue 37.6: "Morgan (moderator), a moderator, corrected…" said it twice."""
+    mod.display_name = name
+    mod.save(update_fields=["display_name"])
+    match = reported_match(ladder, alice, [alice], [bob])
+    matches.confirm_match(match, bob)
+    mail.outbox.clear()
+    now_commit(
+        matches.correct_match, Match.objects.get(pk=match.pk), mod, [(21, 10), (21, 12)], "Typo"
+    )
+    body = next(m.body for m in mail.outbox if m.to == [alice.email])
+    assert said in body
+    assert ("a moderator" in body) == ("moderator" not in name.lower())

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.test.utils import override_settings
 
 from ladder.clubs.models import Ladder
 from ladder.demo import (
@@ -52,11 +53,15 @@ class Command(BaseCommand):
                 "seed_demo creates accounts with a published password; with DEBUG off it "
                 "needs --force."
             )
-        club = seed_club()
-        season = seed_matches(club)
-        seed_seasons(club)
-        read_old_news(club)  # rated in-process by now, unless a worker does it
-        seed_play(club)
+        # The demo's reports, confirmations and challenges tell their players as the site
+        # does; their e-mails (about 25, printed before the address `make run` serves when
+        # the console backend is on) go nowhere: no one made them.
+        with override_settings(EMAIL_BACKEND="django.core.mail.backends.dummy.EmailBackend"):
+            club = seed_club()
+            season = seed_matches(club)
+            seed_seasons(club)
+            read_old_news(club)  # rated in-process by now, unless a worker does it
+            seed_play(club)
         if not club.created:
             self.stdout.write("The demo club is complete already; nothing added.")
             return
