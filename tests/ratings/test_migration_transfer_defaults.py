@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from ladder.clubs.models import Ladder
+from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import Match
 from ratings.engine.types import Params
 from ratings.models import RatingChange
@@ -42,20 +42,23 @@ def v2_apps(settings) -> Iterator[Any]:  # type: ignore[no-untyped-def]
 
 @contextmanager
 def todays_ladder_columns(apps: Any) -> Iterator[None]:
-    """Today's rating runs on the old schema of ``apps``: the ladder columns added since
-    (clubs 0004's season_start_periods, …) are there while they run, at their defaults for
-    the ladders already made, and gone again before the migrations add them."""
-    old = {f.column for f in apps.get_model("clubs", "Ladder")._meta.concrete_fields}
-    missing = [f for f in Ladder._meta.concrete_fields if f.column not in old]
+    """Today's rating runs on the old schema of ``apps``: the ladder and membership columns
+    added since (clubs 0004's season_start_periods, 0006's banned_at, …) are there while they
+    run, at their defaults for the rows already made, and gone again before the migrations
+    add them."""
+    missing = []
+    for model in (Ladder, Membership):
+        old = {f.column for f in apps.get_model("clubs", model.__name__)._meta.concrete_fields}
+        missing += [(model, f) for f in model._meta.concrete_fields if f.column not in old]
     with connection.schema_editor() as editor:
-        for field in missing:
-            editor.add_field(Ladder, field)
+        for model, field in missing:
+            editor.add_field(model, field)
     try:
         yield
     finally:
         with connection.schema_editor() as editor:
-            for field in missing:
-                editor.remove_field(Ladder, field)
+            for model, field in missing:
+                editor.remove_field(model, field)
 
 
 def club(apps: Any, slug: str, **settings: float) -> int:
