@@ -115,6 +115,7 @@ def _by(yes: set[str], a: Any, b: Any) -> dict[str, Any]:
 MODS = {"moderator"}
 SUBJECT: dict[str, dict[str, Any]] = {
     "ladder page": _by(MODS, True, False),
+    "ladder page marks him banned": _by(MODS, True, False),
     "leaderboard api": _by(MODS, True, False),
     "season page": _by(MODS, True, False),
     "season api": _by(MODS, True, False),
@@ -174,7 +175,9 @@ def _main(response: Any) -> str:
 def _subject(viewer: str, ladder: Any) -> dict[str, Any]:
     page, api = _clients(viewer)
     got: dict[str, Any] = {}
-    got["ladder page"] = "Bob Baker" in _main(page.get("/ladders/singles/"))
+    board = _main(page.get("/ladders/singles/"))
+    got["ladder page"] = "Bob Baker" in board
+    got["ladder page marks him banned"] = ">Banned</span>" in board
     rows_ = api.get("/api/v1/ladders/singles/leaderboard/").json()["results"]
     got["leaderboard api"] = "bob" in [r["username"] for r in rows_]
     got["season page"] = "Bob Baker" in _main(page.get("/ladders/singles/seasons/winter/"))
