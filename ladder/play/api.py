@@ -242,9 +242,20 @@ class CancelChallengeView(ChallengeActionView):
 class OpenGameInputSerializer(InputSerializer):
     starts_at = serializers.CharField(max_length=40, help_text="ISO 8601.")
     place = serializers.CharField(max_length=MAX_PLACE_LENGTH)
-    level_min = serializers.IntegerField(required=False, allow_null=True, min_value=0)
-    level_max = serializers.IntegerField(required=False, allow_null=True, min_value=0)
-    team_size = serializers.IntegerField(default=1, help_text="1 singles, 2 doubles.")
+    level_min = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="The lowest rating, in points (4500 reads 4.50), inside the ladder's scale "
+        "(2000 to 9000 by default).",
+    )
+    level_max = serializers.IntegerField(
+        required=False, allow_null=True, help_text="The highest rating, in points."
+    )
+    team_size = serializers.IntegerField(
+        required=False,
+        help_text="The ladder's team size (1 singles, 2 doubles); left out, the ladder's. "
+        "Any other is a 400.",
+    )
 
 
 class OpenGameSerializer(serializers.ModelSerializer[OpenGame]):

@@ -25,12 +25,12 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.formatting import format_day, format_rating, format_rd
 from ladder.clubs.models import Ladder, Membership
+from ladder.inputs import BadInput, parse_instant, parse_level
 from ladder.matches.errors import (
     FieldErrors,
     MatchPermissionError,
@@ -139,22 +139,12 @@ def _playable(membership: Membership, on: date, role: str) -> str | None:
 
 
 def parse_time(value: object) -> datetime | None:
-    """An ISO 8601 time as an aware datetime (a time without an offset is the club's)."""
-    if isinstance(value, datetime):
-        moment = value
-    elif isinstance(value, str):
-        try:
-            parsed = parse_datetime(value.strip())
-        except ValueError:
-            return None
-        if parsed is None:
-            return None
-        moment = parsed
-    else:
+    """An ISO 8601 time as an aware datetime (a time without an offset is the club's), or
+    None when it is none the one parser of instants takes (``ladder/inputs.py``)."""
+    try:
+        return parse_instant(value)
+    except BadInput:
         return None
-    if timezone.is_naive(moment):
-        moment = timezone.make_aware(moment)
-    return moment
 
 
 def check_times(
@@ -169,10 +159,12 @@ def check_times(
         return []
     times: list[datetime] = []
     for value in values:
-        moment = parse_time(value)
-        if moment is None:
-            errors.add(key, f"{str(value)[:40]!r} is not a time like 2026-05-04T18:30+01:00.")
-        elif moment <= now:
+        try:
+            moment = parse_instant(value)
+        except BadInput as exc:
+            errors.add(key, exc.message)
+            continue
+        if moment <= now:
             errors.add(key, f"{_when(moment)} is in the past: propose a time to come.")
         elif moment > now + timedelta(days=MAX_DAYS_AHEAD):
             errors.add(key, f"{_when(moment)} is more than a year ahead.")
@@ -373,10 +365,13 @@ def accept_challenge(
     with transaction.atomic():
         challenge = _lock_challenge(challenge)
         _check_answering(challenge, by, now)
-        moment = parse_time(time)
         proposed = [parse_time(t) for t in challenge.proposed_times]
+        try:
+            moment = parse_instant(time)
+        except BadInput as exc:
+            raise MatchValidationError({"time": [exc.message]}) from None
         errors = FieldErrors()
-        if moment is None or moment not in proposed:
+        if moment not in proposed:
             offered = ", ".join(_when(t) for t in proposed if t)
             errors.add("time", f"Pick one of the proposed times ({offered}), or propose others.")
         elif moment <= now:
@@ -601,18 +596,27 @@ def _level_refusal(game: OpenGame, membership: Membership) -> str | None:
     return None
 
 
+GAME_TEAM_SIZES = (1, 2)
+
+
+def _scale(ladder: Ladder) -> tuple[float, float]:
+    """The ladder's rating scale in points (2000–9000 by default): where a level may be."""
+    return ladder.rating_min, ladder.rating_max
+
+
 def post_open_game(
     *,
     ladder: Ladder,
     by: User,
     starts_at: object,
     place: str = "",
-    level_min: int | None = None,
-    level_max: int | None = None,
-    team_size: int = 1,
+    level_min: object = None,
+    level_max: object = None,
+    team_size: object = None,
     now: datetime | None = None,
 ) -> OpenGame:
-    """``by`` posts a game for members in a rating range to join; they are its first player."""
+    """``by`` posts a game for members in a rating range to join; they are its first player.
+    The game is of the ladder's team size (``team_size`` may say so, nothing else)."""
     now = now or timezone.now()
     me = Membership.objects.filter(ladder=ladder, user=by).select_related("user").first()
     if me is None:
@@ -622,12 +626,19 @@ def post_open_game(
     place = _text(place, MAX_PLACE_LENGTH, "place", errors, "A place")
     if not place:
         errors.add("place", "Say where the game is played.")
-    if team_size not in (1, 2):
-        errors.add("team_size", "A game is singles (1) or doubles (2).")
+    if ladder.team_size not in GAME_TEAM_SIZES:
+        errors.add("team_size", f"Open games are singles or doubles; {ladder.name} is not.")
+    elif team_size is not None and team_size != ladder.team_size:
+        kind = "singles (1)" if ladder.team_size == 1 else "doubles (2)"
+        errors.add("team_size", f"A game on {ladder.name} is {kind}, as the ladder plays.")
+    levels: dict[str, int | None] = {}
     for key, value in (("level_min", level_min), ("level_max", level_max)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            errors.add(key, "A level is a rating in points, like 4500 (4.50).")
-    if isinstance(level_min, int) and isinstance(level_max, int) and level_min > level_max:
+        try:
+            levels[key] = None if value is None else parse_level(value, *_scale(ladder))
+        except BadInput as exc:
+            errors.add(key, exc.message)
+    low, high = levels.get("level_min"), levels.get("level_max")
+    if low is not None and high is not None and low > high:
         errors.add("level_max", "The highest level is below the lowest.")
     errors.raise_if_any()
     with transaction.atomic():
@@ -636,15 +647,18 @@ def post_open_game(
             host=by,
             starts_at=times[0],
             place=place,
-            level_min=level_min,
-            level_max=level_max,
-            team_size=team_size,
+            level_min=low,
+            level_max=high,
+            team_size=ladder.team_size,
             created_at=now,
             updated_at=now,
         )
         refusal = _level_refusal(game, me)
         if refusal:
-            raise MatchValidationError({"level_min": ["Your own rating is outside the range."]})
+            mine = format_rating(_rating(ladder, me))
+            raise MatchValidationError(
+                {"level_min": [f"Your own rating ({mine}) is outside the range: post a game you can play."]}
+            )
         game.save()
         OpenGamePlayer.objects.create(game=game, user=by, joined_at=now)
     return _lock_game_readonly(game.pk)

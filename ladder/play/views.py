@@ -176,7 +176,7 @@ def open_game_ics(request: SignedInRequest, pk: int) -> HttpResponse:
 def open_games(request: SignedInRequest, slug: str) -> HttpResponse:
     """A ladder's games to come: join, leave, cancel; post one."""
     ladder = get_ladder_for_user(request, slug)
-    form = OpenGameForm(request.POST or None, initial={"team_size": ladder.team_size})
+    form = OpenGameForm(request.POST or None)
     status = 200
     if request.method == "POST":
         if not ladder.is_member:  # type: ignore[attr-defined]

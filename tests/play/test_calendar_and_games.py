@@ -139,8 +139,8 @@ def test_bad_games_and_bad_steps(ladder, alice, bob, outsider):
             starts_at=timezone.now() - timedelta(hours=1),
             place="",
             team_size=3,
-            level_min=1800,
-            level_max=1200,
+            level_min=5800,
+            level_max=5200,
         )
     assert set(caught.value.errors) == {"starts_at", "place", "team_size", "level_max"}
     with unchanged(), pytest.raises(MatchPermissionError):
