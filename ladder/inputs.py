@@ -111,7 +111,7 @@ class InstantField(forms.DateTimeField):
     """A form's time (a ``datetime-local`` input: the club's time zone), read by
     :func:`parse_instant`."""
 
-    def to_python(self, value: Any) -> datetime | None:  # type: ignore[override]
+    def to_python(self, value: Any) -> datetime | None:
         if value in self.empty_values:
             return None
         try:

@@ -34,6 +34,9 @@ from ladder.play.models import (
 
 _NAMES = serializers.ListField(child=serializers.CharField(max_length=150), max_length=4)
 ERRORS = {400: FIELD_ERRORS, 401: ERROR, 403: ERROR, 404: ERROR, 409: ERROR}
+# Where the limits on what reaches others apply (a pair's cool-down, the daily cap): a 429
+# with Retry-After.
+LIMITED = {**ERRORS, 429: ERROR}
 
 
 class ChallengeInputSerializer(InputSerializer):
@@ -142,7 +145,7 @@ class LadderChallengesView(_Authenticated):
     @extend_schema(
         summary="Challenge members of a ladder",
         request=ChallengeInputSerializer,
-        responses={201: ChallengeSerializer, **ERRORS},
+        responses={201: ChallengeSerializer, **LIMITED},
     )
     def post(self, request: Request, slug: str) -> Response:
         ladder = self._ladder(slug)
@@ -213,7 +216,7 @@ class ProposeTimesView(ChallengeActionView):
     @extend_schema(
         summary="Propose other times for a challenge",
         request=ProposeInputSerializer,
-        responses={200: ChallengeSerializer, **ERRORS},
+        responses={200: ChallengeSerializer, **LIMITED},
     )
     def post(self, request: Request, pk: int) -> Response:
         return super().post(request, pk)
@@ -342,7 +345,7 @@ class OpenGameActionView(_Authenticated):
     @extend_schema(
         summary="Join, leave or cancel a game",
         request=None,
-        responses={200: OpenGameSerializer, **ERRORS},
+        responses={200: OpenGameSerializer, **LIMITED},
     )
     def post(self, request: Request, pk: int) -> Response:
         user = require_signed_in(request.user)

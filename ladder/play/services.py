@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta
 from typing import TypedDict
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Max, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
@@ -34,11 +34,12 @@ from ladder.inputs import BadInput, parse_instant, parse_level
 from ladder.matches.errors import (
     FieldErrors,
     MatchPermissionError,
+    MatchRateLimited,
     MatchStateError,
     MatchValidationError,
 )
 from ladder.matches.models import LIVE_STATES as LIVE_MATCH_STATES
-from ladder.matches.models import RATED_STATES, Match
+from ladder.matches.models import RATED_STATES, Match, Notification
 from ladder.matches.validation import no_member_called
 from ladder.play import notifications as tell
 from ladder.play.models import (
@@ -283,6 +284,7 @@ def create_challenge(
         # One member's challenges at a time: the limit and the cool-down hold under races.
         list(Membership.objects.select_for_update().filter(ladder=ladder, user=by))
         _check_limits(rules, side_a, side_b, now)
+        check_notice_cap(by, now)
         challenge = Challenge.objects.create(
             ladder=ladder,
             challenger=by,
@@ -303,32 +305,90 @@ def create_challenge(
     return challenge
 
 
+#: After a cancelled challenge the same pair waits this long, on every ladder, whatever its
+#: cool-down: cancelling is not a way round it (challenge-and-cancel sent a member a dozen
+#: e-mails a second).
+CANCELLED_WAIT = timedelta(days=1)
+#: What one member's actions may send others in a day: notices about challenges and open
+#: games (a doubles challenge is two). Past it, challenging, proposing times and joining
+#: games wait; answering, leaving and cancelling never do.
+DAILY_NOTICES = 30
+NOTICE_WINDOW = timedelta(days=1)
+
+
 def _check_limits(
     rules: PlaySettings, side_a: Sequence[User], side_b: Sequence[User], now: datetime
 ) -> None:
+    """The ladder's limits on a new challenge (RULES.md "Challenges and open games"): the
+    challenger's own open challenges and each challenged member's waiting ones, on this
+    ladder; one live challenge per pair; the pair's cool-down (a 429 that says when)."""
     errors = FieldErrors()
     limit = rules.max_open_challenges
-    for user in [*side_a, *side_b]:
-        waiting = _live_with([user.pk]).filter(state=OPEN).count()
+    on_ladder = Challenge.objects.filter(ladder=rules.ladder, state=OPEN)
+    made = on_ladder.filter(challenger=side_a[0]).count()
+    if made >= limit:
+        errors.add(
+            "__all__",
+            f"You have {made} open challenges on {rules.ladder.name} already (at most "
+            f"{limit}): wait for an answer, or cancel one.",
+        )
+    for other in side_b:
+        waiting = on_ladder.filter(players__user=other, players__side="b").count()
         if waiting >= limit:
-            who = "You have" if user == side_a[0] else f"{user.name} has"
-            errors.add("__all__", f"{who} {waiting} open challenges already (at most {limit}).")
-    since = now - timedelta(days=rules.cooldown_days)
+            errors.add(
+                "opponents",
+                f"{other.name} has {waiting} challenges on {rules.ladder.name} waiting for an "
+                f"answer already (at most {limit}): challenge someone else for now.",
+            )
+    until: datetime | None = None
     for other in side_b:
         pair = Challenge.objects.filter(ladder=rules.ladder, players__user=side_a[0]).filter(
             players__user=other
         )
         if pair.filter(state__in=LIVE).exists():
             errors.add("opponents", f"You and {other.name} have a challenge going already.")
-        elif (
-            rules.cooldown_days and pair.filter(~Q(state=CANCELLED), decided_at__gt=since).exists()
+            continue
+        ended = pair.exclude(decided_at=None)
+        last = ended.exclude(state=CANCELLED).aggregate(at=Max("decided_at"))["at"]
+        cancelled = ended.filter(state=CANCELLED).aggregate(at=Max("decided_at"))["at"]
+        for end in (
+            last and last + timedelta(days=rules.cooldown_days),
+            cancelled and cancelled + CANCELLED_WAIT,
         ):
-            errors.add(
-                "opponents",
-                f"You and {other.name} had a challenge in the last {rules.cooldown_days} "
-                "days: challenge someone else for now.",
-            )
+            if end and end > now and (until is None or end > until):
+                until, blocked = end, other
     errors.raise_if_any()
+    if until is not None:
+        raise MatchRateLimited(
+            f"You and {blocked.name} had a challenge lately: you may challenge them again "
+            f"from {_when(until)}. Challenge someone else for now.",
+            retry_after=_seconds(until - now),
+        )
+
+
+def _seconds(wait: timedelta) -> int:
+    return max(1, int(wait.total_seconds() + 0.999))
+
+
+def check_notice_cap(by: User, now: datetime) -> None:
+    """Refuse (a 429 that says when) what would tell others more than :data:`DAILY_NOTICES`
+    in a day of ``by``'s actions on challenges and open games."""
+    recent = (
+        Notification.objects.filter(
+            sender=by, kind__in=("challenge", "open_game"), created_at__gt=now - NOTICE_WINDOW
+        )
+        .exclude(user=by)
+        .order_by("-created_at")
+    )
+    sent = list(recent.values_list("created_at", flat=True)[:DAILY_NOTICES])
+    if len(sent) >= DAILY_NOTICES:
+        # Once the oldest of the last DAILY_NOTICES leaves the day, one more may go.
+        free_at = sent[-1] + NOTICE_WINDOW
+        raise MatchRateLimited(
+            f"You have sent other members {DAILY_NOTICES} notices about challenges and games "
+            f"today, the most a day: try again from {_when(free_at)}.",
+            retry_after=_seconds(free_at - now),
+        )
 
 
 def _check_answering(challenge: Challenge, by: User, now: datetime) -> None:
@@ -400,6 +460,7 @@ def propose_times(
         errors = FieldErrors()
         moments = check_times(list(times), now, errors)
         errors.raise_if_any()
+        check_notice_cap(by, now)
         challenge.proposed_times = [t.isoformat() for t in moments]
         challenge.proposed_by = challenge.answering_side
         challenge.expires_at = now + timedelta(days=PlaySettings.of(challenge.ladder).expiry_days)
@@ -657,7 +718,11 @@ def post_open_game(
         if refusal:
             mine = format_rating(_rating(ladder, me))
             raise MatchValidationError(
-                {"level_min": [f"Your own rating ({mine}) is outside the range: post a game you can play."]}
+                {
+                    "level_min": [
+                        f"Your own rating ({mine}) is outside the range: post a game you can play."
+                    ]
+                }
             )
         game.save()
         OpenGamePlayer.objects.create(game=game, user=by, joined_at=now)
@@ -696,12 +761,13 @@ def join_open_game(game: OpenGame | int, by: User, now: datetime | None = None) 
         )
         if refusal:
             raise MatchValidationError({"__all__": [refusal]})
+        check_notice_cap(by, now)
         OpenGamePlayer.objects.create(game=game, user=by, joined_at=now)
         game = _lock_game(game)
         if game.places_left == 0:
             game.state = SCHEDULED
             _save(game, now, "state")
-            tell.game_full(game)
+            tell.game_full(game, by)
         else:
             _save(game, now)
             tell.game_changed(game, by, "joined")

@@ -16,7 +16,12 @@ from accounts.models import User
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import get_ladder_for_user
 from ladder.errors import form_action
-from ladder.matches.errors import MatchError, MatchPermissionError, MatchValidationError
+from ladder.matches.errors import (
+    MatchError,
+    MatchPermissionError,
+    MatchRateLimited,
+    MatchValidationError,
+)
 from ladder.matches.views import SignedInRequest, forbidden
 from ladder.play import services
 from ladder.play.calendar import member_calendar, single_event
@@ -53,12 +58,15 @@ def challenge_new(request: SignedInRequest, slug: str) -> HttpResponse:
             services.create_challenge(ladder=ladder, by=request.user, **form.arguments())
         except MatchValidationError as exc:
             form.add_domain_errors(exc.errors)
+        except MatchRateLimited as exc:
+            form.add_error(None, exc.message)  # it says when to try again
+            status = 429
         except MatchPermissionError as exc:
             return forbidden(request, exc.message)
         else:
             messages.success(request, "Challenge sent. You will hear when they answer.")
             return redirect("challenges")
-    if request.method == "POST":
+    if request.method == "POST" and status == 200:
         status = 400
     rules = PlaySettings.of(ladder)
     return render(
