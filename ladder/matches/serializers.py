@@ -42,7 +42,8 @@ def _short(value: object, limit: int = 40) -> str:
     }
 )
 class GamesField(serializers.Field):
-    """Games as ``[[21, 15], [19, 21]]`` from side A's view; whole numbers, two per game."""
+    """Games as ``[[21, 15], [19, 21]]`` from side A's view; whole numbers, two per game
+    (JSON numbers, as the schema says: ``"21"`` is refused, in a report and a PATCH alike)."""
 
     default_error_messages = {
         "not_a_list": "Enter the games as a list of scores, like [[21, 15], [21, 18]].",
@@ -64,8 +65,6 @@ class GamesField(serializers.Field):
             for value in game:
                 if isinstance(value, bool):
                     self.fail("not_a_number", number=number)
-                if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-                    value = int(value)
                 if isinstance(value, float) and value.is_integer():
                     value = int(value)
                 if not isinstance(value, int):
