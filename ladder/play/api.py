@@ -27,7 +27,6 @@ from ladder.play.models import (
     MAX_MESSAGE_LENGTH,
     MAX_PLACE_LENGTH,
     MAX_PROPOSED_TIMES,
-    CalendarFeed,
     Challenge,
     OpenGame,
 )
@@ -368,7 +367,7 @@ class MyCalendarView(_Authenticated):
         responses={200: CalendarUrlSerializer, 401: ERROR},
     )
     def get(self, request: Request) -> Response:
-        feed, _ = CalendarFeed.objects.get_or_create(user=request.user)
+        feed = services.feed_of(require_signed_in(request.user))
         return Response({"url": request.build_absolute_uri(feed.get_absolute_url())})
 
     @extend_schema(

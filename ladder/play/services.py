@@ -62,6 +62,7 @@ from ladder.play.models import (
     OpenGamePlayer,
     PlaySettings,
     new_feed_token,
+    password_mark,
 )
 from ratings.models import RANKED, PlayerRating, active_since
 
@@ -861,9 +862,21 @@ def get_game(pk: int | str, viewer: User) -> OpenGame:
 
 def renew_feed(user: User) -> CalendarFeed:
     """A new secret for ``user``'s calendar address: the old address stops answering."""
-    feed, created = CalendarFeed.objects.get_or_create(user=user)
+    feed, created = CalendarFeed.objects.get_or_create(
+        user=user, defaults={"password_mark": password_mark(user)}
+    )
     if not created:
         feed.token = new_feed_token()
         feed.created_at = timezone.now()
-        feed.save(update_fields=["token", "created_at"])
+        feed.password_mark = password_mark(user)
+        feed.save(update_fields=["token", "created_at", "password_mark"])
+    return feed
+
+
+def feed_of(user: User) -> CalendarFeed:
+    """``user``'s calendar address: made at the first ask, and made anew after a password
+    change (the address from before it no longer answers)."""
+    feed = CalendarFeed.objects.filter(user=user).select_related("user").first()
+    if feed is None or not feed.is_current:
+        feed = renew_feed(user)
     return feed

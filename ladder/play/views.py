@@ -238,7 +238,7 @@ def calendar_settings(request: SignedInRequest) -> HttpResponse:
         services.renew_feed(request.user)
         messages.success(request, "New address made: the old one no longer works.")
         return redirect("calendar")
-    feed, _ = CalendarFeed.objects.get_or_create(user=request.user)
+    feed = services.feed_of(request.user)
     url = request.build_absolute_uri(feed.get_absolute_url())
     webcal = "webcal://" + url.split("://", 1)[-1]
     return render(request, "play/calendar.html", {"url": url, "webcal": webcal})
@@ -248,6 +248,6 @@ def calendar_settings(request: SignedInRequest) -> HttpResponse:
 def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
     """The feed itself: the secret in the address is the key (calendar apps have no session)."""
     feed = CalendarFeed.objects.filter(token=token).select_related("user").first()
-    if feed is None or not feed.user.is_active:
+    if feed is None or not feed.is_current:
         raise Http404("No such calendar.")
     return _ics(member_calendar(feed.user), "club-ladder.ics", attachment=False)
