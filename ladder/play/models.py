@@ -281,13 +281,13 @@ class CalendarFeed(models.Model):
     def __str__(self) -> str:
         return f"Calendar feed of {self.user}"
 
-    def get_absolute_url(self) -> str:
-        return f"/calendar/{self.token}.ics"
-
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self.password_mark:  # made for the password the member has now
             self.password_mark = password_mark(self.user)
         super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        return f"/calendar/{self.token}.ics"
 
     @property
     def is_current(self) -> bool:

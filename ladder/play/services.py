@@ -17,7 +17,7 @@ Challenge states::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import TypedDict
 
@@ -221,10 +221,6 @@ def get_challenge_for_user(user: User, pk: int | str) -> Challenge:
     if found is None:
         raise Http404("No such challenge.")
     return found
-
-
-def _live_with(user_ids: Iterable[int]) -> QuerySet[Challenge]:
-    return Challenge.objects.filter(state__in=LIVE, players__user_id__in=list(user_ids))
 
 
 def create_challenge(
