@@ -22,6 +22,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from ladder.inputs import BadInput, parse_day, parse_instant
+
 # What the schema says of text a request sends (ladder/api_schema.py puts it on every string
 # of a request): no NUL byte anywhere (RefuseBadInput, ladder/errors.py, refuses a request
 # with one before any view reads it), and, where a blank value is refused, one character at
@@ -93,6 +95,36 @@ class ReasonField(TextField):
         if isinstance(data, str) and not data.strip():
             return ""
         return super().run_validation(data)
+
+
+@extend_schema_field({"type": "string", "format": "date"})
+class DayField(serializers.Field):
+    """A day in a body, ``YYYY-MM-DD`` in the years 1900–2100: the one parser of days
+    (``ladder/inputs.py``), as the web forms read it."""
+
+    def to_internal_value(self, data: object) -> Any:
+        try:
+            return parse_day(data, "The date")
+        except BadInput as exc:
+            raise serializers.ValidationError(exc.message, code="invalid") from None
+
+    def to_representation(self, value: Any) -> Any:
+        return value.isoformat() if value is not None else None
+
+
+@extend_schema_field({"type": "string", "format": "date-time"})
+class InstantField(serializers.Field):
+    """An instant in a body (ISO 8601; without an offset, the club's time): the one parser
+    of instants (``ladder/inputs.py``: years 1900–2100, offsets within ±14:00)."""
+
+    def to_internal_value(self, data: object) -> Any:
+        try:
+            return parse_instant(data, "The time")
+        except BadInput as exc:
+            raise serializers.ValidationError(exc.message, code="invalid") from None
+
+    def to_representation(self, value: Any) -> Any:
+        return value.isoformat() if value is not None else None
 
 
 class QueryChoiceField(serializers.ChoiceField):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import forms
 
+from ladder.inputs import DayField
 from ratings.leaderboards import ALL, STATUS_FILTERS
 from ratings.models import Season
 
@@ -32,4 +33,5 @@ class SeasonForm(forms.ModelForm):
             "starts_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
             "ends_on": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         }
+        field_classes = {"starts_on": DayField, "ends_on": DayField}
         help_texts = {"slug": "Letters, digits and hyphens, e.g. spring-2027: the page's address."}

@@ -37,6 +37,7 @@ from ladder.clubs import access
 from ladder.clubs.access import BANNED, LISTINGS, PUBLIC, Viewer, listing_of
 from ladder.clubs.formatting import format_days, format_rating
 from ladder.clubs.models import Ladder, Membership
+from ladder.inputs import BadInput, parse_day
 from ratings.engine.glicko2 import inflate
 from ratings.engine.predict import inflated_rd
 from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
@@ -518,6 +519,14 @@ class Season(models.Model):
         stored)."""
         if self.starts_on is None or self.ends_on is None or self.ladder_id is None:
             return  # clean_fields() reports the missing value
+        days = {}
+        for field, what in (("starts_on", "The first day"), ("ends_on", "The last day")):
+            try:
+                parse_day(getattr(self, field), what)  # the one rule of days: 1900–2100
+            except BadInput as exc:
+                days[field] = exc.message
+        if days:
+            raise ValidationError(days)
         if self.ends_on < self.starts_on:
             raise ValidationError({"ends_on": "The last day cannot be before the first day."})
         if self.pk is not None and self.frozen_at is not None:

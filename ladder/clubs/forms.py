@@ -11,6 +11,7 @@ from django import forms
 from accounts.models import User
 from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs.models import Ladder, Membership
+from ladder.inputs import DayField
 from ratings.engine.initial import CERTAINTY_CHOICES, level_choices_for
 
 
@@ -112,7 +113,7 @@ class ProfileForm(forms.ModelForm):
 class AwayForm(forms.Form):
     """ "Away until": the last day away, or empty to say you are back (RULES.md "Time away")."""
 
-    until = forms.DateField(
+    until = DayField(
         required=False,
         label="Away until",
         widget=forms.DateInput(attrs={"type": "date"}),

@@ -8,6 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from accounts.models import User
+from ladder.api_support import DayField, InputSerializer
 from ladder.clubs.formatting import format_day, format_rd
 from ladder.clubs.models import Ladder
 
@@ -89,10 +90,10 @@ class PlayerSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class AwaySerializer(serializers.Serializer):
+class AwaySerializer(InputSerializer):
     """``PUT /api/v1/ladders/{slug}/away/``: the caller's own time away (RULES.md "Time away")."""
 
-    until = serializers.DateField(
+    until = DayField(
         allow_null=True,
         help_text="The last day away (YYYY-MM-DD; today or later, at most a year ahead), "
         "or null: back.",

@@ -21,7 +21,7 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import exceptions, serializers, status
-from rest_framework.permissions import BasePermission
+from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -56,9 +56,9 @@ def visible_ladder(user: RequestUser, slug: str) -> Ladder:
 
 class ModerationAPIView(APIView):
     authentication_classes = API_AUTHENTICATION
-    permission_classes: list[
-        type[BasePermission]
-    ] = []  # the domain functions decide (403 with a reason)
+    # A visitor is asked to sign in (401 with WWW-Authenticate), as everywhere in the API;
+    # for a member the domain functions decide (403 with a reason).
+    permission_classes: list[type[BasePermission]] = [IsAuthenticated]
 
     def ladder(self, request: Request, slug: str) -> Ladder:
         ladder = visible_ladder(request.user, slug)
@@ -132,7 +132,7 @@ class DecisionSerializer(InputSerializer):
 class IntegrityView(ModerationAPIView):
     @extend_schema(
         summary="A ladder's integrity flags (moderators)",
-        responses={200: FlagsSerializer, 403: ERROR, 404: ERROR},
+        responses={200: FlagsSerializer, 401: ERROR, 403: ERROR, 404: ERROR},
     )
     def get(self, request: Request, slug: str) -> Response:
         ladder = self.ladder(request, slug)
@@ -144,7 +144,7 @@ class FlagDecisionView(ModerationAPIView):
     @extend_schema(
         summary="Keep or dismiss a flag, with a note (moderators)",
         request=DecisionSerializer,
-        responses={200: FlagSerializer, 400: FIELD_ERRORS, 403: ERROR, 404: ERROR},
+        responses={200: FlagSerializer, 400: FIELD_ERRORS, 401: ERROR, 403: ERROR, 404: ERROR},
     )
     def post(self, request: Request, slug: str, flag_id: int) -> Response:
         ladder = self.ladder(request, slug)
@@ -224,7 +224,10 @@ def outcome_data(outcome: bans.Outcome) -> dict[str, object]:
 
 
 class BansView(ModerationAPIView):
-    @extend_schema(summary="A ladder's bans (moderators)", responses={200: BansSerializer})
+    @extend_schema(
+        summary="A ladder's bans (moderators)",
+        responses={200: BansSerializer, 401: ERROR, 403: ERROR, 404: ERROR},
+    )
     def get(self, request: Request, slug: str) -> Response:
         ladder = self.ladder(request, slug)
         shown = Ban.objects.filter(ladder=ladder).select_related("user", "by", "lifted_by")
@@ -237,6 +240,7 @@ class BansView(ModerationAPIView):
         responses={
             201: OutcomeSerializer,
             400: FIELD_ERRORS,
+            401: ERROR,
             403: ERROR,
             404: ERROR,
             409: OpenApiResponse(ERROR, description="Already banned."),
@@ -261,7 +265,7 @@ class BanDetailView(ModerationAPIView):
         summary="Lift a ban: the matches it withheld count again",
         parameters=[OpenApiParameter("username", USERNAME_PARAMETER, OpenApiParameter.PATH)],
         request=LiftInputSerializer,
-        responses={200: OutcomeSerializer, 403: ERROR, 404: ERROR},
+        responses={200: OutcomeSerializer, 401: ERROR, 403: ERROR, 404: ERROR},
     )
     def delete(self, request: Request, slug: str, username: str) -> Response:
         ladder = self.ladder(request, slug)

@@ -38,6 +38,7 @@ from ladder.matches import operations as matches
 from ladder.matches.errors import (
     MatchError,
     MatchPermissionError,
+    MatchRateLimited,
     MatchStateError,
     MatchValidationError,
 )
@@ -75,6 +76,9 @@ def api_exception(exc: MatchError, rename: dict[str, str] | None = None) -> Exce
         return exceptions.PermissionDenied(exc.message)
     if isinstance(exc, MatchStateError):
         return Conflict(exc.message)
+    if isinstance(exc, MatchRateLimited):
+        # DRF's handler sends the wait as Retry-After (seconds).
+        return exceptions.Throttled(wait=exc.retry_after, detail=exc.message)
     error = exceptions.APIException(exc.message)
     error.status_code = exc.status
     return error

@@ -39,6 +39,17 @@ class MatchStateError(MatchError):
     status = 409
 
 
+class MatchRateLimited(MatchError):
+    """Too soon: the same may be tried again in ``retry_after`` seconds (a 429 with
+    ``Retry-After`` in the API; the message says when, for people)."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, retry_after)
+
+
 class ReportKeyReused(MatchError):
     """A report's key (the API's Idempotency-Key) sent again with a different report."""
 

@@ -27,6 +27,7 @@ from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.access import Viewer
 from ladder.clubs.models import Ladder, Membership
+from ladder.inputs import DayField
 from ladder.matches.models import MAIL_EVENTS, MailSettings, Match
 from ladder.matches.serializers import SCHEDULED_LINKS
 from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
@@ -210,7 +211,7 @@ class ReportForm(MatchForm):
     datalist suggests them). Per-player stats only appear on performance-weighted ladders.
     """
 
-    played_on = forms.DateField(label="Date played", widget=DateInput())
+    played_on = DayField(label="Date played", widget=DateInput())
 
     def __init__(
         self, data: Mapping[str, object] | None = None, *, ladder: Ladder, reporter: User, **kw: Any
@@ -434,7 +435,7 @@ class DisputeForm(MatchForm):
 class EditForm(MatchForm):
     """The reporter's change to their pending report: the games and the date."""
 
-    played_on = forms.DateField(label="Date played", widget=DateInput())
+    played_on = DayField(label="Date played", widget=DateInput())
 
     def __init__(
         self, data: Mapping[str, object] | None = None, *, match: Match, **kw: Any
@@ -479,7 +480,7 @@ class ModerationForm(MatchForm):
         widget=forms.Textarea(attrs={"rows": 2, "required": True}),
         help_text="Required. The players see it in the match's history.",
     )
-    played_on = forms.DateField(label="Date played", widget=DateInput(), required=False)
+    played_on = DayField(label="Date played", widget=DateInput(), required=False)
 
     def __init__(
         self,

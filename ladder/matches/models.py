@@ -476,6 +476,17 @@ class Notification(models.Model):
     text = models.CharField(max_length=300)
     created_at = models.DateTimeField(default=timezone.now)
     read_at = models.DateTimeField(null=True, blank=True)
+    # Who caused it, where a member did (a challenge, a join): the daily cap on what one
+    # member's actions send others counts these (RULES.md "Challenges and open games").
+    sender = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        null=True,
+        blank=True,
+    )
+    # When it was also e-mailed (the open games' e-mails are batched: one an hour per game).
+    mailed_at = models.DateTimeField(null=True, blank=True)
 
     objects = NotificationQuerySet.as_manager()
 
@@ -485,6 +496,11 @@ class Notification(models.Model):
             models.Index(fields=["user", "-created_at"], name="notification_newest"),
             models.Index(
                 fields=["user"], condition=Q(read_at__isnull=True), name="notification_unread"
+            ),
+            models.Index(
+                fields=["sender", "-created_at"],
+                condition=Q(sender__isnull=False),
+                name="notification_sender",
             ),
         ]
 

@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 
 from accounts.models import User
-from ladder.api_support import InputSerializer, ReasonField, TextField
+from ladder.api_support import DayField, InputSerializer, InstantField, ReasonField, TextField
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
@@ -42,7 +42,8 @@ def _short(value: object, limit: int = 40) -> str:
     }
 )
 class GamesField(serializers.Field):
-    """Games as ``[[21, 15], [19, 21]]`` from side A's view; whole numbers, two per game."""
+    """Games as ``[[21, 15], [19, 21]]`` from side A's view; whole numbers, two per game
+    (JSON numbers, as the schema says: ``"21"`` is refused, in a report and a PATCH alike)."""
 
     default_error_messages = {
         "not_a_list": "Enter the games as a list of scores, like [[21, 15], [21, 18]].",
@@ -64,8 +65,6 @@ class GamesField(serializers.Field):
             for value in game:
                 if isinstance(value, bool):
                     self.fail("not_a_number", number=number)
-                if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-                    value = int(value)
                 if isinstance(value, float) and value.is_integer():
                     value = int(value)
                 if not isinstance(value, int):
@@ -306,7 +305,7 @@ class ReportSerializer(InputSerializer):
     """Report a match you played (POST /api/v1/matches/)."""
 
     ladder = serializers.SlugField(max_length=80, help_text="The ladder's slug.")
-    played_on = serializers.DateField(help_text="The day it was played (YYYY-MM-DD).")
+    played_on = DayField(help_text="The day it was played (YYYY-MM-DD).")
     side_a = UsernamesField(
         allow_empty=True, help_text="Usernames of side A (you may be on either side)."
     )
@@ -371,7 +370,7 @@ class ResolveInputSerializer(InputSerializer):
     )
     reason = ReasonField(help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH)
     games = ScoreField(required=False, allow_null=True, help_text="For correct: the score.")
-    played_on = serializers.DateField(
+    played_on = DayField(
         required=False, allow_null=True, help_text="For correct: the date, if it was wrong."
     )
 
@@ -379,22 +378,18 @@ class ResolveInputSerializer(InputSerializer):
 class CorrectInputSerializer(InputSerializer):
     games = ScoreField(help_text="The correct score.")
     reason = ReasonField(help_text="Required; the players see it.", max_length=MAX_REASON_LENGTH)
-    played_on = serializers.DateField(
-        required=False, allow_null=True, help_text="The date, if it was wrong."
-    )
+    played_on = DayField(required=False, allow_null=True, help_text="The date, if it was wrong.")
 
 
 class EditInputSerializer(InputSerializer):
     games = ScoreField(
         required=False, help_text="The score, as it should read now (default: as it reads)."
     )
-    played_on = serializers.DateField(
-        required=False, allow_null=True, help_text="The date, if it was wrong."
-    )
+    played_on = DayField(required=False, allow_null=True, help_text="The date, if it was wrong.")
 
 
 class ConfirmInputSerializer(InputSerializer):
-    seen = serializers.DateTimeField(
+    seen = InstantField(
         required=False,
         allow_null=True,
         help_text="The match's updated_at as you read it: if its reporter changed it since, "

@@ -32,7 +32,6 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import trigger_client_event
@@ -43,6 +42,7 @@ from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import HtmxHttpRequest
 from ladder.errors import form_action
+from ladder.inputs import BadInput, parse_instant
 from ladder.matches import operations as domain
 from ladder.matches.errors import (
     MatchError,
@@ -196,12 +196,9 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def _seen(request: HttpRequest) -> datetime | None:
     """When the page the member acts from showed the match (its ``updated_at``), if it says."""
     try:
-        moment = parse_datetime(request.POST.get("seen") or "")
-    except ValueError:
+        return parse_instant(request.POST.get("seen") or "")
+    except BadInput:
         return None
-    if moment is not None and timezone.is_naive(moment):
-        moment = timezone.make_aware(moment)
-    return moment
 
 
 @form_action

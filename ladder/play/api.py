@@ -29,13 +29,15 @@ from ladder.play.models import (
     MAX_MESSAGE_LENGTH,
     MAX_PLACE_LENGTH,
     MAX_PROPOSED_TIMES,
-    CalendarFeed,
     Challenge,
     OpenGame,
 )
 
 _NAMES = serializers.ListField(child=serializers.CharField(max_length=150), max_length=4)
 ERRORS = {400: FIELD_ERRORS, 401: ERROR, 403: ERROR, 404: ERROR, 409: ERROR}
+# Where the limits on what reaches others apply (a pair's cool-down, the daily cap): a 429
+# with Retry-After.
+LIMITED = {**ERRORS, 429: ERROR}
 
 
 class ChallengeInputSerializer(InputSerializer):
@@ -144,7 +146,7 @@ class LadderChallengesView(_Authenticated):
     @extend_schema(
         summary="Challenge members of a ladder",
         request=ChallengeInputSerializer,
-        responses={201: ChallengeSerializer, **ERRORS},
+        responses={201: ChallengeSerializer, **LIMITED},
     )
     def post(self, request: Request, slug: str) -> Response:
         ladder = self._ladder(slug)
@@ -215,7 +217,7 @@ class ProposeTimesView(ChallengeActionView):
     @extend_schema(
         summary="Propose other times for a challenge",
         request=ProposeInputSerializer,
-        responses={200: ChallengeSerializer, **ERRORS},
+        responses={200: ChallengeSerializer, **LIMITED},
     )
     def post(self, request: Request, pk: int) -> Response:
         return super().post(request, pk)
@@ -244,9 +246,20 @@ class CancelChallengeView(ChallengeActionView):
 class OpenGameInputSerializer(InputSerializer):
     starts_at = serializers.CharField(max_length=40, help_text="ISO 8601.")
     place = serializers.CharField(max_length=MAX_PLACE_LENGTH)
-    level_min = serializers.IntegerField(required=False, allow_null=True, min_value=0)
-    level_max = serializers.IntegerField(required=False, allow_null=True, min_value=0)
-    team_size = serializers.IntegerField(default=1, help_text="1 singles, 2 doubles.")
+    level_min = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="The lowest rating, in points (4500 reads 4.50), inside the ladder's scale "
+        "(2000 to 9000 by default).",
+    )
+    level_max = serializers.IntegerField(
+        required=False, allow_null=True, help_text="The highest rating, in points."
+    )
+    team_size = serializers.IntegerField(
+        required=False,
+        help_text="The ladder's team size (1 singles, 2 doubles); left out, the ladder's. "
+        "Any other is a 400.",
+    )
 
 
 class OpenGameSerializer(serializers.ModelSerializer[OpenGame]):
@@ -353,7 +366,7 @@ class OpenGameActionView(_Authenticated):
     @extend_schema(
         summary="Join, leave or cancel a game",
         request=None,
-        responses={200: OpenGameSerializer, **ERRORS},
+        responses={200: OpenGameSerializer, **LIMITED},
     )
     def post(self, request: Request, pk: int) -> Response:
         user = require_signed_in(request.user)
@@ -378,7 +391,7 @@ class MyCalendarView(_Authenticated):
         responses={200: CalendarUrlSerializer, 401: ERROR},
     )
     def get(self, request: Request) -> Response:
-        feed, _ = CalendarFeed.objects.get_or_create(user=request.user)
+        feed = services.feed_of(require_signed_in(request.user))
         return Response({"url": request.build_absolute_uri(feed.get_absolute_url())})
 
     @extend_schema(

@@ -10,6 +10,7 @@ from typing import TypedDict
 from django import forms
 
 from ladder.clubs.models import Ladder
+from ladder.inputs import InstantField
 from ladder.play.models import MAX_MESSAGE_LENGTH, MAX_PLACE_LENGTH, MAX_PROPOSED_TIMES
 from ratings.engine.scales import DISPLAY_DIVISOR
 
@@ -45,7 +46,6 @@ class OpenGameArguments(TypedDict):
 
     starts_at: datetime
     place: str
-    team_size: int
     level_min: int | None
     level_max: int | None
 
@@ -65,9 +65,9 @@ class DomainErrorsForm(forms.Form):
 class TimesForm(forms.Form):
     """Up to three times (the first required)."""
 
-    time_1 = forms.DateTimeField(label="Time 1", widget=DateTimeInput())
-    time_2 = forms.DateTimeField(label="Time 2 (optional)", required=False, widget=DateTimeInput())
-    time_3 = forms.DateTimeField(label="Time 3 (optional)", required=False, widget=DateTimeInput())
+    time_1 = InstantField(label="Time 1", widget=DateTimeInput())
+    time_2 = InstantField(label="Time 2 (optional)", required=False, widget=DateTimeInput())
+    time_3 = InstantField(label="Time 3 (optional)", required=False, widget=DateTimeInput())
 
     def times(self) -> list[datetime]:
         return [
@@ -137,26 +137,21 @@ class ChallengeForm(DomainErrorsForm, TimesForm):
 
 
 class OpenGameForm(DomainErrorsForm):
-    starts_at = forms.DateTimeField(label="When", widget=DateTimeInput())
+    """A game of the ladder's own team size (not a choice: a doubles game on a singles ladder
+    could never be reported); levels as members read ratings, checked by the domain."""
+
+    starts_at = InstantField(label="When", widget=DateTimeInput())
     place = forms.CharField(label="Where", max_length=MAX_PLACE_LENGTH)
-    team_size = forms.TypedChoiceField(
-        label="Game", choices=((1, "Singles"), (2, "Doubles")), coerce=int
-    )
-    # Levels as members read ratings (4.50); the domain takes rating points (4500).
+    # Levels as members read ratings (4.50); the domain takes rating points (4500) and
+    # says when one is outside the ladder's scale.
     level_min = forms.DecimalField(
         label="Lowest rating (optional)",
         required=False,
-        min_value=0,
-        max_value=20,
         decimal_places=2,
         help_text="As the ladder shows ratings, e.g. 4.00.",
     )
     level_max = forms.DecimalField(
-        label="Highest rating (optional)",
-        required=False,
-        min_value=0,
-        max_value=20,
-        decimal_places=2,
+        label="Highest rating (optional)", required=False, decimal_places=2
     )
 
     def arguments(self) -> OpenGameArguments:
@@ -168,7 +163,6 @@ class OpenGameForm(DomainErrorsForm):
         return {
             "starts_at": data["starts_at"],
             "place": data["place"],
-            "team_size": data["team_size"],
             "level_min": points(data.get("level_min")),
             "level_max": points(data.get("level_max")),
         }

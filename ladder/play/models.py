@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import secrets
 from datetime import date, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from accounts.models import User
 from ladder.clubs.models import Ladder
@@ -258,18 +259,37 @@ def new_feed_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def password_mark(user: User) -> str:
+    """A keyed digest of the member's password hash (as Django's session auth hash): it
+    changes with the password, so a feed address made before a change stops working."""
+    return salted_hmac("ladder.play.CalendarFeed", user.password, algorithm="sha256").hexdigest()
+
+
 class CalendarFeed(models.Model):
     """A member's private calendar address: the secret in it is the only key (no session);
-    a new one replaces it, and the old address answers 404 from then on."""
+    a new one replaces it, and the old address answers 404 from then on. So does an address
+    made before the member's password changed (``password_mark``): a leaked address dies
+    with the password it was leaked with (RULES.md "Calendar")."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_feed"
     )
     token = models.CharField(max_length=64, unique=True, default=new_feed_token)
     created_at = models.DateTimeField(default=timezone.now)
+    password_mark = models.CharField(max_length=64, blank=True)
 
     def __str__(self) -> str:
         return f"Calendar feed of {self.user}"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self.password_mark:  # made for the password the member has now
+            self.password_mark = password_mark(self.user)
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self) -> str:
         return f"/calendar/{self.token}.ics"
+
+    @property
+    def is_current(self) -> bool:
+        """Made since the member's last password change (and the account is open)."""
+        return self.user.is_active and self.password_mark == password_mark(self.user)

@@ -22,23 +22,24 @@ from datetime import date, datetime, timedelta
 from typing import TypedDict
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Max, QuerySet
 from django.http import Http404
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.formatting import format_day, format_rating, format_rd
 from ladder.clubs.models import Ladder, Membership
+from ladder.inputs import BadInput, parse_instant, parse_level
 from ladder.matches.errors import (
     FieldErrors,
     MatchPermissionError,
+    MatchRateLimited,
     MatchStateError,
     MatchValidationError,
 )
 from ladder.matches.models import LIVE_STATES as LIVE_MATCH_STATES
-from ladder.matches.models import RATED_STATES, Match
+from ladder.matches.models import RATED_STATES, Match, Notification
 from ladder.matches.validation import no_member_called
 from ladder.play import notifications as tell
 from ladder.play.models import (
@@ -61,6 +62,7 @@ from ladder.play.models import (
     OpenGamePlayer,
     PlaySettings,
     new_feed_token,
+    password_mark,
 )
 from ratings.models import RANKED, PlayerRating, active_since
 
@@ -159,22 +161,12 @@ def _playable(membership: Membership, on: date, role: str) -> str | None:
 
 
 def parse_time(value: object) -> datetime | None:
-    """An ISO 8601 time as an aware datetime (a time without an offset is the club's)."""
-    if isinstance(value, datetime):
-        moment = value
-    elif isinstance(value, str):
-        try:
-            parsed = parse_datetime(value.strip())
-        except ValueError:
-            return None
-        if parsed is None:
-            return None
-        moment = parsed
-    else:
+    """An ISO 8601 time as an aware datetime (a time without an offset is the club's), or
+    None when it is none the one parser of instants takes (``ladder/inputs.py``)."""
+    try:
+        return parse_instant(value)
+    except BadInput:
         return None
-    if timezone.is_naive(moment):
-        moment = timezone.make_aware(moment)
-    return moment
 
 
 def check_times(
@@ -189,10 +181,12 @@ def check_times(
         return []
     times: list[datetime] = []
     for value in values:
-        moment = parse_time(value)
-        if moment is None:
-            errors.add(key, f"{str(value)[:40]!r} is not a time like 2026-05-04T18:30+01:00.")
-        elif moment <= now:
+        try:
+            moment = parse_instant(value)
+        except BadInput as exc:
+            errors.add(key, exc.message)
+            continue
+        if moment <= now:
             errors.add(key, f"{_when(moment)} is in the past: propose a time to come.")
         elif moment > now + timedelta(days=MAX_DAYS_AHEAD):
             errors.add(key, f"{_when(moment)} is more than a year ahead.")
@@ -247,10 +241,6 @@ def get_challenge_for_user(user: User, pk: int | str) -> Challenge:
     if found is None:
         raise Http404("No such challenge.")
     return found
-
-
-def _live_with(user_ids: Iterable[int]) -> QuerySet[Challenge]:
-    return Challenge.objects.filter(state__in=LIVE, players__user_id__in=list(user_ids))
 
 
 def create_challenge(
@@ -312,6 +302,7 @@ def create_challenge(
         # One member's challenges at a time: the limit and the cool-down hold under races.
         list(Membership.objects.select_for_update().filter(ladder=ladder, user=by))
         _check_limits(rules, side_a, side_b, now)
+        check_notice_cap(by, now)
         challenge = Challenge.objects.create(
             ladder=ladder,
             challenger=by,
@@ -332,32 +323,90 @@ def create_challenge(
     return challenge
 
 
+#: After a cancelled challenge the same pair waits this long, on every ladder, whatever its
+#: cool-down: cancelling is not a way round it (challenge-and-cancel sent a member a dozen
+#: e-mails a second).
+CANCELLED_WAIT = timedelta(days=1)
+#: What one member's actions may send others in a day: notices about challenges and open
+#: games (a doubles challenge is two). Past it, challenging, proposing times and joining
+#: games wait; answering, leaving and cancelling never do.
+DAILY_NOTICES = 30
+NOTICE_WINDOW = timedelta(days=1)
+
+
 def _check_limits(
     rules: PlaySettings, side_a: Sequence[User], side_b: Sequence[User], now: datetime
 ) -> None:
+    """The ladder's limits on a new challenge (RULES.md "Challenges and open games"): the
+    challenger's own open challenges and each challenged member's waiting ones, on this
+    ladder; one live challenge per pair; the pair's cool-down (a 429 that says when)."""
     errors = FieldErrors()
     limit = rules.max_open_challenges
-    for user in [*side_a, *side_b]:
-        waiting = _live_with([user.pk]).filter(state=OPEN).count()
+    on_ladder = Challenge.objects.filter(ladder=rules.ladder, state=OPEN)
+    made = on_ladder.filter(challenger=side_a[0]).count()
+    if made >= limit:
+        errors.add(
+            "__all__",
+            f"You have {made} open challenges on {rules.ladder.name} already (at most "
+            f"{limit}): wait for an answer, or cancel one.",
+        )
+    for other in side_b:
+        waiting = on_ladder.filter(players__user=other, players__side="b").count()
         if waiting >= limit:
-            who = "You have" if user == side_a[0] else f"{user.name} has"
-            errors.add("__all__", f"{who} {waiting} open challenges already (at most {limit}).")
-    since = now - timedelta(days=rules.cooldown_days)
+            errors.add(
+                "opponents",
+                f"{other.name} has {waiting} challenges on {rules.ladder.name} waiting for an "
+                f"answer already (at most {limit}): challenge someone else for now.",
+            )
+    until: datetime | None = None
     for other in side_b:
         pair = Challenge.objects.filter(ladder=rules.ladder, players__user=side_a[0]).filter(
             players__user=other
         )
         if pair.filter(state__in=LIVE).exists():
             errors.add("opponents", f"You and {other.name} have a challenge going already.")
-        elif (
-            rules.cooldown_days and pair.filter(~Q(state=CANCELLED), decided_at__gt=since).exists()
+            continue
+        ended = pair.exclude(decided_at=None)
+        last = ended.exclude(state=CANCELLED).aggregate(at=Max("decided_at"))["at"]
+        cancelled = ended.filter(state=CANCELLED).aggregate(at=Max("decided_at"))["at"]
+        for end in (
+            last and last + timedelta(days=rules.cooldown_days),
+            cancelled and cancelled + CANCELLED_WAIT,
         ):
-            errors.add(
-                "opponents",
-                f"You and {other.name} had a challenge in the last {rules.cooldown_days} "
-                "days: challenge someone else for now.",
-            )
+            if end and end > now and (until is None or end > until):
+                until, blocked = end, other
     errors.raise_if_any()
+    if until is not None:
+        raise MatchRateLimited(
+            f"You and {blocked.name} had a challenge lately: you may challenge them again "
+            f"from {_when(until)}. Challenge someone else for now.",
+            retry_after=_seconds(until - now),
+        )
+
+
+def _seconds(wait: timedelta) -> int:
+    return max(1, int(wait.total_seconds() + 0.999))
+
+
+def check_notice_cap(by: User, now: datetime) -> None:
+    """Refuse (a 429 that says when) what would tell others more than :data:`DAILY_NOTICES`
+    in a day of ``by``'s actions on challenges and open games."""
+    recent = (
+        Notification.objects.filter(
+            sender=by, kind__in=("challenge", "open_game"), created_at__gt=now - NOTICE_WINDOW
+        )
+        .exclude(user=by)
+        .order_by("-created_at")
+    )
+    sent = list(recent.values_list("created_at", flat=True)[:DAILY_NOTICES])
+    if len(sent) >= DAILY_NOTICES:
+        # Once the oldest of the last DAILY_NOTICES leaves the day, one more may go.
+        free_at = sent[-1] + NOTICE_WINDOW
+        raise MatchRateLimited(
+            f"You have sent other members {DAILY_NOTICES} notices about challenges and games "
+            f"today, the most a day: try again from {_when(free_at)}.",
+            retry_after=_seconds(free_at - now),
+        )
 
 
 def _check_answering(challenge: Challenge, by: User, now: datetime) -> None:
@@ -395,10 +444,13 @@ def accept_challenge(
         challenge = _lock_challenge(challenge)
         _not_barred(challenge.ladder, by)
         _check_answering(challenge, by, now)
-        moment = parse_time(time)
         proposed = [parse_time(t) for t in challenge.proposed_times]
+        try:
+            moment = parse_instant(time)
+        except BadInput as exc:
+            raise MatchValidationError({"time": [exc.message]}) from None
         errors = FieldErrors()
-        if moment is None or moment not in proposed:
+        if moment not in proposed:
             offered = ", ".join(_when(t) for t in proposed if t)
             errors.add("time", f"Pick one of the proposed times ({offered}), or propose others.")
         elif moment <= now:
@@ -429,6 +481,7 @@ def propose_times(
         errors = FieldErrors()
         moments = check_times(list(times), now, errors)
         errors.raise_if_any()
+        check_notice_cap(by, now)
         challenge.proposed_times = [t.isoformat() for t in moments]
         challenge.proposed_by = challenge.answering_side
         challenge.expires_at = now + timedelta(days=PlaySettings.of(challenge.ladder).expiry_days)
@@ -625,18 +678,27 @@ def _level_refusal(game: OpenGame, membership: Membership) -> str | None:
     return None
 
 
+GAME_TEAM_SIZES = (1, 2)
+
+
+def _scale(ladder: Ladder) -> tuple[float, float]:
+    """The ladder's rating scale in points (2000–9000 by default): where a level may be."""
+    return ladder.rating_min, ladder.rating_max
+
+
 def post_open_game(
     *,
     ladder: Ladder,
     by: User,
     starts_at: object,
     place: str = "",
-    level_min: int | None = None,
-    level_max: int | None = None,
-    team_size: int = 1,
+    level_min: object = None,
+    level_max: object = None,
+    team_size: object = None,
     now: datetime | None = None,
 ) -> OpenGame:
-    """``by`` posts a game for members in a rating range to join; they are its first player."""
+    """``by`` posts a game for members in a rating range to join; they are its first player.
+    The game is of the ladder's team size (``team_size`` may say so, nothing else)."""
     now = now or timezone.now()
     me = Membership.objects.filter(ladder=ladder, user=by).select_related("user").first()
     if me is None:
@@ -647,12 +709,19 @@ def post_open_game(
     place = _text(place, MAX_PLACE_LENGTH, "place", errors, "A place")
     if not place:
         errors.add("place", "Say where the game is played.")
-    if team_size not in (1, 2):
-        errors.add("team_size", "A game is singles (1) or doubles (2).")
+    if ladder.team_size not in GAME_TEAM_SIZES:
+        errors.add("team_size", f"Open games are singles or doubles; {ladder.name} is not.")
+    elif team_size is not None and team_size != ladder.team_size:
+        kind = "singles (1)" if ladder.team_size == 1 else "doubles (2)"
+        errors.add("team_size", f"A game on {ladder.name} is {kind}, as the ladder plays.")
+    levels: dict[str, int | None] = {}
     for key, value in (("level_min", level_min), ("level_max", level_max)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            errors.add(key, "A level is a rating in points, like 4500 (4.50).")
-    if isinstance(level_min, int) and isinstance(level_max, int) and level_min > level_max:
+        try:
+            levels[key] = None if value is None else parse_level(value, *_scale(ladder))
+        except BadInput as exc:
+            errors.add(key, exc.message)
+    low, high = levels.get("level_min"), levels.get("level_max")
+    if low is not None and high is not None and low > high:
         errors.add("level_max", "The highest level is below the lowest.")
     errors.raise_if_any()
     with transaction.atomic():
@@ -661,15 +730,22 @@ def post_open_game(
             host=by,
             starts_at=times[0],
             place=place,
-            level_min=level_min,
-            level_max=level_max,
-            team_size=team_size,
+            level_min=low,
+            level_max=high,
+            team_size=ladder.team_size,
             created_at=now,
             updated_at=now,
         )
         refusal = _level_refusal(game, me)
         if refusal:
-            raise MatchValidationError({"level_min": ["Your own rating is outside the range."]})
+            mine = format_rating(_rating(ladder, me))
+            raise MatchValidationError(
+                {
+                    "level_min": [
+                        f"Your own rating ({mine}) is outside the range: post a game you can play."
+                    ]
+                }
+            )
         game.save()
         OpenGamePlayer.objects.create(game=game, user=by, joined_at=now)
     return _lock_game_readonly(game.pk)
@@ -709,12 +785,13 @@ def join_open_game(game: OpenGame | int, by: User, now: datetime | None = None) 
         )
         if refusal:
             raise MatchValidationError({"__all__": [refusal]})
+        check_notice_cap(by, now)
         OpenGamePlayer.objects.create(game=game, user=by, joined_at=now)
         game = _lock_game(game)
         if game.places_left == 0:
             game.state = SCHEDULED
             _save(game, now, "state")
-            tell.game_full(game)
+            tell.game_full(game, by)
         else:
             _save(game, now)
             tell.game_changed(game, by, "joined")
@@ -865,9 +942,21 @@ def withdraw_player(
 
 def renew_feed(user: User) -> CalendarFeed:
     """A new secret for ``user``'s calendar address: the old address stops answering."""
-    feed, created = CalendarFeed.objects.get_or_create(user=user)
+    feed, created = CalendarFeed.objects.get_or_create(
+        user=user, defaults={"password_mark": password_mark(user)}
+    )
     if not created:
         feed.token = new_feed_token()
         feed.created_at = timezone.now()
-        feed.save(update_fields=["token", "created_at"])
+        feed.password_mark = password_mark(user)
+        feed.save(update_fields=["token", "created_at", "password_mark"])
+    return feed
+
+
+def feed_of(user: User) -> CalendarFeed:
+    """``user``'s calendar address: made at the first ask, and made anew after a password
+    change (the address from before it no longer answers)."""
+    feed = CalendarFeed.objects.filter(user=user).select_related("user").first()
+    if feed is None or not feed.is_current:
+        feed = renew_feed(user)
     return feed

@@ -19,7 +19,12 @@ from ladder.clubs import access
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import get_ladder_for_user
 from ladder.errors import form_action
-from ladder.matches.errors import MatchError, MatchPermissionError, MatchValidationError
+from ladder.matches.errors import (
+    MatchError,
+    MatchPermissionError,
+    MatchRateLimited,
+    MatchValidationError,
+)
 from ladder.matches.views import SignedInRequest, forbidden
 from ladder.play import services
 from ladder.play.calendar import member_calendar, single_event
@@ -59,12 +64,15 @@ def challenge_new(request: SignedInRequest, slug: str) -> HttpResponse:
             services.create_challenge(ladder=ladder, by=request.user, **form.arguments())
         except MatchValidationError as exc:
             form.add_domain_errors(exc.errors)
+        except MatchRateLimited as exc:
+            form.add_error(None, exc.message)  # it says when to try again
+            status = 429
         except MatchPermissionError as exc:
             return forbidden(request, exc.message)
         else:
             messages.success(request, "Challenge sent. You will hear when they answer.")
             return redirect("challenges")
-    if request.method == "POST":
+    if request.method == "POST" and status == 200:
         status = 400
     rules = PlaySettings.of(ladder)
     return render(
@@ -182,7 +190,7 @@ def open_game_ics(request: SignedInRequest, pk: int) -> HttpResponse:
 def open_games(request: SignedInRequest, slug: str) -> HttpResponse:
     """A ladder's games to come: join, leave, cancel; post one."""
     ladder = get_ladder_for_user(request, slug)
-    form = OpenGameForm(request.POST or None, initial={"team_size": ladder.team_size})
+    form = OpenGameForm(request.POST or None)
     status = 200
     if request.method == "POST":
         if not ladder.is_member:  # type: ignore[attr-defined]
@@ -265,7 +273,7 @@ def calendar_settings(request: SignedInRequest) -> HttpResponse:
         services.renew_feed(request.user)
         messages.success(request, "New address made: the old one no longer works.")
         return redirect("calendar")
-    feed, _ = CalendarFeed.objects.get_or_create(user=request.user)
+    feed = services.feed_of(request.user)
     url = request.build_absolute_uri(feed.get_absolute_url())
     webcal = "webcal://" + url.split("://", 1)[-1]
     return render(request, "play/calendar.html", {"url": url, "webcal": webcal})
@@ -275,6 +283,6 @@ def calendar_settings(request: SignedInRequest) -> HttpResponse:
 def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
     """The feed itself: the secret in the address is the key (calendar apps have no session)."""
     feed = CalendarFeed.objects.filter(token=token).select_related("user").first()
-    if feed is None or not feed.user.is_active:
+    if feed is None or not feed.is_current:
         raise Http404("No such calendar.")
     return _ics(member_calendar(feed.user), "club-ladder.ics", attachment=False)

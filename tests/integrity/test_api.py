@@ -1,5 +1,5 @@
 """The integrity API (issue 26 item 3): the paths are the contract. Moderators only (403 for
-members and visitors, 404 for a ladder the caller may not see); bad input is a 400 that
+members, 401 for visitors, 404 for a ladder the caller may not see); bad input is a 400 that
 changes nothing."""
 
 from __future__ import annotations
@@ -48,15 +48,30 @@ def test_moderators_read_the_flags_in_the_contract_shape(traded, mod) -> None:
     assert "Ann and Ben played each other" in flag["reason"]
 
 
-@pytest.mark.parametrize("who", ["member", "visitor"])
-def test_others_are_refused(traded, who) -> None:
-    client = Client()
-    if who == "member":
-        login(client, traded.members[1])
+def test_members_are_refused(traded) -> None:
+    client = login(Client(), traded.members[1])
     response = client.get("/api/v1/ladders/honest/integrity/")
     assert response.status_code == 403
     assert client.post("/api/v1/ladders/honest/bans/", {}).status_code == 403
     assert not Flag.objects.exists()  # nothing ran for them
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("get", "/api/v1/ladders/honest/integrity/"),
+        ("post", "/api/v1/ladders/honest/integrity/1/"),
+        ("get", "/api/v1/ladders/honest/bans/"),
+        ("post", "/api/v1/ladders/honest/bans/"),
+        ("delete", "/api/v1/ladders/honest/bans/ann/"),
+    ],
+)
+def test_a_visitor_is_asked_to_sign_in_as_everywhere_in_the_api(traded, method, path) -> None:
+    # Issue 36: the moderation API answered a visitor 403 where the rest answers 401.
+    response = getattr(Client(), method)(path, {} if method == "post" else None)
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == "Token"
+    assert not Flag.objects.exists() and not Ban.objects.exists()
 
 
 def test_a_private_ladder_is_404_to_an_outsider_and_a_wrong_method_is_refused(

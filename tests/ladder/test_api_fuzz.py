@@ -103,6 +103,13 @@ DOMAIN_REFUSALS: list[tuple[set[str], str, str]] = [
         "moving with today",
     ),
     (
+        {"played_on", "until", "seen", "starts_at", "proposed_times", "time"},
+        r"(The date|The time|A time|A date)('s offset from UTC must be within|"
+        r" must be in the years 1900 to 2100)",
+        "a date or time outside the years 1900 to 2100, or an offset beyond ±14:00 "
+        '(RULES.md "Dates, times and numbers"): format date and date-time take any',
+    ),
+    (
         {"side_a", "side_b"},
         r"Side [AB] needs exactly \d+ players? in ",
         "the team size is the ladder's",

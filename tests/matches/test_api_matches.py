@@ -148,7 +148,7 @@ TODAY = timezone.localdate
         ),
         (
             {"played_on": "yesterday"},
-            {"played_on": ["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."]},
+            {"played_on": ["'yesterday' is not a date like 2026-05-04."]},
         ),
         ({"side_b": ["nobody"]}, {"players": ["No member of Club Singles is called 'nobody'."]}),
         (

@@ -190,6 +190,21 @@ def test_the_api_changes_a_pending_report_by_patch(client, doubles, alice, bob, 
     assert late.status_code == 409
 
 
+@pytest.mark.parametrize(
+    "games", [[["21", "9"], ["21", "8"]], [[21, "9"], [21, 8]], [[" 21", 9], [21, 8]]]
+)
+def test_a_patch_refuses_scores_given_as_strings(client, doubles, alice, bob, charlie, dave, games):
+    # Issue 36: PATCH took "21" for 21, a number the schema says is an integer.
+    match = doubles_match(doubles, alice, bob, charlie, dave)
+    client.force_login(alice)
+    with unchanged(match):
+        response = client.patch(
+            f"/api/v1/matches/{match.pk}/", {"games": games}, content_type="application/json"
+        )
+    assert response.status_code == 400
+    assert response.json() == {"games": ["Game 1: points are whole numbers, like [21, 15]."]}
+
+
 # ---- cancel, partners --------------------------------------------------------------------------
 
 

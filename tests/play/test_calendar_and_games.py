@@ -61,12 +61,31 @@ def test_the_feed_answers_without_a_session_and_only_its_owner_s_games(
     ladder, alice, bob, charlie, client
 ):
     made = scheduled_challenge(ladder, alice, bob)
-    feed = CalendarFeed.objects.create(user=charlie)
+    feed = services.feed_of(charlie)
     response = client.get(feed.get_absolute_url())
     assert response.status_code == 200
     assert response["Cache-Control"] == "private, no-store"
     assert f"challenge-{made.pk}" not in response.content.decode()
     assert client.get("/calendar/not-a-token.ics").status_code == 404
+
+
+def test_a_password_change_renews_the_feed_address(ladder, alice, bob, client):
+    # Issue 36: the address kept working after a password change. We chose to renew it: a
+    # leaked address dies with the password it was leaked with (RULES.md "Calendar").
+    scheduled_challenge(ladder, alice, bob)
+    old = services.feed_of(alice)
+    assert services.feed_of(alice).token == old.token  # stable while the password is
+    assert client.get(old.get_absolute_url()).status_code == 200
+    alice.set_password("a-new-password-4-alice")
+    alice.save()
+    assert client.get(old.get_absolute_url()).status_code == 404
+    client.force_login(alice)
+    page = client.get("/calendar/").content.decode()
+    new = CalendarFeed.objects.get(user=alice)
+    assert new.token != old.token and new.get_absolute_url() in page
+    assert old.get_absolute_url() not in page
+    assert client.get(new.get_absolute_url()).status_code == 200
+    assert CalendarFeed.objects.count() == 1
 
 
 def test_one_scheduled_match_downloads_as_ics(ladder, alice, bob, charlie, client):
@@ -139,8 +158,8 @@ def test_bad_games_and_bad_steps(ladder, alice, bob, outsider):
             starts_at=timezone.now() - timedelta(hours=1),
             place="",
             team_size=3,
-            level_min=1800,
-            level_max=1200,
+            level_min=5800,
+            level_max=5200,
         )
     assert set(caught.value.errors) == {"starts_at", "place", "team_size", "level_max"}
     with unchanged(), pytest.raises(MatchPermissionError):

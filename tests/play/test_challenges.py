@@ -11,7 +11,12 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder.matches import operations as matches
-from ladder.matches.errors import MatchPermissionError, MatchStateError, MatchValidationError
+from ladder.matches.errors import (
+    MatchPermissionError,
+    MatchRateLimited,
+    MatchStateError,
+    MatchValidationError,
+)
 from ladder.matches.models import MailSettings, Notification
 from ladder.play import services
 from ladder.play.models import (
@@ -186,22 +191,53 @@ def test_out_of_places_range(ladder, alice, bob, charlie):
 def test_the_open_challenge_limit(ladder, alice, bob, charlie):
     PlaySettings.objects.create(ladder=ladder, max_open_challenges=1)
     challenge(ladder, alice, bob)
-    assert "You have 1 open challenges already (at most 1)." in refused(
-        lambda: challenge(ladder, alice, charlie), "__all__"
+    assert (
+        "You have 1 open challenges on Club Singles already (at most 1): wait for an answer, "
+        "or cancel one." in refused(lambda: challenge(ladder, alice, charlie), "__all__")
     )
-    # The limit is everyone's: Bob is at his too.
+    # The challenged are counted on what waits for their answer: Bob has one.
     dave = UserFactory(username="dave")
     MembershipFactory(ladder=ladder, user=dave)
-    assert "Bob Baker has 1 open challenges" in refused(
-        lambda: challenge(ladder, dave, bob), "__all__"
+    assert "Bob Baker has 1 challenges on Club Singles waiting for an answer" in refused(
+        lambda: challenge(ladder, dave, bob), "opponents"
     )
+
+
+def test_incoming_challenges_alone_do_not_stop_a_member_from_challenging(
+    ladder, alice, bob, charlie
+):
+    # Issue 36: Bob, challenged by Alice (his limit of waiting answers reached), could not
+    # challenge anyone. Only the challenges a member made count against their own limit.
+    PlaySettings.objects.create(ladder=ladder, max_open_challenges=1)
+    challenge(ladder, alice, bob)
+    made = challenge(ladder, bob, charlie)
+    assert made.state == OPEN and made.challenger == bob
+
+
+def test_the_limit_counts_the_ladder_it_is_on_and_names_no_private_challenge(
+    ladder, private_ladder, alice, bob, charlie
+):
+    # Issue 36: Alice's challenges on a private ladder (one Charlie cannot see) stopped
+    # Charlie from challenging her on Singles, with "Alice Archer has 3 open challenges".
+    PlaySettings.objects.create(ladder=private_ladder, max_open_challenges=1)
+    PlaySettings.objects.create(ladder=ladder, max_open_challenges=1)
+    MembershipFactory(ladder=private_ladder, user=bob)
+    challenge(private_ladder, bob, alice)
+    made = challenge(ladder, charlie, alice)
+    assert made.ladder == ladder and made.state == OPEN
 
 
 def test_one_challenge_at_a_time_and_the_cool_down(ladder, alice, bob):
     first = challenge(ladder, alice, bob)
     assert "have a challenge going" in refused(lambda: challenge(ladder, alice, bob), "opponents")
     services.decline_challenge(first, bob)
-    assert "in the last 7 days" in refused(lambda: challenge(ladder, alice, bob), "opponents")
+    first.refresh_from_db()
+    with unchanged(), pytest.raises(MatchRateLimited) as caught:
+        challenge(ladder, alice, bob)
+    # Seven days from the decline: the refusal says when, and the API's Retry-After.
+    free = first.decided_at + timedelta(days=7)
+    assert abs(caught.value.retry_after - (free - timezone.now()).total_seconds()) < 5
+    assert "you may challenge them again from" in caught.value.message
     later = timezone.now() + timedelta(days=8)
     again = challenge(ladder, alice, bob, times=[later + timedelta(days=1)], now=later)
     assert again.state == OPEN
