@@ -131,6 +131,12 @@ class Scheduled(models.Model):
         """The club's date it is arranged for (today while no time is agreed)."""
         return timezone.localdate(self.starts_at) if self.starts_at else timezone.localdate()
 
+    @property
+    def has_started(self) -> bool:
+        """Whether its time has come: its result is reported from then on, never before
+        (issue 37: "Played" on Monday for Wednesday's challenge)."""
+        return self.starts_at is not None and self.starts_at <= timezone.now()
+
 
 class Challenge(Scheduled):
     """A member challenges others (their side: them and their partners; the other side: the

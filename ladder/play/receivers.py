@@ -9,9 +9,11 @@ from django.dispatch import receiver
 
 from accounts.models import User
 from ladder.clubs.models import Ladder
+from ladder.matches.errors import MatchValidationError
 from ladder.matches.models import Match
 from ladder.matches.signals import match_reported, match_state_changed, scheduled_lineup_wanted
 from ladder.play import services
+from ladder.play.models import Challenge, OpenGame
 
 
 @receiver(match_reported, dispatch_uid="play.link_reported_match")
@@ -19,6 +21,16 @@ def link_reported_match(
     sender: type[Match], match: Match, links: dict[str, int], **kwargs: object
 ) -> None:
     services.link_reported_match(match, links)
+    for model in (Challenge, OpenGame):
+        item = model.objects.filter(match=match).only("starts_at").first()
+        if item is not None and not item.has_started:
+            raise MatchValidationError(
+                {
+                    "challenge" if model is Challenge else "open_game": [
+                        "It has not started yet: report its result once it has been played."
+                    ]
+                }
+            )
 
 
 @receiver(match_state_changed, dispatch_uid="play.match_state_changed")

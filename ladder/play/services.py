@@ -310,7 +310,7 @@ def create_challenge(
             place=place,
             proposed_times=[t.isoformat() for t in times],
             proposed_by="a",
-            expires_at=now + timedelta(days=rules.expiry_days),
+            expires_at=answer_by(now, rules.expiry_days, times),
             created_at=now,
             updated_at=now,
         )
@@ -468,6 +468,13 @@ def accept_challenge(
     return challenge
 
 
+def answer_by(now: datetime, days: int, times: Sequence[datetime]) -> datetime:
+    """When a challenge expires unanswered: the ladder's expiry days, but never after the
+    last time proposed, which can no longer be accepted then (issue 37: "answer by 14 Dec"
+    for times on the 9th and 10th)."""
+    return min(now + timedelta(days=days), max(times))
+
+
 def propose_times(
     challenge: Challenge | int, by: User, times: Sequence[object], now: datetime | None = None
 ) -> Challenge:
@@ -484,7 +491,8 @@ def propose_times(
         check_notice_cap(by, now)
         challenge.proposed_times = [t.isoformat() for t in moments]
         challenge.proposed_by = challenge.answering_side
-        challenge.expires_at = now + timedelta(days=PlaySettings.of(challenge.ladder).expiry_days)
+        days = PlaySettings.of(challenge.ladder).expiry_days
+        challenge.expires_at = answer_by(now, days, moments)
         _save(challenge, now, "proposed_times", "proposed_by", "expires_at")
         tell.times_proposed(challenge, by)
     return challenge

@@ -20,6 +20,7 @@ from ladder.play.models import CalendarFeed, Challenge
 from tests.browser.support import follow_nav, log_in, pick
 from tests.browser.test_phone import axe  # noqa: F401  (the fixture)
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
+from tests.play.support import started
 
 pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
@@ -107,7 +108,8 @@ def test_challenge_accept_feed_report_confirm_played(new_page, screenshot, club,
     assert event.decoded("DTSTART") == when
     assert str(event["LOCATION"]) == "Court 2"
 
-    # Bob reports it from the challenge: Alice is filled in.
+    # Bob reports it from the challenge once its time has come: Alice is filled in.
+    started(challenge)
     bob.goto("/challenges/")
     bob.locator(f"#challenge-{challenge.pk}").get_by_role("link", name="Report the result").click()
     expect(bob.get_by_label("Opponent", exact=True)).to_have_value("alice")

@@ -13,7 +13,7 @@ from icalendar import Calendar
 from ladder.play import services
 from ladder.play.models import CalendarFeed, Challenge, OpenGame
 from tests.matches.support import api_client, report_payload
-from tests.play.support import soon, unchanged
+from tests.play.support import soon, started, unchanged
 
 
 @pytest.fixture(autouse=True)
@@ -50,6 +50,14 @@ def test_challenge_accept_feed_report_confirm_played(ladder, alice, bob, client)
     assert [str(e["UID"]).split("@")[0] for e in events] == [f"challenge-{pk}"]
     assert events[0].decoded("DTSTART") == soon(3)
 
+    early = as_alice.post(
+        "/api/v1/matches/", report_payload(ladder, [alice], [bob], challenge=pk), format="json"
+    )
+    assert early.status_code == 400  # before its time: nothing to report yet
+    assert early.json()["challenge"] == [
+        "It has not started yet: report its result once it has been played."
+    ]
+    started(Challenge.objects.get(pk=pk))
     reported = as_alice.post(
         "/api/v1/matches/", report_payload(ladder, [alice], [bob], challenge=pk), format="json"
     )

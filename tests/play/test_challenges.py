@@ -61,7 +61,8 @@ def test_a_challenge_is_open_with_its_times_and_tells_the_challenged(ladder, ali
     assert [u.username for u in made.side_a] == ["alice"]
     assert [u.username for u in made.side_b] == ["bob"]
     assert made.proposed_datetimes == [soon(2), soon(3)]
-    assert made.expires_at - made.created_at == timedelta(days=7)
+    # The ladder's seven days, but no later than the last time proposed.
+    assert made.expires_at == min(made.created_at + timedelta(days=7), soon(3))
     note = Notification.objects.get(user=bob)
     assert note.kind == "challenge" and note.match is None
     assert note.url == f"/challenges/#challenge-{made.pk}"
@@ -310,11 +311,11 @@ def test_decline_and_cancel(ladder, alice, bob, charlie, mod):
 
 
 def test_expiry_tells_both_sides(ladder, alice, bob, django_capture_on_commit_callbacks):
-    made = challenge(ladder, alice, bob)
+    made = challenge(ladder, alice, bob, times=[soon(10), soon(11)])
     assert services.expire_challenges(timezone.now() + timedelta(days=6)) == 0
     later = timezone.now() + timedelta(days=7, minutes=1)
     with pytest.raises(MatchStateError, match="expired"):
-        services.accept_challenge(made, bob, soon(2).isoformat(), now=later)
+        services.accept_challenge(made, bob, soon(10).isoformat(), now=later)
     with django_capture_on_commit_callbacks(execute=True):
         assert services.expire_challenges(later) == 1
     made.refresh_from_db()
@@ -341,8 +342,34 @@ def test_the_beat_schedule_runs_the_expiry():
 
 
 def scheduled(ladder, alice, bob):
+    """A challenge accepted for a time that has come since (an hour ago)."""
     made = challenge(ladder, alice, bob)
-    return services.accept_challenge(made, bob, soon(2).isoformat())
+    made = services.accept_challenge(made, bob, soon(2).isoformat())
+    Challenge.objects.filter(pk=made.pk).update(starts_at=timezone.now() - timedelta(hours=1))
+    made.refresh_from_db()
+    return made
+
+
+def test_a_challenge_to_come_is_reported_only_from_its_start(ladder, alice, bob):
+    # Issue 37: on Monday, Wednesday's challenge was reported, confirmed and "Played".
+    made = services.accept_challenge(challenge(ladder, alice, bob), bob, soon(2).isoformat())
+    message = refused(
+        lambda: report(ladder, alice, alice, bob, {"challenge": made.pk}), "challenge"
+    )
+    assert message == "It has not started yet: report its result once it has been played."
+    made.refresh_from_db()
+    assert (made.state, made.match_id) == (SCHEDULED, None)
+
+
+def test_a_challenge_expires_by_its_last_proposed_time(ladder, alice, bob, charlie):
+    # Issue 37: "answer by 14 Dec" for times on the 9th and 10th.
+    made = challenge(ladder, alice, bob, times=[soon(2), soon(3, hour=19)])
+    assert made.expires_at == soon(3, hour=19)
+    assert made.expires_at - made.created_at < timedelta(days=7)
+    later = challenge(ladder, charlie, alice, times=[soon(20)])
+    assert later.expires_at - later.created_at == timedelta(days=7)
+    answered = services.propose_times(made, bob, [soon(1, hour=20).isoformat()])
+    assert answered.expires_at == soon(1, hour=20)
 
 
 def report(ladder, reporter, a, b, links):

@@ -18,12 +18,12 @@ from icalendar import Calendar
 from ladder.clubs.services import set_away
 from ladder.matches import operations as matches
 from ladder.play import services as play
-from ladder.play.models import CalendarFeed
+from ladder.play.models import CalendarFeed, Challenge
 from ratings.models import Season
 from ratings.pipeline import rate_ladder
 from ratings.seasons import save_season
 from tests.matches.support import api_client, report_payload
-from tests.play.support import soon
+from tests.play.support import soon, started
 
 TODAY = date.today()
 
@@ -118,6 +118,7 @@ def test_a_challenge_played_counts_in_the_kept_season_table_at_once(  # type: ig
     # The feed (its secret, no session) is never kept: the event is there at once.
     events = Calendar.from_ical(Client().get(feed).content).walk("VEVENT")
     assert [str(e["UID"]).split("@")[0] for e in events] == [f"challenge-{made['id']}"]
+    started(Challenge.objects.get(pk=made["id"]))
     reported = as_alice.post(
         "/api/v1/matches/",
         report_payload(ladder, [alice], [bob], challenge=made["id"], played_on=TODAY.isoformat()),
