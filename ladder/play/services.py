@@ -686,6 +686,24 @@ def _level_refusal(game: OpenGame, membership: Membership) -> str | None:
     return None
 
 
+def join_refusals(ladder: Ladder, user: User, games: Sequence[OpenGame]) -> dict[int, str]:
+    """Why ``user`` could not join each of ``games`` (open ones they are not in) by the
+    rules ``join_open_game`` applies to the joiner: their rating out of the game's range,
+    their time away. The page shows the reason instead of a Join button that would refuse."""
+    membership = (
+        Membership.objects.filter(ladder=ladder, user=user).select_related("user", "ladder").first()
+    )
+    if membership is None:
+        return {}
+    on = timezone.localdate()
+    refusals = {}
+    for game in games:
+        refusal = _level_refusal(game, membership) or _playable(membership, on, "invited")
+        if refusal:
+            refusals[game.pk] = refusal
+    return refusals
+
+
 GAME_TEAM_SIZES = (1, 2)
 
 

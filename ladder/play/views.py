@@ -210,8 +210,10 @@ def open_games(request: SignedInRequest, slug: str) -> HttpResponse:
     to_report = list(services.games_to_report(ladder, request.user))
     viewer = access.viewer_for(request)
     unseen = access.unseen(viewer, [ladder.pk]).get(ladder.pk, set())
+    refusals = services.join_refusals(ladder, request.user, games)
     shown = {
-        g.pk: ShownGame(g, access.people(viewer, g.players_list, unseen)) for g in games + to_report
+        g.pk: ShownGame(g, access.people(viewer, g.players_list, unseen), refusals.get(g.pk, ""))
+        for g in games + to_report
     }
     context = {
         "ladder": ladder,
@@ -230,6 +232,7 @@ class ShownGame:
 
     game: OpenGame
     players: list[access.Person]
+    cannot_join: str = ""  # why the viewer could not join it (services.join_refusals)
 
     @property
     def host(self) -> access.Person:

@@ -204,3 +204,20 @@ def test_doubles_game_splits_into_sides_for_the_report(doubles, alice, bob, char
     extra = UserFactory(username="erin")
     MembershipFactory(ladder=doubles, user=extra)
     assert services.scheduled_lineup(doubles, extra, {"open_game": game.pk}) is None
+
+
+def test_the_page_shows_why_one_cannot_join_instead_of_a_join_button(
+    ladder, alice, bob, charlie, client
+):
+    """Issue 37: "Join" was offered to a player out of range, and then refused."""
+    for user, rating in ((alice, 4500), (bob, 4550), (charlie, 4900)):
+        rate(ladder, user, rating)
+    game = post(ladder, alice, level_min=4400, level_max=4600)
+    join = f'action="/open-games/{game.pk}/join/"'
+    client.force_login(charlie)
+    page = client.get("/ladders/singles/open-games/").content.decode()
+    assert join not in page
+    assert "This game is for ratings 4.40–4.60; yours is 4.90." in page
+    client.force_login(bob)
+    page = client.get("/ladders/singles/open-games/").content.decode()
+    assert join in page and "yours is" not in page
