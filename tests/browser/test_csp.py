@@ -82,7 +82,6 @@ def test_favicon_ico_is_the_sites_icon(page, live_server) -> None:  # type: igno
     assert response.body()[:4] == b"\x00\x00\x01\x00"  # an ICO file
 
 
-
 # Each violation the page's document reports, beside what Chromium writes to the console.
 REPORT_VIOLATIONS = """
 window.__violations = [];

@@ -223,12 +223,8 @@ def test_a_member_away_is_said_on_each_ladder_they_are_away_from(client, db):
     rated(club, kim, rd=50.0, matches=30)  # ranked
     rated(league, kim, rd=50.0, matches=30)
     Membership.objects.filter(user=kim, ladder=club).update(away_until=TODAY)
-    Membership.objects.filter(user=kim, ladder=league).update(
-        away_until=TODAY - timedelta(days=1)
-    )
-    Membership.objects.filter(user=kim, ladder=squad).update(
-        away_until=TODAY + timedelta(days=9)
-    )
+    Membership.objects.filter(user=kim, ladder=league).update(away_until=TODAY - timedelta(days=1))
+    Membership.objects.filter(user=kim, ladder=squad).update(away_until=TODAY + timedelta(days=9))
     response = client.get("/players/kim/", {"ladder": "club"})
     assert response.context["rating"].rank == 1
     page = response.content.decode()
