@@ -241,6 +241,20 @@ class ReportForm(MatchForm):
             )
         self.users: dict[str, User] = {}
 
+    def pick_initial(self, viewer: Viewer) -> None:
+        """An unbound form filled in from the address (a challenge, club night): the players
+        named show as picked, their chips as the type-ahead's pick shows them, for those
+        ``viewer`` may name (the same members the type-ahead offers)."""
+        named = {str(self.initial.get(slot, "")): slot for slot in self.player_slots}
+        chosen = (
+            access.players(viewer, Membership.objects.filter(ladder=self.ladder))
+            .filter(user__username__in=[name for name in named if name])
+            .exclude(user=self.reporter)
+            .select_related("user")
+        )
+        for membership in chosen:
+            self.users[named[membership.user.username]] = membership.user
+
     def links(self) -> dict[str, int]:
         """What the report says it was scheduled as: {"challenge": id} or {}."""
         data = self.cleaned_data if hasattr(self, "cleaned_data") else {}

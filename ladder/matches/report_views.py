@@ -144,7 +144,10 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
         reporter=request.user,
         initial=_lineup_from_query(request, ladder),
     )
-    arguments = _prefilled(ladder, form) if request.method == "GET" else None
+    arguments = None
+    if request.method == "GET":
+        arguments = _prefilled(ladder, form)
+        form.pick_initial(viewer_for(request))
     status = 200
     if request.method == "POST":
         if form.editing_rows:

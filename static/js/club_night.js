@@ -1,5 +1,6 @@
-// Club night: filter the members as you type, and count who is ticked ("9 ticked: 2
-// matches, 1 sits out"). Event delegation, so it keeps working after HTMX swaps the list.
+// Club night: filter the members as you type, and count who is ticked ("9 ticked · 2
+// matches, 1 sits out"; with fewer courts than that, "8 ticked · 3 courts: 6 play, 2 sit
+// out"). Event delegation, so it keeps working after HTMX swaps the list or the rounds.
 (function () {
   "use strict";
 
@@ -21,6 +22,15 @@
     if (none) none.hidden = shown > 0;
   }
 
+  // The courts box (beside "Propose a round"): a whole number caps the matches of a round.
+  function courtsTyped() {
+    var box = document.querySelector("input[name=courts]");
+    var courts = box ? parseInt(box.value, 10) : NaN;
+    return courts > 0 ? courts : null;
+  }
+
+  function sitOut(out) { return out + " sit" + (out === 1 ? "s" : "") + " out"; }
+
   function count() {
     var root = list();
     if (!root) return;
@@ -29,11 +39,16 @@
     var summary = root.querySelector("[data-summary]");
     var size = 2 * parseInt(summary.getAttribute("data-team-size"), 10);
     var matches = Math.floor(ticked / size);
-    var out = ticked - matches * size;
+    var courts = courtsTyped();
     var text = "";
-    if (matches > 0) {
+    if (courts && matches > courts) {
+      var playing = courts * size;
+      text = "· " + courts + (courts === 1 ? " court: " : " courts: ") + playing + " play, " +
+        sitOut(ticked - playing);
+    } else if (matches > 0) {
+      var out = ticked - matches * size;
       text = "· " + matches + (matches === 1 ? " match" : " matches");
-      if (out > 0) text += ", " + out + " sit" + (out === 1 ? "s" : "") + " out";
+      if (out > 0) text += ", " + sitOut(out);
     } else if (ticked > 0) {
       text = "· a match needs " + size;
     }
@@ -55,6 +70,7 @@
   });
   document.addEventListener("input", function (event) {
     if (event.target.id === "present-search") filter();
+    else if (event.target.name === "courts") count();
   });
   document.addEventListener("change", function (event) {
     if (event.target.name === "present") count();

@@ -3,6 +3,9 @@
 // move through the names, Enter picks the highlighted one (never submitting the form while
 // the list is open), Escape closes the list. Focus stays in the box, also after a pick swaps
 // the slot. Event delegation, so it keeps working after HTMX swaps a slot.
+// Back to the form (after reporting, say): the boxes say autocomplete="off", so the browser
+// does not fill them in again as it does the other inputs; their names are kept for this tab
+// when the page is left and, on the way back, put in again with their chips.
 (function () {
   "use strict";
 
@@ -94,5 +97,35 @@
     refocus = null;
     var now = document.activeElement;
     if (!now || now === document.body || !now.isConnected || now.closest("[role=listbox]")) box.focus();
+  });
+
+  function keptKey() { return "combobox:" + location.pathname + location.search; }
+
+  window.addEventListener("pagehide", function () {
+    var kept = {};
+    document.querySelectorAll(SELECTOR).forEach(function (input) {
+      if (input.id && input.value) kept[input.id] = input.value;
+    });
+    try { sessionStorage.setItem(keptKey(), JSON.stringify(kept)); } catch (e) { /* private mode */ }
+  });
+
+  // Only a page reached by Back or Forward is filled in (a page kept whole in the
+  // back-forward cache still has its names and chips: nothing to do).
+  window.addEventListener("pageshow", function (event) {
+    var entry = window.performance && performance.getEntriesByType
+      ? performance.getEntriesByType("navigation")[0] : null;
+    if (event.persisted || !entry || entry.type !== "back_forward" || !window.htmx) return;
+    var kept;
+    try { kept = JSON.parse(sessionStorage.getItem(keptKey()) || "{}"); } catch (e) { return; }
+    Object.keys(kept).forEach(function (id) {
+      var input = document.getElementById(id);
+      if (!input || !input.matches(SELECTOR) || input.value) return;
+      var slot = input.closest(".player-slot");
+      // The slot again, as a pick from the list gives it: the name and its chip. The box is
+      // the request's source (its hx-vals say which slot), one request per box.
+      htmx.ajax("GET", input.getAttribute("hx-get"), {
+        source: input, target: "#" + slot.id, swap: "outerHTML", values: { pick: kept[id] }
+      });
+    });
   });
 })();

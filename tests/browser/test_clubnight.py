@@ -65,6 +65,14 @@ def test_club_night_two_rounds_and_a_report(page, screenshot, club):  # type: ig
         page.get_by_label(re.compile(name)).check()
     expect(page.locator("[data-count]")).to_have_text("9")
     expect(page.locator("[data-summary]")).to_have_text("· 2 matches, 1 sits out")
+    # Fewer courts than matches: the count says the courts' limit (issue 37, "Why" 6).
+    courts = page.get_by_label("Courts")
+    courts.fill("1")
+    expect(page.locator("[data-summary]")).to_have_text("· 1 court: 4 play, 5 sit out")
+    courts.fill("2")
+    expect(page.locator("[data-summary]")).to_have_text("· 2 matches, 1 sits out")
+    courts.fill("")
+    expect(page.locator("[data-summary]")).to_have_text("· 2 matches, 1 sits out")
 
     page.get_by_role("button", name="Propose a round").click()
     rounds = page.locator("#rounds")

@@ -3,6 +3,8 @@ the test on any violation Chromium reports)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -78,3 +80,60 @@ def test_favicon_ico_is_the_sites_icon(page, live_server) -> None:  # type: igno
     assert response.ok
     assert response.headers["content-type"] in ("image/x-icon", "image/vnd.microsoft.icon")
     assert response.body()[:4] == b"\x00\x00\x01\x00"  # an ICO file
+
+
+# Each violation the page's document reports, beside what Chromium writes to the console.
+REPORT_VIOLATIONS = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__violations.push(`${e.violatedDirective} ${e.sourceFile}:${e.lineNumber} ${e.sample}`);
+});
+"""
+
+
+def test_a_type_ahead_pick_and_a_guest_keep_the_policy(new_page, csp_violations) -> None:  # type: ignore[no-untyped-def]
+    """Issue 37, "Why" 6: an inline style was reported when a type-ahead's options or a
+    club night's guest arrived. On a phone: the report form's and the challenge form's
+    type-ahead (a pick by tap, no match, a pick by the keyboard) and a guest added (Enter,
+    then the button) and removed; new_page fails on a violation in the console, and the
+    page's own report of violations stays empty."""
+    from tests.browser.support import ladder_with, log_in, pick
+
+    ladder_with(
+        [("alice", "Alice Archer", "5.0"), ("bob", "Bob Baker", "4.5"), ("cat", "Cat Cole", "")],
+        name="Club Singles",
+        slug="singles",
+    )
+    page = new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.add_init_script(REPORT_VIOLATIONS)
+    log_in(page, "alice")
+
+    for address in ("/ladders/singles/report/", "/ladders/singles/challenge/"):
+        page.goto(address)
+        pick(page, "Opponent", "bo", "Bob Baker")
+        slot = page.locator(".player-slot", has=page.get_by_label("Opponent", exact=True))
+        box = slot.get_by_label("Opponent", exact=True)
+        box.fill("")
+        box.press_sequentially("zzz", delay=40)
+        expect(slot.get_by_role("option")).to_contain_text("No member")
+        box.fill("")
+        box.press_sequentially("ca", delay=40)
+        expect(slot.get_by_role("option", name="Cat Cole")).to_be_visible()
+        box.press("ArrowDown")
+        box.press("Enter")
+        expect(slot.locator(".picked")).to_have_text("✓ Cat Cole")
+        assert page.evaluate("window.__violations") == [], address
+
+    page.goto("/ladders/singles/club-night/")
+    guest = page.get_by_label(re.compile("^Add a guest"))
+    guest.fill("Sam Visitor")
+    guest.press("Enter")
+    expect(page.locator("#present-list li", has_text="Sam Visitor")).to_be_visible()
+    page.get_by_label(re.compile("^Add a guest")).fill("Pat Visitor")
+    page.get_by_role("button", name="Add guest").click()
+    expect(page.locator("#present-list li", has_text="Pat Visitor")).to_be_visible()
+    page.get_by_role("button", name="Remove the guest Sam Visitor").click()
+    expect(page.locator("#present-list li", has_text="Sam Visitor")).to_have_count(0)
+    assert page.evaluate("window.__violations") == []
+    assert csp_violations == []

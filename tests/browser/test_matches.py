@@ -111,6 +111,36 @@ def test_report_doubles_and_opponent_confirms_from_the_inbox(new_page, screensho
     expect(charlie_page.locator("table.audit tbody tr")).to_have_count(2)
 
 
+def test_back_after_a_report_keeps_the_players_picked(new_page, club):  # type: ignore[no-untyped-def]
+    """Issue 37, "Why" 6: Back after reporting showed the form with the games typed but the
+    players gone (their boxes say autocomplete="off"). They come back with their chips; a
+    new visit to the form starts empty."""
+    page = new_page()
+    log_in(page, "alice")
+    page.goto("/ladders/doubles/report/")
+    picks = {"Your partner": "Bob Baker", "Opponent 1": "Charlie Chen", "Opponent 2": "Dave Dunn"}
+    for (label, name), typed in zip(picks.items(), ("bo", "cha", "Dun"), strict=True):
+        pick(page, label, typed, name)
+    for game, (ours, theirs) in enumerate([("21", "15"), ("21", "18")], 1):
+        page.get_by_label(f"Game {game}: your side").fill(ours)
+        page.get_by_label(f"Game {game}: opponents").fill(theirs)
+    page.get_by_role("button", name="Report match").last.click()
+    expect(page).to_have_url(re.compile(r"/matches/\d+/$"))
+
+    page.go_back()
+    expect(page.get_by_role("heading", name="Report a match")).to_be_visible()
+    for label, name in picks.items():
+        slot = page.locator(".player-slot", has=page.get_by_label(label, exact=True))
+        expect(slot.locator(".picked")).to_have_text(f"✓ {name}")
+    expect(page.get_by_label("Opponent 1", exact=True)).to_have_value("charlie")
+    expect(page.get_by_label("Game 1: your side")).to_have_value("21")
+
+    page.goto("/ladders/doubles/")
+    page.get_by_role("link", name="Report a match").click()
+    expect(page.get_by_label("Opponent 1", exact=True)).to_have_value("")
+    expect(page.locator(".picked", has_text="✓")).to_have_count(0)
+
+
 def test_dispute_in_the_inbox_and_moderator_corrects(new_page, screenshot, club):
     match = reported_match(
         club["ladder"],

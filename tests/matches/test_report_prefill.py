@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from django.urls import reverse
+
+from tests.factories import hide
 
 
 def test_players_are_filled_in_from_your_side_and_the_other(
@@ -13,6 +17,27 @@ def test_players_are_filled_in_from_your_side_and_the_other(
     page = client.get(url, {"side_a": "alice,bob", "side_b": "dave,charlie"}).content.decode()
     # charlie is on side B: dave is the partner, alice and bob the opponents.
     assert page.index('value="dave"') < page.index('value="alice"') < page.index('value="bob"')
+    # Each chip names its member, as a pick from the type-ahead does.
+    for slot, name in [("partner_1", "Dave"), ("opponent_1", "Alice"), ("opponent_2", "Bob")]:
+        assert re.search(rf'<span class="picked" id="picked-{slot}">✓ {name} \w+</span>', page)
+
+
+def test_a_hidden_player_s_chip_stays_empty_as_after_a_pick(
+    client, doubles, alice, bob, charlie, dave
+) -> None:  # type: ignore[no-untyped-def]
+    # The access policy: charlie may name bob (the username), not read his hidden name.
+    hide(user=bob)
+    client.force_login(charlie)
+    url = reverse("ladder:report", args=[doubles.slug])
+    page = client.get(url, {"side_a": "alice,bob", "side_b": "dave,charlie"}).content.decode()
+    assert 'value="bob"' in page
+    assert '<span class="picked" id="picked-opponent_2"></span>' in page
+    assert re.search(r'<span class="picked" id="picked-opponent_1">✓ Alice \w+</span>', page)
+    picked = client.get(
+        reverse("ladder:player_search", args=[doubles.slug]),
+        {"slot": "opponent_2", "label": "Opponent 2", "pick": "bob"},
+    ).content.decode()
+    assert '<span class="picked" id="picked-opponent_2"></span>' in picked
 
 
 def test_a_lineup_you_are_not_in_fills_nothing_and_says_why(

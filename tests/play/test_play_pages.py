@@ -121,6 +121,8 @@ def test_the_report_form_is_prefilled_from_a_challenge_and_links_the_match(
     client.force_login(bob)
     form = client.get(f"/ladders/singles/report/?challenge={made.pk}").content.decode()
     assert 'name="opponent_1" id="id_opponent_1" value="alice"' in form
+    # The chip names the member as a pick from the type-ahead does (issue 37, "Why" 6).
+    assert '<span class="picked" id="picked-opponent_1">✓ Alice Archer</span>' in form
     assert f'name="challenge" value="{made.pk}"' in form
     response = report_win_over_alice(client, {"challenge": made.pk}, timezone.localdate())
     assert response.status_code == 302

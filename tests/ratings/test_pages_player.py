@@ -211,6 +211,31 @@ def test_standing_and_rank_agree_with_the_leaderboard_at_the_boundaries(client, 
     ]  # fmt: skip
 
 
+def test_a_member_away_is_said_on_each_ladder_they_are_away_from(client, db):
+    # RULES.md "Time away": as the leaderboard's tag, on every ladder the viewer may see,
+    # ranked or not; the last day away is today at the latest; a private ladder's stays unsaid.
+    club = LadderFactory(name="Club", slug="club")
+    league = LadderFactory(name="League", slug="league")
+    squad = LadderFactory(name="Squad", slug="squad", is_public=False)
+    kim = member(club, "kim", "Kim N")
+    for ladder in (league, squad):
+        MembershipFactory(ladder=ladder, user=kim)
+    rated(club, kim, rd=50.0, matches=30)  # ranked
+    rated(league, kim, rd=50.0, matches=30)
+    Membership.objects.filter(user=kim, ladder=club).update(away_until=TODAY)
+    Membership.objects.filter(user=kim, ladder=league).update(away_until=TODAY - timedelta(days=1))
+    Membership.objects.filter(user=kim, ladder=squad).update(away_until=TODAY + timedelta(days=9))
+    response = client.get("/players/kim/", {"ladder": "club"})
+    assert response.context["rating"].rank == 1
+    page = response.content.decode()
+    assert '<span class="tag away">Away until 30 Jun 2024</span>' in row_of(page, ">Club<")
+    assert page.count("Away until") == 1  # not League (yesterday), not the private Squad
+    client.force_login(kim)
+    page = client.get("/players/kim/").content.decode()
+    assert '<span class="tag away">Away until 9 Jul 2024</span>' in row_of(page, ">Squad<")
+    assert page.count("Away until") == 2
+
+
 # ---- visibility ---------------------------------------------------------------------------
 
 
