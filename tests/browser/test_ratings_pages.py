@@ -94,7 +94,7 @@ def test_leaderboard_player_page_and_head_to_head(new_page, screenshot, bwf, tim
     expect(chart).to_be_visible()
     expect(chart.locator("path.band")).to_have_count(1)
     expect(chart.locator("path.line")).to_have_count(1)
-    explanations = page.locator("#matches p.explain")
+    explanations = page.locator("#matches .explain")
     expect(explanations).to_have_count(20)
     expect(explanations.first).to_contain_text(re.compile(r"^Expected 0\.\d\d, (won|lost) "))
     screenshot(page, "player_page")

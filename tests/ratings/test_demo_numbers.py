@@ -77,15 +77,17 @@ class DemoNumbersTests(TestCase):
             for user in User.objects.filter(memberships__ladder=ladder):
                 page = self.page(f"/players/{user.username}/?ladder={ladder.slug}")
                 assert "Expected 0." not in page
+                # Each row of the history is one link to its match (issue 37.5).
                 found = re.findall(
+                    r'<a class="row-link" href="/matches/(\d+)/">(?:(?!</a>).)*?'
                     r'<span class="delta ?(up|down|)">'
                     + SIGNED
-                    + r'</span>\s*<span class="after nowrap"[^>]*>→ (\d\.\d\d)</span>\s*'
-                    r'<a class="small" href="/matches/(\d+)/">Match</a>\s*</div>\s*'
-                    r'<p class="explain">[^<]*?: ' + SIGNED,
+                    + r'</span>\s*<span class="after nowrap"[^>]*>→ (\d\.\d\d)</span>'
+                    r'(?:(?!</a>).)*?<span class="explain">[^<]*?: ' + SIGNED,
                     page,
+                    re.S,
                 )
-                for kind, delta, after, match_id, explained in found:
+                for match_id, kind, delta, after, explained in found:
                     change = RatingChange.objects.get(user=user, match_id=match_id)
                     before = Decimal(format_rating(change.rating_before))
                     assert before + number(delta) == Decimal(after), (user, match_id)
