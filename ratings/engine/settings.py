@@ -206,8 +206,8 @@ def setting(
     ``about`` is the rest of its ``Setting``: range, words, models."""
     spec = {"kind": kind, "store": store, "default": default, **about}
     if factory is not None:
-        return field(default_factory=factory, metadata={"setting": spec})  # type: ignore[no-any-return]
-    return field(default=default, metadata={"setting": spec})  # type: ignore[no-any-return]
+        return field(default_factory=factory, metadata={"setting": spec})
+    return field(default=default, metadata={"setting": spec})
 
 
 @dataclass(frozen=True, slots=True)
