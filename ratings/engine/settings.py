@@ -403,8 +403,19 @@ class Params:
     perf_alpha: float = setting(
         0.2, "float", "option", minimum=0.0, team_methods=("performance_weighted",)
     )
-    perf_weight_min: float = setting(0.5, "float", "option", team_methods=("performance_weighted",))
-    perf_weight_max: float = setting(1.5, "float", "option", team_methods=("performance_weighted",))
+    # A player's weight is clamped to [perf_weight_min, perf_weight_max], around 1.
+    perf_weight_min: float = setting(
+        0.5,
+        "float",
+        "option",
+        minimum=0.0,
+        above=True,
+        maximum=1.0,
+        team_methods=("performance_weighted",),
+    )
+    perf_weight_max: float = setting(
+        1.5, "float", "option", minimum=1.0, team_methods=("performance_weighted",)
+    )
     delta_max: float | None = setting(
         None,
         "optional_float",
@@ -470,11 +481,6 @@ RULES: tuple[Rule, ...] = (
         lambda p: p.team_method == "performance_weighted" and not p.stat_weights,
         "performance_weighted needs stat weights: without them it would silently be "
         "composite_opponent; set the ladder's stat weights or choose another team method",
-    ),
-    Rule(
-        "perf_weight_min",
-        lambda p: not 0 < p.perf_weight_min <= 1 <= p.perf_weight_max,
-        "performance weights need 0 < perf_weight_min <= 1 <= perf_weight_max",
     ),
 )
 
