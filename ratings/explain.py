@@ -29,10 +29,13 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from ladder.clubs.formatting import format_change, format_percent, format_rating, format_rd
+from ratings.engine.types import Params
 
 if TYPE_CHECKING:
     from ladder.clubs.models import Ladder
     from ratings.models import RatingChange
+
+DEFAULTS = Params()
 
 # Below this a difference is rounding, not something to explain.
 WEIGHT_EPSILON = 0.005
@@ -61,11 +64,12 @@ class Context:
 
     score: str = ""  # the games from the player's side: "21-12 21-15"
     opponents: tuple[str, ...] = ()
-    lookback_days: int = 90
-    repetition_alpha: float = 0.2
-    diversity_threshold: float = 0.2
-    outcome_model: str = "margin_information"
-    margin_boost: float = 1.0
+    # The ladder's settings the explanation words (RATINGS.md §2's defaults when not given).
+    lookback_days: int = DEFAULTS.lookback_days
+    repetition_alpha: float = DEFAULTS.repetition_alpha
+    diversity_threshold: float = DEFAULTS.diversity_threshold
+    outcome_model: str = DEFAULTS.outcome_model
+    margin_boost: float = DEFAULTS.margin_boost
     # The player's previous match on this ladder: RD right after it, and its date. None
     # for a first match; ``has_previous`` False when the previous match is unknown.
     previous_rd: float | None = None

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import Min
 
 from ladder.clubs.models import LADDER_FLOOR, Ladder
-from ladder.clubs.params import METHOD_OPTIONS
+from ladder.clubs.params import METHOD_OPTIONS, PARAM_FIELDS
 from ladder.matches.models import Match
 from ratings.engine.replay import validate_params
 from ratings.engine.types import NEWCOMER_SAMPLE, EngineError, PlayerState
@@ -19,7 +19,7 @@ from ratings.pipeline import bump_board, recompute_ladder
 from ratings.tasks import enqueue_rating
 
 # Settings with a field of their own on Ladder; the others (RATINGS.md §5) go in `method_options`.
-_FIELDS = {f.name for f in Ladder._meta.get_fields()}
+_FIELDS = frozenset(PARAM_FIELDS)
 
 
 def replay_later(ladder: Ladder) -> None:

@@ -13,11 +13,20 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership
+from ladder.clubs.params import PARAM_FIELDS
 
 # Up to this many members a ladder's page lists them to edit in place; past it, it links to
 # them in the Memberships list. A form of every member is slow to draw, and past ~150 rows
 # its fields exceed DATA_UPLOAD_MAX_NUMBER_FIELDS, so saving the ladder's settings failed.
 MEMBER_INLINE_LIMIT = 100
+
+
+def rating_rows(*layout: str | tuple[str, ...]) -> tuple[str | tuple[str, ...], ...]:
+    """The admin's rows of rating settings: ``layout`` (settings that read together share a
+    row), then a row for each setting of the engine's list that it does not place, so a new
+    setting is on the form without a word here."""
+    placed = {name for row in layout for name in ((row,) if isinstance(row, str) else row)}
+    return (*layout, *(name for name in PARAM_FIELDS if name not in placed))
 
 
 class MembershipInline(admin.TabularInline):
@@ -68,7 +77,7 @@ class LadderAdmin(admin.ModelAdmin):
         (
             "Rating method and parameters",
             {
-                "fields": [
+                "fields": rating_rows(
                     "team_method",
                     "composite_rd",
                     "method_options",
@@ -80,7 +89,7 @@ class LadderAdmin(admin.ModelAdmin):
                     ("repetition_alpha", "diversity_threshold"),
                     ("lookback_days", "rating_period_days", "season_start_periods"),
                     ("rating_center", "rating_min", "rating_max", "rd_max"),
-                ],
+                ),
                 "description": "RATINGS.md §2 and §5. The defaults suit most clubs; new "
                 "settings replay the ladder's rated matches. A new ladder of 3–5 a side starts "
                 "with margin boost 0 (a team game's preset: a map's round margin says little "

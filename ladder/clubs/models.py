@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 from decimal import Decimal
-from types import MappingProxyType
 from typing import Any
 
 from django.conf import settings
@@ -25,16 +24,20 @@ from django.utils import timezone
 
 from accounts.models import RequestUser, User
 from ladder.cache import pages_changed
-from ladder.clubs.engine_messages import engine_problems, param_error_field
 from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs.params import (
     DEFAULTS,
     METHOD_OPTIONS,
     PARAM_FIELDS,
-    SITE_OPTIONS,
+    field_options,
+    ladder_values,
     method_option_errors,
+    problem_field,
+    problem_message,
+    sentence,
 )
 from ladder.clubs.signals import newcomer_rating
+from ratings.engine.errors import ParamsError
 from ratings.engine.formats import (
     FORMAT_CHOICES,
     GENERIC,
@@ -44,17 +47,8 @@ from ratings.engine.formats import (
 )
 from ratings.engine.initial import CERTAINTY_CHOICES, LEVEL_CHOICES, default_state, initial_state
 from ratings.engine.replay import validate_params
-from ratings.engine.types import (
-    COMPOSITE_RD_CHOICES,
-    MAX_TEAM_SIZE,
-    NEWCOMER_STARTS,
-    OUTCOME_MODELS,
-    TEAM_METHODS,
-    EngineError,
-    Params,
-    PlayerState,
-    preset,
-)
+from ratings.engine.settings import TEAM_METHOD_LABELS
+from ratings.engine.types import MAX_TEAM_SIZE, EngineError, Params, PlayerState, preset
 
 GENERIC_FORMAT = GENERIC
 
@@ -74,27 +68,6 @@ def certainty_choices() -> tuple[tuple[str, str], ...]:
 def scoring_format_choices() -> tuple[tuple[str, str], ...]:
     return FORMAT_CHOICES
 
-
-TEAM_METHOD_LABELS = {
-    "composite_opponent": "Composite opponent",
-    "individual": "Each opponent counted",
-    "composite_team": "Composite teams",
-    "performance_weighted": "Performance weighted",
-    "glicko1_team": "Glicko-1 teams",
-}
-OUTCOME_MODEL_LABELS = {
-    "margin_information": "Margin as information: a win is a win, a clear one counts more",
-    "score": "Score: the margin sets the result (0.5 + bonus + weighted margin)",
-}
-NEWCOMER_START_LABELS = {
-    "initial": "At the initial rating",
-    "recent_newcomers": "At the mean rating of the last 30 members to start playing",
-}
-COMPOSITE_RD_LABELS = {
-    "mean": "Mean of the opponents' RDs",
-    "rms_of_mean": "RMS of the mean (√Σφ² / n)",
-    "rms": "Root mean square (√(Σφ² / n))",
-}
 
 # RATINGS.md §2 and §3 step 9: the wrong-way floor is always on for a ladder (only
 # backtest and tune may switch it off), so it has no field and no method option.
@@ -166,106 +139,31 @@ class Ladder(models.Model):
         "Badminton formats set it themselves.",
     )
 
-    # Rating method and parameters (RATINGS.md §2, §5)
-    team_method = models.CharField(
-        max_length=24,
-        choices=[(m, TEAM_METHOD_LABELS.get(m, m)) for m in TEAM_METHODS],
-        default=DEFAULTS.team_method,
-    )
-    composite_rd = models.CharField(
-        "composite RD",
-        max_length=16,
-        choices=[(c, COMPOSITE_RD_LABELS.get(c, c)) for c in COMPOSITE_RD_CHOICES],
-        default=DEFAULTS.composite_rd,
-        help_text="How the opposing side's RD is combined (team methods).",
-    )
-    tau = models.FloatField(
-        default=DEFAULTS.tau,
-        validators=[MinValueValidator(0.01)],
-        help_text="Volatility change rate; 0.3–0.8 is sensible.",
-    )
-    scale_factor = models.FloatField(
-        default=DEFAULTS.scale_factor,
-        validators=[MinValueValidator(1)],
-        help_text="Slope of the expected score; 400 is standard Glicko-2.",
-    )
-    repetition_alpha = models.FloatField(
-        default=DEFAULTS.repetition_alpha,
-        validators=[MinValueValidator(0)],
-        help_text="Damping of repeat opponents: weight = 1 / (1 + alpha × earlier meetings).",
-    )
-    diversity_threshold = models.FloatField(
-        default=DEFAULTS.diversity_threshold,
-        validators=[MinValueValidator(0), MaxValueValidator(1)],
-        help_text="Minimum share of distinct opponents for a player's RD to shrink.",
-    )
-    outcome_model = models.CharField(
-        max_length=24,
-        choices=[(m, OUTCOME_MODEL_LABELS.get(m, m)) for m in OUTCOME_MODELS],
-        default=DEFAULTS.outcome_model,
-        help_text="How a result counts (RATINGS.md §3 step 2). Either way a win never lowers "
-        "a rating and a loss never raises one.",
-    )
-    margin_boost = models.FloatField(
-        default=DEFAULTS.margin_boost,
-        help_text="Margin as information: how much more a clear win counts than a narrow one "
-        "(0 = the margin is ignored; 0–3 is sensible, at most 10).",
-    )
-    match_win_bonus = models.FloatField(
-        default=DEFAULTS.match_win_bonus,
-        validators=[MinValueValidator(0), MaxValueValidator(0.5)],
-        help_text="Score model only: winner's outcome above 0.5 before the margin.",
-    )
-    margin_weight = models.FloatField(
-        default=DEFAULTS.margin_weight,
-        validators=[MinValueValidator(0)],
-        help_text="Score model only: weight of the score margin in the outcome.",
-    )
-    margin_clamp = models.FloatField(
-        default=DEFAULTS.margin_clamp,
-        validators=[MinValueValidator(0), MaxValueValidator(1)],
-        help_text="Bound of the margin ratio.",
-    )
-    rating_center = models.FloatField(default=DEFAULTS.rating_center)
-    rating_min = models.FloatField(default=DEFAULTS.rating_min)
-    rating_max = models.FloatField(default=DEFAULTS.rating_max)
-    rd_max = models.FloatField("RD max", default=DEFAULTS.rd_max, validators=[MinValueValidator(1)])
-    initial_rating = models.FloatField(
-        default=DEFAULTS.initial_rating, help_text="Starting rating without a self-assessment."
-    )
-    initial_rd = models.FloatField(
-        "initial RD",
-        default=DEFAULTS.initial_rd,
-        validators=[MinValueValidator(1)],
-        help_text="Starting RD without a self-assessment.",
-    )
-    initial_volatility = models.FloatField(
-        default=DEFAULTS.initial_volatility, validators=[MinValueValidator(0.0001)]
-    )
-    newcomer_start = models.CharField(
-        max_length=20,
-        choices=[(s, NEWCOMER_START_LABELS.get(s, s)) for s in NEWCOMER_STARTS],
-        default=DEFAULTS.newcomer_start,
-        help_text="Where a member who skips the self-assessment starts (RATINGS.md §4).",
-    )
-    lookback_days = models.PositiveIntegerField(
-        default=DEFAULTS.lookback_days,
-        validators=[MinValueValidator(1)],
-        help_text="Window for repetition and diversity counts, and for being active.",
-    )
-    rating_period_days = models.PositiveIntegerField(
-        default=DEFAULTS.rating_period_days,
-        validators=[MinValueValidator(1)],
-        help_text="RD grows once per whole period without a match.",
-    )
-    season_start_periods = models.PositiveIntegerField(
-        "RD raise at a season's start",
-        default=DEFAULTS.season_start_periods,
-        help_text="Rating periods a season's first day adds to the RD of every player who "
-        "played before it, on their first match after it: the new season starts less sure of "
-        "old ratings (RATINGS.md §3 step 1). 0 (the default): a season's start changes nothing. "
-        "From 0 to 1000; 4 with weekly periods counts as a month without a match.",
-    )
+    # Rating method and parameters (RATINGS.md §2, §5): each field is a setting of the
+    # engine's one list (ratings/engine/settings.py), its default, words, choices and bounds
+    # from there (ladder.clubs.params.field_options); here only the column each is kept in.
+    team_method = models.CharField(max_length=24, **field_options("team_method"))
+    composite_rd = models.CharField(max_length=16, **field_options("composite_rd"))
+    tau = models.FloatField(**field_options("tau"))
+    scale_factor = models.FloatField(**field_options("scale_factor"))
+    repetition_alpha = models.FloatField(**field_options("repetition_alpha"))
+    diversity_threshold = models.FloatField(**field_options("diversity_threshold"))
+    outcome_model = models.CharField(max_length=24, **field_options("outcome_model"))
+    margin_boost = models.FloatField(**field_options("margin_boost"))
+    match_win_bonus = models.FloatField(**field_options("match_win_bonus"))
+    margin_weight = models.FloatField(**field_options("margin_weight"))
+    margin_clamp = models.FloatField(**field_options("margin_clamp"))
+    rating_center = models.FloatField(**field_options("rating_center"))
+    rating_min = models.FloatField(**field_options("rating_min"))
+    rating_max = models.FloatField(**field_options("rating_max"))
+    rd_max = models.FloatField(**field_options("rd_max"))
+    initial_rating = models.FloatField(**field_options("initial_rating"))
+    initial_rd = models.FloatField(**field_options("initial_rd"))
+    initial_volatility = models.FloatField(**field_options("initial_volatility"))
+    newcomer_start = models.CharField(max_length=20, **field_options("newcomer_start"))
+    lookback_days = models.PositiveIntegerField(**field_options("lookback_days"))
+    rating_period_days = models.PositiveIntegerField(**field_options("rating_period_days"))
+    season_start_periods = models.PositiveIntegerField(**field_options("season_start_periods"))
     ranked_min_matches = models.PositiveIntegerField(
         "ranked after",
         default=RANKED_MIN_MATCHES,
@@ -350,17 +248,9 @@ class Ladder(models.Model):
 
     def params(self) -> Params:
         """This ladder's rating parameters as the engine's Params (the only mapping)."""
-        values: dict[str, Any] = {name: getattr(self, name) for name in PARAM_FIELDS}
-        for name in ("lookback_days", "rating_period_days", "season_start_periods"):
-            values[name] = int(values[name])
-        for name, value in (self.method_options or {}).items():
-            if name in SITE_OPTIONS:
-                continue  # the site's wording, not a rating parameter
-            if name == "stat_weights":
-                value = MappingProxyType({k: float(v) for k, v in value.items()})
-            elif name != "g1_boost" and value is not None:
-                value = float(value)
-            values[name] = value
+        values = ladder_values(
+            {name: getattr(self, name) for name in PARAM_FIELDS}, self.method_options or {}
+        )
         values["wrong_way_floor"] = LADDER_FLOOR
         return DEFAULTS.with_overrides(**values)
 
@@ -434,27 +324,17 @@ class Ladder(models.Model):
 
     def param_errors(self) -> list[tuple[str, str]]:
         """What the engine refuses in these settings, as (field, message) pairs: the
-        engine's ``validate_params`` is the one place parameters are checked."""
+        engine's ``validate_params`` is the one place parameters are checked, and each of
+        its refusals names the setting, so the field, it is about."""
         try:
             validate_params(self.params())
+        except ParamsError as exc:
+            return [(problem_field(p), problem_message(p)) for p in exc.problems]
         except EngineError as exc:
-            return [
-                (param_error_field(part), self._readable(part)) for part in engine_problems(exc)
-            ]
+            return [("method_options", sentence(str(exc)))]
         except (TypeError, ValueError) as exc:
             return [("method_options", f"The rating engine refused these settings: {exc}")]
         return []
-
-    def _readable(self, message: str) -> str:
-        """An engine message as a form shows it: the parameter by its field's name
-        ("margin_boost must be …" → "Margin boost must be …"), ending with a full stop."""
-        name, _, rest = message.partition(" ")
-        if name in PARAM_FIELDS:
-            name = str(getattr(self._meta.get_field(name), "verbose_name", name))
-        elif name in TEAM_METHOD_LABELS:
-            name = TEAM_METHOD_LABELS[name]
-        text = f"{name} {rest}".rstrip(".") + "."
-        return text[:1].upper() + text[1:]
 
     # ---- display --------------------------------------------------------------------------
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Any
 
 from rest_framework import serializers
@@ -11,6 +10,7 @@ from accounts.models import User
 from ladder.api_support import DayField, InputSerializer
 from ladder.clubs.formatting import format_day, format_rd
 from ladder.clubs.models import Ladder
+from ratings.engine.settings import SETTINGS
 
 
 class PageLinkMixin:
@@ -73,10 +73,9 @@ class LadderSerializer(PageLinkMixin, serializers.HyperlinkedModelSerializer):
 
     def get_params(self, ladder: Ladder) -> dict[str, Any]:
         params = ladder.params()
-        # The seasons' first days are no setting: the ladder's seasons give them.
-        values = {
-            f.name: getattr(params, f.name) for f in fields(params) if f.name != "season_starts"
-        }
+        # Every setting of the engine's list but those the site works out (the seasons' first
+        # days: the ladder's seasons give them).
+        values = {s.name: getattr(params, s.name) for s in SETTINGS if s.store != "derived"}
         values["stat_weights"] = dict(values["stat_weights"])
         return values
 

@@ -45,7 +45,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import date
-from itertools import islice, pairwise
+from itertools import islice
 from types import MappingProxyType, MemberDescriptorType
 from typing import Any
 
@@ -55,13 +55,10 @@ from ratings.engine.formats import ScoringFormat
 from ratings.engine.initial import default_state
 from ratings.engine.outcome import Outcome, match_outcome
 from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
+from ratings.engine.settings import validate_params
 from ratings.engine.teams import native_rules, performance_weights
 from ratings.engine.types import (
-    COMPOSITE_RD_CHOICES,
     NEWCOMER_SAMPLE,
-    NEWCOMER_STARTS,
-    OUTCOME_MODELS,
-    TEAM_METHODS,
     EngineError,
     MatchResult,
     Params,
@@ -72,16 +69,6 @@ from ratings.engine.types import (
 # Distinct score lines in a ladder are few (badminton: a few thousand), so the
 # outcome of each is computed once; the cache is emptied if it ever grows past this.
 OUTCOME_CACHE_SIZE = 65536
-# scale_factor below this makes 10^(-x/scale_factor) overflow-prone for the widest
-# rating gaps (7000 points); the seed's sensible range is 100-800.
-MIN_SCALE_FACTOR = 50.0
-# The largest margin_boost a ladder accepts: a clear win counting 11 narrow ones is already
-# far past the sensible 0-3 of RATINGS.md §2.
-MAX_MARGIN_BOOST = 10.0
-# The most rating periods a season's start may add (RATINGS.md §3 step 1; MAX_PER_START in
-# _native.c). A thousand weekly periods is nineteen years: far past any sensible raise, and
-# the bound keeps the count's arithmetic exact.
-MAX_SEASON_START_PERIODS = 1000
 # The interface version of _native.c this module speaks.
 NATIVE_API_VERSION = 8
 # The most players a side the C replay takes (MAX_SIDE in _native.c); a ladder allows 5.
@@ -123,115 +110,6 @@ if getattr(_native, "API_VERSION", None) != NATIVE_API_VERSION:
 # A score line's outcome as Replayer caches it: (s_a, m, a_won, s_b, the Outcome); the
 # plain values for the C module, which hands these very float objects out in PlayerChange.
 _CachedOutcome = tuple[float, float, bool, float, Outcome]
-
-
-def validate_params(params: Params) -> None:
-    """Raise EngineError naming every parameter outside its sensible range."""
-    problems: list[str] = []
-
-    def need(ok: bool, message: str) -> None:
-        if not ok:
-            problems.append(message)
-
-    for f in fields(params):
-        value = getattr(params, f.name)
-        if isinstance(value, float | int) and not isinstance(value, bool):
-            need(math.isfinite(value), f"{f.name} must be a finite number")
-    if problems:
-        raise EngineError("; ".join(problems))
-    need(params.tau > 0, "tau must be positive")
-    need(
-        params.scale_factor >= MIN_SCALE_FACTOR,
-        f"scale_factor must be at least {MIN_SCALE_FACTOR:g}",
-    )
-    need(params.repetition_alpha >= 0, "repetition_alpha cannot be negative")
-    need(0 <= params.diversity_threshold <= 1, "diversity_threshold must be between 0 and 1")
-    need(
-        params.newcomer_start in NEWCOMER_STARTS,
-        f"newcomer_start must be one of {', '.join(NEWCOMER_STARTS)}",
-    )
-    need(
-        params.outcome_model in OUTCOME_MODELS,
-        f"outcome_model must be one of {', '.join(OUTCOME_MODELS)}",
-    )
-    need(
-        0 <= params.margin_boost <= MAX_MARGIN_BOOST,
-        f"margin_boost must be between 0 and {MAX_MARGIN_BOOST:g}",
-    )
-    need(isinstance(params.wrong_way_floor, bool), "wrong_way_floor must be true or false")
-    need(0 <= params.match_win_bonus <= 0.5, "match_win_bonus must be between 0 and 0.5")
-    need(params.margin_weight >= 0, "margin_weight cannot be negative")
-    need(params.margin_clamp >= 0, "margin_clamp cannot be negative")
-    need(params.rating_min < params.rating_max, "rating_min must be below rating_max")
-    need(
-        params.rating_min <= params.rating_center <= params.rating_max,
-        "rating_center must lie between rating_min and rating_max",
-    )
-    need(
-        params.rating_min <= params.initial_rating <= params.rating_max,
-        "initial_rating must lie between rating_min and rating_max",
-    )
-    need(params.rd_max > 0, "rd_max must be positive")
-    need(0 < params.initial_rd <= params.rd_max, "initial_rd must be positive and at most rd_max")
-    need(params.initial_volatility > 0, "initial_volatility must be positive")
-    need(
-        isinstance(params.lookback_days, int) and params.lookback_days >= 0,
-        "lookback_days must be a whole number of days, 0 or more",
-    )
-    need(
-        isinstance(params.rating_period_days, int) and params.rating_period_days >= 1,
-        "rating_period_days must be a whole number of days, 1 or more",
-    )
-    need(
-        isinstance(params.season_start_periods, int)
-        and not isinstance(params.season_start_periods, bool)
-        and 0 <= params.season_start_periods <= MAX_SEASON_START_PERIODS,
-        "season_start_periods must be a whole number of rating periods from 0 to "
-        f"{MAX_SEASON_START_PERIODS}",
-    )
-    starts = params.season_starts
-    need(
-        isinstance(starts, tuple)
-        and all(type(day) is date for day in starts)
-        and all(a < b for a, b in pairwise(starts)),
-        "season_starts must be dates in increasing order, each once",
-    )
-    need(
-        params.team_method in TEAM_METHODS, f"team_method must be one of {', '.join(TEAM_METHODS)}"
-    )
-    need(
-        params.composite_rd in COMPOSITE_RD_CHOICES,
-        f"composite_rd must be one of {', '.join(COMPOSITE_RD_CHOICES)}",
-    )
-    need(
-        params.team_method != "performance_weighted" or bool(params.stat_weights),
-        "performance_weighted needs stat weights: without them it would silently be "
-        "composite_opponent; set the ladder's stat weights or choose another team method",
-    )
-    for stat, weight in params.stat_weights.items():
-        need(
-            isinstance(weight, float | int)
-            and not isinstance(weight, bool)
-            and math.isfinite(weight),
-            f"stat weight for {stat!r} must be a finite number",
-        )
-    need(params.perf_alpha >= 0, "perf_alpha cannot be negative")
-    need(
-        0 < params.perf_weight_min <= 1 <= params.perf_weight_max,
-        "performance weights need 0 < perf_weight_min <= 1 <= perf_weight_max",
-    )
-    need(
-        params.delta_max is None or params.delta_max > 0,
-        "delta_max must be positive (or None: off)",
-    )
-    need(params.g1_scale > 0, "g1_scale must be positive")
-    need(params.g1_rd_max > 0, "g1_rd_max must be positive")
-    need(
-        0 < params.g1_initial_rd <= params.g1_rd_max,
-        "g1_initial_rd must be positive and at most g1_rd_max",
-    )
-    if problems:
-        raise EngineError("; ".join(problems))
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,12 +22,12 @@ import json
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import fields
 from datetime import date
 from typing import Any, TextIO, TypeAlias
 
 from ratings.engine.formats import FORMAT_NAMES, ScoringFormat, get_format
 from ratings.engine.replay import Replayer, encode_rows, validate_params
+from ratings.engine.settings import SETTING, Kind
 from ratings.engine.types import TEAM_METHODS, EngineError, MatchResult, Params, defaults_for
 from ratings.lab import evaluate
 from ratings.lab import simulate as simulate_
@@ -47,7 +47,7 @@ class ParamError(EngineError):
 
 
 def parse_param(text: str) -> tuple[str, Any]:
-    """`name=value` parsed to the type of that Params field.
+    """`name=value` parsed to the kind of that setting (the engine's list of settings).
 
     stat_weights takes JSON (`{"kills": 1, "deaths": -1}`) or `kills:1,deaths:-1`;
     season_starts takes first days as ISO dates, `2024-01-01,2024-04-01`;
@@ -57,24 +57,23 @@ def parse_param(text: str) -> tuple[str, Any]:
     name, raw = name.strip(), raw.strip()
     if not sep or not name:
         raise ParamError(f"--param {text!r}: write it as name=value")
-    kinds = {f.name: str(f.type) for f in fields(Params)}
-    if name not in kinds:
-        raise ParamError(f"--param {name!r}: unknown parameter; known: {', '.join(kinds)}")
-    kind = kinds[name]
+    if name not in SETTING:
+        raise ParamError(f"--param {name!r}: unknown parameter; known: {', '.join(SETTING)}")
     try:
-        return name, _parse_value(kind, raw)
+        return name, _parse_value(SETTING[name].kind, raw)
     except (ValueError, TypeError) as exc:
         raise ParamError(f"--param {name}={raw!r}: {exc}") from None
 
 
-def _parse_value(kind: str, raw: str) -> Any:
-    if kind.startswith("Mapping"):
+def _parse_value(kind: Kind, raw: str) -> Any:
+    """``raw`` as a value of a setting of ``kind`` (the engine's list says which)."""
+    if kind == "weights":
         return _parse_stat_weights(raw)
-    if kind == "tuple[date, ...]":  # season_starts: first days, comma-separated ISO dates
+    if kind == "dates":  # season_starts: first days, comma-separated ISO dates
         return tuple(
             sorted(date.fromisoformat(day.strip()) for day in raw.split(",") if day.strip())
         )
-    if kind == "float | None":
+    if kind == "optional_float":
         return None if raw.lower() in ("none", "off", "") else float(raw)
     if kind == "bool":
         lowered = raw.lower()

@@ -54,7 +54,14 @@ from typing import TYPE_CHECKING, Any
 
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.replay import History, Replayer, encode
-from ratings.engine.types import NEWCOMER_STARTS, OUTCOME_MODELS, EngineError, MatchResult, Params
+from ratings.engine.settings import (
+    COMPOSITE_RD_CHOICES,
+    NEWCOMER_STARTS,
+    OUTCOME_MODELS,
+    SETTING,
+    TEAM_METHODS,
+)
+from ratings.engine.types import EngineError, MatchResult, Params
 from ratings.lab.evaluate import (
     LOGLOSS_CLIP,
     Progress,
@@ -98,7 +105,7 @@ class Choice:
 
 Space = Mapping[str, Dimension | Choice]
 
-#: The numbers every outcome model uses, and their ranges: the sensible ones, not every
+#: The boxes the search tries each number in: the sensible ranges, not every
 #: value the engine accepts. tau around §2's sensible 0.3–0.8 (to 1.2); the expected
 #: score's slope from half to 1.75 times standard Glicko-2's; a new player's RD from a
 #: sure self-assessment's to an unknown one's; damping, gate and inactivity period within
@@ -106,7 +113,10 @@ Space = Mapping[str, Dimension | Choice]
 #: let the search pair a steep slope with a small RD, each undoing the other on the
 #: training half only (chosen on the training halves alone: docs/RATINGS_EVALUATION.md
 #: "The search's box and its consensus").
-COMMON_SPACE: dict[str, Dimension] = {
+#: The outcome models' own numbers follow: margin_boost for margin_information, the match-win
+#: bonus and the margin's weight for score (which model uses what is the engine's list's
+#: to say, ``Setting.outcome_models``: RATINGS.md §3 step 2).
+BOXES: dict[str, Dimension] = {
     "tau": Dimension(0.3, 1.2, 3),
     "scale_factor": Dimension(200.0, 700.0, 0),
     "repetition_alpha": Dimension(0.0, 0.5, 3),
@@ -114,14 +124,18 @@ COMMON_SPACE: dict[str, Dimension] = {
     "margin_clamp": Dimension(0.1, 1.0, 3),
     "initial_rd": Dimension(150.0, 400.0, 0),
     "rating_period_days": Dimension(3.0, 60.0, 0),
+    "margin_boost": Dimension(0.0, 3.0, 3),
+    "match_win_bonus": Dimension(0.0, 0.5, 3),
+    "margin_weight": Dimension(0.0, 2.0, 3),
 }
-#: What only one outcome model uses (RATINGS.md §3 step 2).
+#: The numbers every outcome model uses.
+COMMON_SPACE: dict[str, Dimension] = {
+    name: dim for name, dim in BOXES.items() if not SETTING[name].outcome_models
+}
+#: What only one outcome model uses.
 MODEL_SPACE: dict[str, dict[str, Dimension]] = {
-    "margin_information": {"margin_boost": Dimension(0.0, 3.0, 3)},
-    "score": {
-        "match_win_bonus": Dimension(0.0, 0.5, 3),
-        "margin_weight": Dimension(0.0, 2.0, 3),
-    },
+    model: {name: dim for name, dim in BOXES.items() if model in SETTING[name].outcome_models}
+    for model in OUTCOME_MODELS
 }
 #: Every searched number, whichever model uses it.
 SEARCH_SPACE: dict[str, Dimension] = {
@@ -130,8 +144,8 @@ SEARCH_SPACE: dict[str, Dimension] = {
 }
 #: Team methods tried on a team history. performance_weighted joins them when the
 #: starting setting has stat weights (it refuses to run without).
-TEAM_METHOD_CHOICES = ("composite_opponent", "individual", "composite_team", "glicko1_team")
-COMPOSITE_RD_OPTIONS = ("mean", "rms_of_mean", "rms")
+TEAM_METHOD_CHOICES = tuple(m for m in TEAM_METHODS if m != "performance_weighted")
+COMPOSITE_RD_OPTIONS = COMPOSITE_RD_CHOICES
 #: The fewest matches to tune on: the training half must score at least one match.
 MIN_MATCHES = 4
 #: Settings tried when no budget is given: above the 200 the product promises.

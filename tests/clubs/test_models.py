@@ -258,18 +258,21 @@ def test_an_unknown_outcome_model_is_refused():
 def test_the_engine_is_the_one_place_parameters_are_checked(monkeypatch):
     """Ladder.clean asks the engine's validate_params and maps its messages to fields."""
     import ladder.clubs.models as models
-    from ratings.engine.types import EngineError
+    from ratings.engine.errors import ParamsError, Problem
 
     def refuse(params):  # type: ignore[no-untyped-def]
-        raise EngineError(
-            "margin_boost must be odd; tau must be even; or else; "
-            "stat weight for 'k' must be a finite number"
+        raise ParamsError(
+            [
+                Problem("margin_boost", "margin_boost must be odd"),
+                Problem("tau", "tau must be even; or else"),
+                Problem("stat_weights", "stat weight for 'k' must be a finite number"),
+            ]
         )
 
     monkeypatch.setattr(models, "validate_params", refuse)
     errors = errors_of(valid_ladder())
     assert errors["margin_boost"] == ["Margin boost must be odd."]
-    # A "; " inside one message (not before a parameter's name) stays in that message.
+    # Each refusal names its setting: a "; " inside one message stays in that message.
     assert errors["tau"] == ["Tau must be even; or else."]
     assert errors["method_options"] == ["Stat weight for 'k' must be a finite number."]
 

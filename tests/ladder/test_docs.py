@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ratings.engine.settings import settings_table
 from ratings.engine.types import Params
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,6 +200,13 @@ def test_the_parameter_table_gives_the_engines_defaults() -> None:
             assert float(shown) == value, f"docs/RATINGS.md §2 says {name} {shown}, Params {value}"
         else:
             assert shown == value, f"docs/RATINGS.md §2 says {name} {shown}, Params {value}"
+
+
+def test_the_parameter_table_is_the_engines_list_of_settings() -> None:
+    """RATINGS.md §2's table is made from the one list of settings (ratings/engine/settings.py):
+    a setting added, moved or reworded there shows here. To write it again:
+    python -c "from ratings.engine.settings import settings_table; print(settings_table())"."""
+    assert settings_table() in ratings_sections()[2]
 
 
 def test_every_setting_read_from_the_environment_is_in_deploy() -> None:
