@@ -23,11 +23,9 @@ from ladder.clubs import access
 from ladder.clubs.access import Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
-from ladder.errors import form_action
 from ladder.matches import operations as domain
 from ladder.matches.errors import (
     MatchError,
-    MatchPermissionError,
     MatchValidationError,
 )
 from ladder.matches.forms import ReportForm
@@ -36,7 +34,8 @@ from ladder.matches.serializers import SCHEDULED_LINKS
 from ladder.matches.signals import predict_lineup, scheduled_lineup, stakes_of_lineup
 from ladder.matches.templatetags.match_tags import names_and, names_or
 from ladder.matches.validation import check_report
-from ladder.matches.views import SignedInRequest, forbidden
+from ladder.matches.views import SignedInRequest
+from ladder.refusals import forbidden, form_action
 
 # Type-ahead: enough names to pick from, few enough to read.
 SEARCH_LIMIT = 8
@@ -163,8 +162,6 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
                     )
                 except MatchValidationError as exc:
                     form.add_domain_errors(exc.errors)
-                except MatchPermissionError as exc:
-                    return forbidden(request, exc.message)
                 else:
                     messages.success(
                         request,
