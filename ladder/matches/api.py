@@ -49,6 +49,7 @@ from ladder.matches.serializers import (
     ResolveInputSerializer,
     VoidInputSerializer,
 )
+from ladder.matches.validation import Report
 from ladder.matches.visibility import get_match_for_user
 
 ERRORS = {
@@ -216,7 +217,7 @@ class MatchViewSet(
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self._input(ReportSerializer)
-        match = matches.report_match(
+        report = Report(
             ladder=data["ladder"],
             reporter=request.user,  # type: ignore[arg-type]
             played_on=data["played_on"],
@@ -224,6 +225,9 @@ class MatchViewSet(
             side_b=data["side_b"],
             games=data["games"],
             stats=data.get("stats"),
+        )
+        match = matches.report_match(
+            report,
             key=request.headers.get("Idempotency-Key"),
             links=data.get("links"),
         )

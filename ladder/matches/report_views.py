@@ -33,7 +33,7 @@ from ladder.matches.rematch import recent_lineups
 from ladder.matches.serializers import SCHEDULED_LINKS
 from ladder.matches.signals import predict_lineup, scheduled_lineup, stakes_of_lineup
 from ladder.matches.templatetags.match_tags import names_and, names_or
-from ladder.matches.validation import check_report
+from ladder.matches.validation import Report, check_report
 from ladder.matches.views import SignedInRequest
 from ladder.refusals import forbidden, form_action
 
@@ -63,7 +63,7 @@ def _report_errors(ladder: Ladder, reporter: User, **arguments: Any) -> dict[str
     """The domain's verdict on a report without making it (``check_report``: the same
     rules as the real report, no locks, no rows): its errors, {} when it would pass."""
     try:
-        check_report(ladder=ladder, reporter=reporter, **arguments)
+        check_report(Report(ladder=ladder, reporter=reporter, **arguments))
     except MatchValidationError as exc:
         return {key: list(value) for key, value in exc.errors.items()}
     except MatchError as exc:
@@ -158,7 +158,8 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
             if arguments is not None:
                 try:
                     match = domain.report_match(
-                        ladder=ladder, reporter=request.user, links=form.links(), **arguments
+                        Report(ladder=ladder, reporter=request.user, **arguments),
+                        links=form.links(),
                     )
                 except MatchValidationError as exc:
                     form.add_domain_errors(exc.errors)
