@@ -33,6 +33,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
+from ladder.errors import DomainError
 
 SALT = "accounts.signup.confirm"
 # How long a confirmation link works, and how long an unconfirmed account is kept.
@@ -41,7 +42,7 @@ CONFIRM_DAYS = 3
 CONFIRM, TAKEN = "confirm", "taken"
 
 
-class SignupLinkError(Exception):
+class SignupLinkError(DomainError):
     """A confirmation link that is broken, expired or already used; the message is for people."""
 
 

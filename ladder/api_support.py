@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.db.models import Model, QuerySet
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import exceptions, parsers, renderers, serializers
+from rest_framework import exceptions, parsers, renderers, serializers, status
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.fields import empty
 from rest_framework.pagination import PageNumberPagination
@@ -22,10 +22,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from ladder import errors
 from ladder.inputs import BadInput, parse_day, parse_instant
 
 # What the schema says of text a request sends (ladder/api_schema.py puts it on every string
-# of a request): no NUL byte anywhere (RefuseBadInput, ladder/errors.py, refuses a request
+# of a request): no NUL byte anywhere (RefuseBadInput, ladder/refusals.py, refuses a request
 # with one before any view reads it), and, where a blank value is refused, one character at
 # least that is not a space (DRF trims the spaces first).
 NO_NUL = "^[^\\u0000]*$"
@@ -183,14 +184,49 @@ class Pagination(PageNumberPagination):
         return parameters
 
 
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The state does not allow this now."
+    default_code = "conflict"
+
+
+def api_error(exc: errors.DomainError, rename: Mapping[str, str] | None = None) -> Exception:
+    """The DRF exception for a domain error (``ladder/errors.py``): 400 with the messages
+    by field (named as the API calls them: ``rename``), 403, 404, 409, 429 with
+    Retry-After, or the error's own status with its message."""
+    if isinstance(exc, errors.DomainValidationError):
+        names = {errors.ALL: api_settings.NON_FIELD_ERRORS_KEY, **(rename or {})}
+        return exceptions.ValidationError(
+            {names.get(field, field): messages for field, messages in exc.errors.items()}
+        )
+    if isinstance(exc, errors.DomainPermissionError):
+        return exceptions.PermissionDenied(exc.message)
+    if isinstance(exc, errors.DomainNotFound):
+        return exceptions.NotFound(exc.message)
+    if isinstance(exc, errors.DomainStateError):
+        return Conflict(exc.message)
+    if isinstance(exc, errors.DomainRateLimited):
+        # DRF's handler sends the wait as Retry-After (seconds).
+        return exceptions.Throttled(wait=exc.retry_after, detail=exc.message)
+    error = exceptions.APIException(exc.message)
+    error.status_code = exc.status
+    return error
+
+
 def exception_handler(exc: Exception, context: dict[str, object]) -> Response | None:
-    """DRF's handler, plus Django's bad-request errors (a body over the size limit, a
-    malformed multipart) as a 400 with a message instead of a 500."""
+    """DRF's handler, plus the site's domain errors (``api_error``: the one place the API
+    translates them; a view may name its fields for the API with ``error_fields``, per
+    action) and Django's bad-request errors (a body over the size limit, a malformed
+    multipart) as a 400 with a message instead of a 500."""
     # Not at the top: REST_FRAMEWORK names this module's parser, which rest_framework.views
     # imports while it is itself being imported.
     from rest_framework.views import exception_handler as drf_exception_handler
 
-    if isinstance(exc, RequestDataTooBig):
+    if isinstance(exc, errors.DomainError):
+        view = context.get("view")
+        renames = getattr(view, "error_fields", {})
+        exc = api_error(exc, renames.get(getattr(view, "action", None) or "", {}))
+    elif isinstance(exc, RequestDataTooBig):
         exc = exceptions.ParseError("The request body is too large.")
     elif isinstance(exc, SuspiciousOperation):
         exc = exceptions.ParseError("The request could not be read.")

@@ -46,6 +46,7 @@ from ladder.matches.models import (
 )
 from ladder.matches.notifications import tell_disputed, tell_reported
 from ladder.matches.operations import confirm_match, report_match, snapshot_of
+from ladder.matches.validation import Report
 from ladder.play import services as play
 from ladder.play.models import Challenge
 from ratings.engine.scales import DISPLAY_DIVISOR
@@ -673,15 +674,15 @@ def seed_play(club: DemoClub, now: datetime | None = None) -> int:
     before = now - timedelta(days=7)
     played = challenge("aisha", "mei", 5, at=before, place="Court 3")
     play.accept_challenge(played, member["mei"], _on(before, 5, 18), now=before)
-    match = report_match(
+    report = Report(
         ladder=singles,
         reporter=member["aisha"],
         played_on=timezone.localdate(now - timedelta(days=2)),
         side_a=[member["aisha"]],
         side_b=[member["mei"]],
         games=[(21, 17), (18, 21), (21, 19)],
-        links={"challenge": played.pk},
     )
+    match = report_match(report, links={"challenge": played.pk})
     confirm_match(match, member["mei"])
     play.post_open_game(
         ladder=singles, by=member["priya"], starts_at=_on(now, 2, 19), place="Court 4"

@@ -59,7 +59,7 @@ MIDDLEWARE = [
     # /healthz and /readyz, answered before the host check and the HTTPS redirect.
     "ladder.health.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "ladder.errors.RefuseBadInput",  # NUL bytes and oversized API bodies: a 400, not a 500
+    "ladder.refusals.RefuseBadInput",  # NUL bytes and oversized API bodies: a 400, not a 500
     # Visitors' pages and an API client's repeat, answered from the shared cache before
     # sessions, CSRF, authentication and the rest (ladder.pagecache).
     "ladder.pagecache.PageCacheMiddleware",
@@ -74,6 +74,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
+    # A domain error a page's view leaves uncaught, as the 403 or error page (ladder.refusals).
+    "ladder.refusals.DomainErrorPages",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -224,10 +226,10 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # The largest honest request (a report, a club night of 200 names) is a few kilobytes;
-# ladder.errors.RefuseBadInput holds every body, of any content type, to it (413).
+# ladder.refusals.RefuseBadInput holds every body, of any content type, to it (413).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 # No file uploads anywhere: a multipart body is held to the limit above as a whole
-# (ladder.errors.RefuseBadInput) and parsed in memory, never spooled to disk.
+# (ladder.refusals.RefuseBadInput) and parsed in memory, never spooled to disk.
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 # Who is the client? Behind N reverse proxies that each append the address they saw to

@@ -87,7 +87,7 @@ urlpatterns = [
     ),
 ]
 
-# JSON for /api/ addresses, Django's pages elsewhere (ladder/errors.py).
-handler400 = "ladder.errors.bad_request"
-handler404 = "ladder.errors.page_not_found"
-handler500 = "ladder.errors.server_error"
+# JSON for /api/ addresses, Django's pages elsewhere (ladder/refusals.py).
+handler400 = "ladder.refusals.bad_request"
+handler404 = "ladder.refusals.page_not_found"
+handler500 = "ladder.refusals.server_error"

@@ -18,6 +18,7 @@ from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.access import Person, Viewer
 from ladder.clubs.models import Ladder, Membership
+from ladder.errors import DomainValidationError
 from ladder.matches.models import RATED_STATES, Match, MatchPlayer, MatchQuerySet
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import EngineError, PlayerState
@@ -27,12 +28,8 @@ from ratings.models import PlayerRating, rating_params, today
 # ---- head-to-head and predictions --------------------------------------------------------
 
 
-class SideError(ValueError):
+class SideError(DomainValidationError, ValueError):
     """The players named for a head-to-head or a prediction do not make two sides."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def split_names(values: Iterable[str]) -> list[str]:

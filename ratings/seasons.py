@@ -27,6 +27,7 @@ from django.utils import timezone
 from accounts.models import User
 from ladder.clubs.access import Viewer
 from ladder.clubs.models import Ladder
+from ladder.errors import DomainValidationError
 from ladder.matches.models import DISPUTED, PENDING, Match
 from ratings.models import (
     RANKED,
@@ -39,7 +40,7 @@ from ratings.models import (
 )
 
 
-class SeasonError(Exception):
+class SeasonError(DomainValidationError):
     """A season that cannot be stored as asked; the message is for people."""
 
 

@@ -176,13 +176,18 @@ def reported_match(
     from django.utils import timezone
 
     from ladder.matches.operations import report_match
+    from ladder.matches.validation import Report
 
-    kwargs.setdefault("played_on", timezone.localdate(kwargs.get("now")))  # type: ignore[arg-type]
-    return report_match(
+    played_on = (
+        kwargs.pop("played_on") if "played_on" in kwargs else timezone.localdate(kwargs.get("now"))  # type: ignore[arg-type]
+    )
+    report = Report(
         ladder=ladder,
         reporter=reporter,
+        played_on=played_on,  # type: ignore[arg-type]
         side_a=side_a,
         side_b=side_b,
         games=games or [(21, 15), (21, 18)],
-        **kwargs,
+        stats=kwargs.pop("stats", None),
     )
+    return report_match(report, **kwargs)  # type: ignore[arg-type]

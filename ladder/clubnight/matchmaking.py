@@ -84,6 +84,7 @@ from math import comb
 from operator import itemgetter
 from types import MappingProxyType
 
+from ladder.errors import DomainError, DomainPermissionError
 from ratings.engine.predict import QUALITY_SCALE, inflated_rd, match_quality, win_probability
 from ratings.engine.teams import g1_boost, rms
 from ratings.engine.types import Params, PlayerState
@@ -166,11 +167,11 @@ QUALITY_SCALE_SQ = QUALITY_SCALE * QUALITY_SCALE
 EPS = 1e-12
 
 
-class ClubNightError(ValueError):
+class ClubNightError(DomainError, ValueError):
     """The hall cannot make a round (too few players, an unknown player, ...)."""
 
 
-class ClubNightPermissionError(ClubNightError):
+class ClubNightPermissionError(ClubNightError, DomainPermissionError):
     """The person asking may not do this to tonight's club night (start it over)."""
 
 

@@ -32,7 +32,7 @@ from ladder.clubs.models import Ladder, Membership
 from ladder.matches.errors import FieldErrors, MatchError
 from ladder.matches.models import LIVE_STATES, MatchPlayer
 from ladder.matches.operations import report_match
-from ladder.matches.validation import check_games
+from ladder.matches.validation import Report, check_games
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import Params, PlayerState
 from ratings.models import rating_params, status_of
@@ -534,15 +534,15 @@ def _enter_court(
         return CourtOutcome(court, KEPT)
     users = {u.username: u for u in User.objects.filter(username__in=players)}
     try:
-        reported = report_match(
+        report = Report(
             ladder=ladder,
             reporter=by,
             played_on=played_on,
             side_a=[users[u] for u in match["side_a"] if u in users],
             side_b=[users[u] for u in match["side_b"] if u in users],
             games=games,
-            organiser=True,
         )
+        reported = report_match(report, organiser=True)
     except MatchError as exc:
         return CourtOutcome(court, REFUSED, exc.message)
     match["result"] = {

@@ -10,7 +10,7 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework import exceptions, permissions, viewsets
+from rest_framework import permissions, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -26,7 +26,7 @@ from ladder.clubs.serializers import (
     LadderSerializer,
     PlayerSerializer,
 )
-from ladder.clubs.services import LadderError, set_away
+from ladder.clubs.services import set_away
 
 MAX_PLAYER_RESULTS = 10
 
@@ -113,10 +113,5 @@ class AwayView(APIView):
         ladder = access.ladder_or_404(viewer_for(request), slug)
         body = AwaySerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            membership = set_away(request.user, ladder, body.validated_data["until"])
-        except LadderError as exc:
-            if exc.field is None:
-                raise exceptions.PermissionDenied(str(exc)) from None
-            raise exceptions.ValidationError({exc.field: [str(exc)]}) from None
+        membership = set_away(request.user, ladder, body.validated_data["until"])
         return Response(AwayStateSerializer(membership).data)

@@ -9,18 +9,33 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import RequestUser, User
+from ladder import errors
 from ladder.clubs import access
 from ladder.clubs.formatting import format_day
 from ladder.clubs.models import Ladder, Membership
 from ratings.engine.types import EngineError
 
 
-class LadderError(Exception):
+class LadderError(errors.DomainError):
     """An operation on a ladder that is not allowed; the message is for people. ``field``
-    names the input at fault, if one is (None: the operation itself is not allowed)."""
+    names the input at fault, if one is."""
+
+    field: str | None = None
+
+
+class LadderPermissionError(LadderError, errors.DomainPermissionError):
+    """This person may not do this on this ladder (join a private one, while banned …)."""
+
+
+class LadderStateError(LadderError, errors.DomainStateError):
+    """Already done (a member already)."""
+
+
+class LadderValidationError(LadderError, errors.DomainValidationError):
+    """Bad input, in ``field`` (None: the input as a whole)."""
 
     def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
+        super().__init__({field or errors.ALL: [message]})
         self.field = field
 
 
@@ -44,24 +59,26 @@ def join_ladder(
     Without an answer the ladder's initial rating and RD apply.
     """
     if not isinstance(user, User) or not can_join(user, ladder):
-        raise LadderError(f"{ladder.name} is private: a moderator adds its members.")
+        raise LadderPermissionError(f"{ladder.name} is private: a moderator adds its members.")
     barred = access.barred(ladder, user)
     if barred:
-        raise LadderError(barred)
+        raise LadderPermissionError(barred)
     if Membership.objects.filter(ladder=ladder, user=user).exists():
-        raise LadderError(f"You are already a member of {ladder.name}.")
+        raise LadderStateError(f"You are already a member of {ladder.name}.")
     membership = Membership(ladder=ladder, user=user)
     try:
         membership.apply_self_assessment(level, certainty or None)
     except EngineError as exc:
-        raise LadderError(f"Your self-assessment does not fit {ladder.name}: {exc}.") from None
+        raise LadderValidationError(
+            f"Your self-assessment does not fit {ladder.name}: {exc}."
+        ) from None
     membership.full_clean()
     try:
         # A double click can race past the check above; the unique constraint decides.
         with transaction.atomic():
             membership.save()
     except IntegrityError:
-        raise LadderError(f"You are already a member of {ladder.name}.") from None
+        raise LadderStateError(f"You are already a member of {ladder.name}.") from None
     return membership
 
 
@@ -80,19 +97,19 @@ def set_away(user: RequestUser, ladder: Ladder, until: date | None) -> Membershi
         else None
     )
     if membership is None:
-        raise LadderError(f"You are not a member of {ladder.name}.")
+        raise LadderPermissionError(f"You are not a member of {ladder.name}.")
     barred = access.barred(ladder, user)
     if barred:
-        raise LadderError(barred)
+        raise LadderPermissionError(barred)
     today = timezone.localdate()
     if until is not None and until < today:
-        raise LadderError(
+        raise LadderValidationError(
             f"{format_day(until)} is in the past: give today or a later day, "
             "or clear the date to say you are back.",
             field="until",
         )
     if until is not None and until > today + timedelta(days=MAX_AWAY_DAYS):
-        raise LadderError(
+        raise LadderValidationError(
             f"{format_day(until)} is more than a year ahead: mark yourself away for a "
             "year at most.",
             field="until",

@@ -19,7 +19,7 @@ from ladder.clubs.formatting import format_day
 from ladder.clubs.forms import AwayForm, JoinForm, ProfileForm
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership
 from ladder.clubs.services import LadderError, can_join, join_ladder, set_away
-from ladder.errors import form_action
+from ladder.refusals import form_action
 
 
 class HtmxHttpRequest(HttpRequest):

@@ -20,11 +20,10 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_field,
 )
-from rest_framework import exceptions, serializers, status
+from rest_framework import serializers
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from accounts.models import RequestUser
@@ -34,19 +33,7 @@ from ladder.api_support import InputSerializer, ReasonField, TextField
 from ladder.clubs import access
 from ladder.clubs.models import Ladder
 from ladder.integrity import bans, flags
-from ladder.integrity.errors import (
-    ModerationError,
-    ModerationNotFound,
-    ModerationPermissionError,
-    ModerationStateError,
-    ModerationValidationError,
-)
 from ladder.integrity.models import FLAG_KINDS, FLAG_STATES, Ban, Flag
-
-
-class Conflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "conflict"
 
 
 def visible_ladder(user: RequestUser, slug: str) -> Ladder:
@@ -64,24 +51,6 @@ class ModerationAPIView(APIView):
         ladder = visible_ladder(request.user, slug)
         bans.require_moderator(request.user)
         return ladder
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, ModerationValidationError):
-            exc = exceptions.ValidationError(
-                {
-                    api_settings.NON_FIELD_ERRORS_KEY if k == "__all__" else k: v
-                    for k, v in exc.errors.items()
-                }
-            )
-        elif isinstance(exc, ModerationPermissionError):
-            exc = exceptions.PermissionDenied(exc.message)
-        elif isinstance(exc, ModerationNotFound):
-            exc = exceptions.NotFound(exc.message)
-        elif isinstance(exc, ModerationStateError):
-            exc = Conflict(exc.message)
-        elif isinstance(exc, ModerationError):
-            exc = exceptions.ValidationError({api_settings.NON_FIELD_ERRORS_KEY: [exc.message]})
-        return super().handle_exception(exc)
 
 
 class FlagSerializer(serializers.Serializer):

@@ -1,35 +1,26 @@
-"""The integrity operations' errors: a message a person can read, and what kind it is."""
+"""The integrity operations' errors: the site's error family (``ladder/errors.py``) under
+the integrity app's names."""
 
 from __future__ import annotations
 
+from ladder import errors
 
-class ModerationError(Exception):
+
+class ModerationError(errors.DomainError):
     """An integrity operation refused; nothing changed."""
 
-    status = 400
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class ModerationValidationError(ModerationError):
+class ModerationValidationError(ModerationError, errors.DomainValidationError):
     """Bad input: ``errors`` maps each field to its messages."""
 
-    def __init__(self, errors: dict[str, list[str]]) -> None:
-        self.errors = errors
-        super().__init__(" ".join(m for messages in errors.values() for m in messages))
+
+class ModerationPermissionError(ModerationError, errors.DomainPermissionError):
+    pass
 
 
-class ModerationPermissionError(ModerationError):
-    status = 403
+class ModerationNotFound(ModerationError, errors.DomainNotFound):
+    pass
 
 
-class ModerationNotFound(ModerationError):
-    status = 404
-
-
-class ModerationStateError(ModerationError):
+class ModerationStateError(ModerationError, errors.DomainStateError):
     """Not allowed in the current state (already banned, not banned)."""
-
-    status = 409

@@ -25,10 +25,10 @@ from django.views.decorators.http import require_http_methods
 from accounts.models import User
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import get_ladder_for_user
-from ladder.errors import form_action
 from ladder.integrity import bans, flags
 from ladder.integrity.errors import ModerationError, ModerationValidationError
 from ladder.integrity.models import Ban, IntegrityEntry
+from ladder.refusals import form_action
 
 TRAIL_SHOWN = 30  # the page shows the newest entries of the trail; the admin has all
 

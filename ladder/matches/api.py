@@ -2,7 +2,8 @@
 
 Thin, like the pages: fetch through the same access helpers, parse with a serializer,
 call the domain operation in ladder/matches/operations.py, respond. The domain's errors
-become HTTP in one place (``DomainErrorsMixin``): 400 with field errors, 403, 409; a match
+become HTTP in one place for the whole API (``ladder/api_support.py:exception_handler``):
+400 with field errors (``error_fields`` names them as the API does), 403, 409, 429; a match
 the user may not see is 404.
 """
 
@@ -25,7 +26,6 @@ from rest_framework import exceptions, mixins, permissions, serializers, status,
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
@@ -35,13 +35,6 @@ from ladder.api_schema import ERROR, FIELD_ERRORS
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.matches import operations as matches
-from ladder.matches.errors import (
-    MatchError,
-    MatchPermissionError,
-    MatchRateLimited,
-    MatchStateError,
-    MatchValidationError,
-)
 from ladder.matches.inbox import inbox_for
 from ladder.matches.models import MATCH_STATES, Match
 from ladder.matches.serializers import (
@@ -56,46 +49,8 @@ from ladder.matches.serializers import (
     ResolveInputSerializer,
     VoidInputSerializer,
 )
+from ladder.matches.validation import Report
 from ladder.matches.visibility import get_match_for_user
-
-
-class Conflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "The match is not in a state that allows this."
-    default_code = "conflict"
-
-
-def api_exception(exc: MatchError, rename: dict[str, str] | None = None) -> Exception:
-    """The DRF exception for a domain error (field names as the API calls them)."""
-    if isinstance(exc, MatchValidationError):
-        rename = {"__all__": api_settings.NON_FIELD_ERRORS_KEY, **(rename or {})}
-        return exceptions.ValidationError(
-            {rename.get(field, field): messages for field, messages in exc.errors.items()}
-        )
-    if isinstance(exc, MatchPermissionError):
-        return exceptions.PermissionDenied(exc.message)
-    if isinstance(exc, MatchStateError):
-        return Conflict(exc.message)
-    if isinstance(exc, MatchRateLimited):
-        # DRF's handler sends the wait as Retry-After (seconds).
-        return exceptions.Throttled(wait=exc.retry_after, detail=exc.message)
-    error = exceptions.APIException(exc.message)
-    error.status_code = exc.status
-    return error
-
-
-class DomainErrorsMixin:
-    """Turn a MatchError raised anywhere in a view into the API's 400 / 403 / 409."""
-
-    # Per action: domain error key -> the API's field name.
-    error_fields: dict[str, dict[str, str]] = {}
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, MatchError):
-            rename = self.error_fields.get(getattr(self, "action", None) or "", {})
-            exc = api_exception(exc, rename)
-        return super().handle_exception(exc)  # type: ignore[misc]
-
 
 ERRORS = {
     400: FIELD_ERRORS,
@@ -168,7 +123,6 @@ def transition_schema(
     ),
 )
 class MatchViewSet(
-    DomainErrorsMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.CreateModelMixin,
@@ -263,7 +217,7 @@ class MatchViewSet(
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self._input(ReportSerializer)
-        match = matches.report_match(
+        report = Report(
             ladder=data["ladder"],
             reporter=request.user,  # type: ignore[arg-type]
             played_on=data["played_on"],
@@ -271,6 +225,9 @@ class MatchViewSet(
             side_b=data["side_b"],
             games=data["games"],
             stats=data.get("stats"),
+        )
+        match = matches.report_match(
+            report,
             key=request.headers.get("Idempotency-Key"),
             links=data.get("links"),
         )
@@ -362,7 +319,7 @@ class MatchViewSet(
         return self._detail(matches.void_match(match, request.user, data["reason"]))  # type: ignore[arg-type]
 
 
-class InboxView(DomainErrorsMixin, APIView):
+class InboxView(APIView):
     """What waits for you: matches to confirm, your pending reports, open disputes (moderators).
 
     One object, not a list (an APIView: a viewset's list is documented as an array)."""

@@ -332,7 +332,7 @@ class ReportForm(MatchForm):
         return stats or None
 
     def report_arguments(self, partial: bool = False) -> dict[str, Any] | None:
-        """The keyword arguments of ``report_match`` (without ladder and reporter), or None
+        """A ``Report``'s values (``validation.Report``, without ladder and reporter), or None
         when the input itself could not be read.
 
         ``partial``: for validation as you type, also with players still missing or

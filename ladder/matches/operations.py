@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime, timedelta
-from typing import Any, Unpack
 
 from django.db import transaction
 from django.http import Http404
@@ -74,7 +73,6 @@ from ladder.matches.validation import (
     Report,
     check_date,
     check_games,
-    check_keywords,
     check_reason,
     check_report_key,
     checked_report,
@@ -181,14 +179,15 @@ def _replace_games(match: Match, games: Sequence[tuple[int, int]]) -> None:
 
 
 def report_match(
+    report: Report,
     *,
     key: str | None = None,
     now: datetime | None = None,
     organiser: bool = False,
     links: Mapping[str, int] | None = None,
-    **report: Unpack[Report],
 ) -> Match:
-    """Report a match ``reporter`` played; it waits for an opponent to confirm it.
+    """Report the match ``report`` gives, which its reporter played; it waits for an
+    opponent to confirm it.
 
     ``organiser``: a club night organiser enters a court's score (``checked_report``); when
     they did not play, a player of either side confirms it.
@@ -199,45 +198,28 @@ def report_match(
     different report under a key used before is refused (``ReportKeyReused``).
 
     ``links`` names what it was scheduled as ({"challenge": id}): the ``match_reported``
-    signal hands it to the app that keeps those, which may refuse the report.
-
-    TypeError, before anything is read, for a keyword that is none of these nor ``Report``'s
-    (``organizer``), or one of ``Report``'s missing (``validation.check_keywords``)."""
-    check_keywords("report_match", report)
-    ladder, reporter, played_on = report["ladder"], report["reporter"], report["played_on"]
-    side_a, side_b, games = report["side_a"], report["side_b"], report["games"]
-    stats = report.get("stats")
+    signal hands it to the app that keeps those, which may refuse the report."""
+    ladder, reporter = report.ladder, report.reporter
     now = now or timezone.now()
     if key is not None:
         check_report_key(key)
-    sent = (ladder, played_on, side_a, side_b, games)
     with transaction.atomic():
-        if (repeat := _reported_with(key, reporter, sent)) is not None:
+        if (repeat := _reported_with(key, report)) is not None:
             return repeat
         refused: MatchError | None = None
         try:
-            checked = checked_report(
-                ladder,
-                reporter,
-                played_on,
-                side_a,
-                side_b,
-                games,
-                stats,
-                now,
-                lock=True,
-                organiser=organiser,
-            )
+            checked = checked_report(report, now, lock=True, organiser=organiser)
         except MatchError as error:
             refused = error
         # Asked again under the reporter's lock (checked_report took it): a repeat sent while
         # the first was still being made waited for it and reads now as its duplicate;
         # another report sent under the key at that moment is refused as the key's reuse.
-        if (repeat := _reported_with(key, reporter, sent)) is not None:
+        if (repeat := _reported_with(key, report)) is not None:
             return repeat
         if refused is not None:
             raise refused
-        played_on, side_a, side_b, game_scores, player_stats = checked
+        played_on, side_a, side_b = checked.played_on, checked.side_a, checked.side_b
+        game_scores, player_stats = checked.games, checked.stats
         players = side_a + side_b
         match = Match.objects.create(
             ladder=ladder,
@@ -281,19 +263,27 @@ def report_match(
     return match
 
 
-def _reported_with(key: str | None, reporter: User, report: tuple[Any, ...]) -> Match | None:
-    """The match ``reporter`` reported under ``key``, if ``report`` (ladder, date, sides,
-    games) is the one it was reported as, before any edit; ``ReportKeyReused`` if not."""
-    earlier = Match.objects.filter(reporter=reporter, report_key=key).first() if key else None
+def _reported_with(key: str | None, report: Report) -> Match | None:
+    """The match ``report``'s reporter reported under ``key``, if ``report`` (ladder, date,
+    sides, games) is the one it was reported as, before any edit; ``ReportKeyReused`` if not."""
+    earlier = (
+        Match.objects.filter(reporter=report.reporter, report_key=key).first() if key else None
+    )
     if earlier is None:
         return None
-    ladder, played_on, side_a, side_b, games = report
     first = AuditEntry.objects.get(match=earlier, action="report").after or {}
     try:
-        asked = snapshot_of(played_on, side_a, side_b, [(int(a), int(b)) for a, b in games])
+        asked = snapshot_of(
+            report.played_on,
+            report.side_a,
+            report.side_b,
+            [(int(a), int(b)) for a, b in report.games],
+        )
     except (TypeError, ValueError, AttributeError):  # not a score at all: not that report
         asked = {}
-    if earlier.ladder_id != ladder.pk or any(asked.get(k) != first.get(k) for k in SNAPSHOT_REPORT):
+    if earlier.ladder_id != report.ladder.pk or any(
+        asked.get(k) != first.get(k) for k in SNAPSHOT_REPORT
+    ):
         raise ReportKeyReused(
             f"This Idempotency-Key was sent with another report (match {earlier.pk}, "
             f"{describe(Match.objects.with_details().get(pk=earlier.pk))}); "

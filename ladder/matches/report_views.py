@@ -23,11 +23,9 @@ from ladder.clubs import access
 from ladder.clubs.access import Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
-from ladder.errors import form_action
 from ladder.matches import operations as domain
 from ladder.matches.errors import (
     MatchError,
-    MatchPermissionError,
     MatchValidationError,
 )
 from ladder.matches.forms import ReportForm
@@ -35,8 +33,9 @@ from ladder.matches.rematch import recent_lineups
 from ladder.matches.serializers import SCHEDULED_LINKS
 from ladder.matches.signals import predict_lineup, scheduled_lineup, stakes_of_lineup
 from ladder.matches.templatetags.match_tags import names_and, names_or
-from ladder.matches.validation import check_report
-from ladder.matches.views import SignedInRequest, forbidden
+from ladder.matches.validation import Report, check_report
+from ladder.matches.views import SignedInRequest
+from ladder.refusals import forbidden, form_action
 
 # Type-ahead: enough names to pick from, few enough to read.
 SEARCH_LIMIT = 8
@@ -64,7 +63,7 @@ def _report_errors(ladder: Ladder, reporter: User, **arguments: Any) -> dict[str
     """The domain's verdict on a report without making it (``check_report``: the same
     rules as the real report, no locks, no rows): its errors, {} when it would pass."""
     try:
-        check_report(ladder=ladder, reporter=reporter, **arguments)
+        check_report(Report(ladder=ladder, reporter=reporter, **arguments))
     except MatchValidationError as exc:
         return {key: list(value) for key, value in exc.errors.items()}
     except MatchError as exc:
@@ -162,12 +161,11 @@ def report(request: SignedInRequest, slug: str) -> HttpResponse:
             if arguments is not None:
                 try:
                     match = domain.report_match(
-                        ladder=ladder, reporter=request.user, links=form.links(), **arguments
+                        Report(ladder=ladder, reporter=request.user, **arguments),
+                        links=form.links(),
                     )
                 except MatchValidationError as exc:
                     form.add_domain_errors(exc.errors)
-                except MatchPermissionError as exc:
-                    return forbidden(request, exc.message)
                 else:
                     messages.success(
                         request,

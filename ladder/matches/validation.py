@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import NotRequired, TypedDict, Unpack, get_origin, get_type_hints
 
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -157,20 +157,40 @@ def check_reason(reason: object, errors: FieldErrors, prompt: str) -> str:
     return text
 
 
+@dataclass(frozen=True, kw_only=True)
+class Report:
+    """A match report as a member gives it: ``report_match`` makes it, ``check_report`` asks
+    whether it would pass (the one list of a report's values)."""
+
+    ladder: Ladder
+    reporter: User
+    played_on: date
+    side_a: Sequence[User]
+    side_b: Sequence[User]
+    games: Sequence[Sequence[int]]
+    stats: object = None  # per player (user id or username): numbers by stat name
+
+
+@dataclass(frozen=True)
+class CheckedReport:
+    """A report that passed every rule, its values cleaned: the day, the sides, the games as
+    (a, b) points and the stats by user id."""
+
+    played_on: date
+    side_a: list[User]
+    side_b: list[User]
+    games: list[tuple[int, int]]
+    stats: dict[int, dict[str, float]]
+
+    @property
+    def players(self) -> list[User]:
+        return self.side_a + self.side_b
+
+
 def checked_report(
-    ladder: Ladder,
-    reporter: User,
-    played_on: date,
-    side_a: Sequence[User],
-    side_b: Sequence[User],
-    games: Sequence[Sequence[int]],
-    stats: object,
-    now: datetime,
-    *,
-    lock: bool,
-    organiser: bool = False,
-) -> tuple[date, list[User], list[User], list[tuple[int, int]], dict[int, dict[str, float]]]:
-    """Every rule a report must pass, or MatchError; the report's values, cleaned.
+    report: Report, now: datetime, *, lock: bool, organiser: bool = False
+) -> CheckedReport:
+    """Every rule ``report`` must pass, or MatchError; its values, cleaned.
 
     With ``lock`` (inside the report's transaction) the players' memberships are locked
     first, in a fixed order so that two reports cannot deadlock: a second report of the
@@ -182,12 +202,14 @@ def checked_report(
     not have played (ladder/clubnight/services.py ``enter_scores`` checks the court is one of
     tonight's); the reporter's pending and hourly limits do not apply, the evening's courts
     bound those reports."""
+    ladder, reporter = report.ladder, report.reporter
     require_signed_in(reporter)
-    side_a, side_b = list(side_a), list(side_b)
+    side_a, side_b = list(report.side_a), list(report.side_b)
     players = side_a + side_b
     errors = FieldErrors()
 
-    played_on = check_date(played_on, errors, now, ladder.max_report_age_days)  # type: ignore[assignment]
+    # None only with an error in ``errors``, raised before it is used.
+    played_on: date = check_date(report.played_on, errors, now, ladder.max_report_age_days)  # type: ignore[assignment]
     size = ladder.team_size
     for key, label, side in (("side_a", "Side A", side_a), ("side_b", "Side B", side_b)):
         if len(side) != size:
@@ -200,8 +222,8 @@ def checked_report(
         seen.add(user.pk)
     if reporter.pk not in seen and not organiser:
         errors.add("players", "You can only report a match you played in: add yourself to a side.")
-    game_scores = check_games(games, ladder, errors)
-    player_stats = _stats(stats, ladder, players, errors)
+    game_scores = check_games(report.games, ladder, errors)
+    player_stats = _stats(report.stats, ladder, players, errors)
 
     memberships = Membership.objects.filter(
         ladder=ladder, user__in=[u.pk for u in players] + [reporter.pk]
@@ -229,68 +251,13 @@ def checked_report(
         if duplicate is not None:
             errors.add("__all__", duplicate_message(duplicate, reporter))
     errors.raise_if_any()
-    return played_on, side_a, side_b, game_scores, player_stats
+    return CheckedReport(played_on, side_a, side_b, game_scores, player_stats)
 
 
-class Report(TypedDict):
-    """A match report as a member gives it: ``report_match`` makes it, ``check_report`` asks
-    whether it would pass (the one list of a report's values)."""
-
-    ladder: Ladder
-    reporter: User
-    played_on: date
-    side_a: Sequence[User]
-    side_b: Sequence[User]
-    games: Sequence[Sequence[int]]
-    stats: NotRequired[object]  # per player (user id or username): numbers by stat name
-
-
-# The report's keywords, read once. ``Report.__required_keys__`` cannot say: under
-# ``from __future__ import annotations`` its NotRequired is a string, so it lists them all.
-_REPORT_HINTS = get_type_hints(Report, include_extras=True)
-REPORT_KEYWORDS = frozenset(_REPORT_HINTS)
-REQUIRED_KEYWORDS = frozenset(
-    k for k, t in _REPORT_HINTS.items() if get_origin(t) is not NotRequired
-)
-
-
-def check_keywords(function: str, report: Mapping[str, object]) -> None:
-    """TypeError naming any keyword of ``report`` that ``Report`` does not have (a typo such
-    as ``organizer``) or any it requires and lacks, as Python says it for a plain
-    signature: ``**report: Unpack[Report]`` is checked by mypy only, and at run time would
-    drop an unknown keyword without a word."""
-    unknown = sorted(set(report) - REPORT_KEYWORDS)
-    if unknown:
-        said = (
-            "an unexpected keyword argument"
-            if len(unknown) == 1
-            else "unexpected keyword arguments"
-        )
-        raise TypeError(f"{function}() got {said} {', '.join(map(repr, unknown))}")
-    missing = sorted(REQUIRED_KEYWORDS - set(report))
-    if missing:
-        said = "argument" if len(missing) == 1 else "arguments"
-        raise TypeError(
-            f"{function}() missing required keyword {said} {', '.join(map(repr, missing))}"
-        )
-
-
-def check_report(*, now: datetime | None = None, **report: Unpack[Report]) -> None:
-    """Whether ``report_match`` would take this report, without making it: MatchError if
-    not. The report form asks this as the member types (the same rules, no locks, no rows).
-    TypeError for a keyword ``Report`` does not have, or one missing (``check_keywords``)."""
-    check_keywords("check_report", report)
-    checked_report(
-        report["ladder"],
-        report["reporter"],
-        report["played_on"],
-        report["side_a"],
-        report["side_b"],
-        report["games"],
-        report.get("stats"),
-        now or timezone.now(),
-        lock=False,
-    )
+def check_report(report: Report, *, now: datetime | None = None) -> None:
+    """Whether ``report_match`` would take ``report``, without making it: MatchError if
+    not. The report form asks this as the member types (the same rules, no locks, no rows)."""
+    checked_report(report, now or timezone.now(), lock=False)
 
 
 def _check_limits(ladder: Ladder, reporter: User, now: datetime, errors: FieldErrors) -> None:

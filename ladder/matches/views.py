@@ -41,7 +41,6 @@ from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import HtmxHttpRequest
-from ladder.errors import form_action
 from ladder.inputs import BadInput, parse_instant
 from ladder.matches import operations as domain
 from ladder.matches.errors import (
@@ -63,6 +62,7 @@ from ladder.matches.permissions import allowed_actions
 from ladder.matches.rematch import lineup_of
 from ladder.matches.templatetags.match_tags import names_and, names_or
 from ladder.matches.visibility import get_match_for_user
+from ladder.refusals import forbidden, form_action
 
 # ---- helpers ------------------------------------------------------------------------------
 
@@ -71,12 +71,6 @@ class SignedInRequest(HtmxHttpRequest):
     """The request of a ``login_required`` view: its user is a member account."""
 
     user: User
-
-
-def forbidden(request: HttpRequest, message: str) -> HttpResponse:
-    """The 403 page (or, for HTMX, just the message) explaining what is not allowed."""
-    template = "matches/_refusal.html" if getattr(request, "htmx", False) else "forbidden.html"
-    return render(request, template, {"message": message}, status=403)
 
 
 def _next_or(request: HttpRequest, default: str) -> str:
@@ -386,8 +380,6 @@ def resolve(request: SignedInRequest, pk: int) -> HttpResponse:
             domain.resolve_dispute(match, request.user, **arguments)
         except MatchValidationError as exc:
             case.form.add_domain_errors(exc.errors)
-        except MatchPermissionError as exc:
-            return forbidden(request, exc.message)
         except MatchStateError as exc:
             if not request.htmx:
                 messages.error(request, exc.message)
@@ -448,8 +440,6 @@ def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
                 operation(match, request.user, **arguments)
             except MatchValidationError as exc:
                 form.add_domain_errors(exc.errors)
-            except MatchPermissionError as exc:
-                return forbidden(request, exc.message)
             except MatchStateError as exc:
                 messages.error(request, exc.message)
                 return redirect(match)

@@ -1,6 +1,7 @@
 """The API of challenges, open games and the calendar (docs/API.md): thin views over
-``services.py``; the domain's errors become HTTP as the matches API's do
-(``DomainErrorsMixin``: 400 with field errors, 403, 409; what you may not see is 404)."""
+``services.py``; the domain's errors become HTTP in the API's one place
+(``ladder/api_support.py:exception_handler``: 400 with field errors, 403, 409, 429; what you
+may not see is 404)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from ladder.api_support import InputSerializer
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
-from ladder.matches.api import DomainErrorsMixin
 from ladder.matches.permissions import require_signed_in
 from ladder.matches.serializers import visible_ladder
 from ladder.play import services
@@ -126,7 +126,7 @@ class ChallengeSerializer(serializers.ModelSerializer[Challenge]):
         return reverse("ladder:report", args=[obj.ladder.slug]) + f"?challenge={obj.pk}"
 
 
-class _Authenticated(DomainErrorsMixin, APIView):
+class _Authenticated(APIView):
     authentication_classes = API_AUTHENTICATION
     permission_classes = [permissions.IsAuthenticated]
 

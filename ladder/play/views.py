@@ -18,14 +18,13 @@ from accounts.models import User
 from ladder.clubs import access
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import get_ladder_for_user
-from ladder.errors import form_action
 from ladder.matches.errors import (
     MatchError,
     MatchPermissionError,
     MatchRateLimited,
     MatchValidationError,
 )
-from ladder.matches.views import SignedInRequest, forbidden
+from ladder.matches.views import SignedInRequest
 from ladder.play import services
 from ladder.play.calendar import member_calendar, single_event
 from ladder.play.forms import ChallengeForm, OpenGameForm, TimesForm
@@ -38,6 +37,7 @@ from ladder.play.models import (
     OpenGame,
     PlaySettings,
 )
+from ladder.refusals import forbidden, form_action
 
 
 def _member_ladder(request: SignedInRequest, slug: str, doing: str) -> Ladder | HttpResponse:
@@ -67,8 +67,6 @@ def challenge_new(request: SignedInRequest, slug: str) -> HttpResponse:
         except MatchRateLimited as exc:
             form.add_error(None, exc.message)  # it says when to try again
             status = 429
-        except MatchPermissionError as exc:
-            return forbidden(request, exc.message)
         else:
             messages.success(request, "Challenge sent. You will hear when they answer.")
             return redirect("challenges")
@@ -198,8 +196,6 @@ def open_games(request: SignedInRequest, slug: str) -> HttpResponse:
         if form.is_valid():
             try:
                 services.post_open_game(ladder=ladder, by=request.user, **form.arguments())
-            except MatchPermissionError as exc:
-                return forbidden(request, exc.message)
             except MatchValidationError as exc:
                 form.add_domain_errors(exc.errors)
             else:

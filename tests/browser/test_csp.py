@@ -41,6 +41,7 @@ def test_the_browsable_api_keeps_the_policy(new_page, live_server, transactional
     from django.utils import timezone
 
     from ladder.matches.operations import report_match
+    from ladder.matches.validation import Report
     from tests.factories import PASSWORD, LadderFactory, MembershipFactory, UserFactory
 
     ladder = LadderFactory(name="Singles", slug="singles")
@@ -48,12 +49,14 @@ def test_the_browsable_api_keeps_the_policy(new_page, live_server, transactional
     for user in (alice, bob):
         MembershipFactory(ladder=ladder, user=user)
     match = report_match(
-        ladder=ladder,
-        reporter=alice,
-        played_on=timezone.localdate(),
-        side_a=[alice],
-        side_b=[bob],
-        games=[(21, 15), (21, 18)],
+        Report(
+            ladder=ladder,
+            reporter=alice,
+            played_on=timezone.localdate(),
+            side_a=[alice],
+            side_b=[bob],
+            games=[(21, 15), (21, 18)],
+        )
     )
     page = new_page()
     page.goto("/accounts/login/")

@@ -50,6 +50,7 @@ from schemathesis.openapi.checks import RejectedPositiveData
 
 from accounts.tokens import issue_token
 from ladder.matches import operations as matches
+from ladder.matches.validation import Report
 from ladder.wsgi import application
 
 # A schema-valid request may be refused for what it asks, not for its form: 401, 403, 404 (a
@@ -155,29 +156,35 @@ def api_schema(request, db, ladder, alice, bob, charlie, mod, monkeypatch):  # t
         request.addfinalizer(lambda signal=signal: signal.connect(close_old_connections))
     today = timezone.localdate()
     pending = matches.report_match(
-        ladder=ladder,
-        reporter=alice,
-        played_on=today,
-        side_a=[alice],
-        side_b=[bob],
-        games=[(21, 15), (21, 18)],
+        Report(
+            ladder=ladder,
+            reporter=alice,
+            played_on=today,
+            side_a=[alice],
+            side_b=[bob],
+            games=[(21, 15), (21, 18)],
+        )
     )
     confirmed = matches.report_match(
-        ladder=ladder,
-        reporter=bob,
-        played_on=today - timedelta(days=1),
-        side_a=[bob],
-        side_b=[charlie],
-        games=[(21, 10), (21, 12)],
+        Report(
+            ladder=ladder,
+            reporter=bob,
+            played_on=today - timedelta(days=1),
+            side_a=[bob],
+            side_b=[charlie],
+            games=[(21, 10), (21, 12)],
+        )
     )
     matches.confirm_match(confirmed, charlie)
     disputed = matches.report_match(
-        ladder=ladder,
-        reporter=charlie,
-        played_on=today - timedelta(days=2),
-        side_a=[charlie],
-        side_b=[alice],
-        games=[(21, 19), (23, 21)],
+        Report(
+            ladder=ladder,
+            reporter=charlie,
+            played_on=today - timedelta(days=2),
+            side_a=[charlie],
+            side_b=[alice],
+            games=[(21, 19), (23, 21)],
+        )
     )
     matches.dispute_match(disputed, alice, "The second game was 21-23.", None)
     member = _auth(alice)
@@ -323,7 +330,7 @@ NUL_IN_A_KEY = (
 
 def _nul_in_a_key_only(body: Any) -> str | None:
     """NUL_IN_A_KEY if the body's only NUL bytes are in keys of a map (RefuseBadInput refused
-    it: ladder/errors.py)."""
+    it: ladder/refusals.py)."""
 
     def values_have_nul(value: Any) -> bool:
         if isinstance(value, str):

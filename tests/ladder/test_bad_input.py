@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from ladder.matches import operations as matches
 from ladder.matches.errors import MatchValidationError
 from ladder.matches.models import AuditEntry, Dispute, Match
+from ladder.matches.validation import Report
 
 pytestmark = pytest.mark.django_db
 
@@ -27,12 +28,14 @@ def report(ladder, alice, bob) -> Match:  # type: ignore[no-untyped-def]
     from django.utils import timezone
 
     return matches.report_match(
-        ladder=ladder,
-        reporter=alice,
-        played_on=timezone.localdate(),
-        side_a=[alice],
-        side_b=[bob],
-        games=[(21, 15), (21, 18)],
+        Report(
+            ladder=ladder,
+            reporter=alice,
+            played_on=timezone.localdate(),
+            side_a=[alice],
+            side_b=[bob],
+            games=[(21, 15), (21, 18)],
+        )
     )
 
 

@@ -22,6 +22,7 @@ from ladder.matches import operations as matches
 from ladder.matches import permissions
 from ladder.matches.errors import MatchValidationError
 from ladder.matches.models import Match
+from ladder.matches.validation import Report
 from ratings.models import PlayerRating, active_since, today
 from ratings.pipeline import rate_ladder
 from tests.matches.support import API, api_client, report_payload, unchanged
@@ -121,22 +122,24 @@ def test_the_oldest_date_a_report_may_have_counts_in_club_days(clock, ladder, al
     report = {"ladder": ladder, "reporter": alice, "side_a": [alice], "side_b": [bob]}
     with unchanged(), pytest.raises(MatchValidationError) as refused:
         matches.report_match(
-            **report, played_on=oldest - timedelta(days=1), games=[(21, 10), (21, 12)]
+            Report(**report, played_on=oldest - timedelta(days=1), games=[(21, 10), (21, 12)])
         )
     assert "is too long ago" in str(refused.value.errors["played_on"])
-    match = matches.report_match(**report, played_on=oldest, games=[(21, 10), (21, 12)])
+    match = matches.report_match(Report(**report, played_on=oldest, games=[(21, 10), (21, 12)]))
     assert match.played_on == oldest
 
 
 @pytest.mark.django_db
 def test_confirming_and_disputing_last_until_the_window_ends(clock, client, ladder, alice, bob):  # type: ignore[no-untyped-def]
     match = matches.report_match(
-        ladder=ladder,
-        reporter=alice,
-        played_on=local_today(clock),
-        side_a=[alice],
-        side_b=[bob],
-        games=[(21, 10), (21, 12)],
+        Report(
+            ladder=ladder,
+            reporter=alice,
+            played_on=local_today(clock),
+            side_a=[alice],
+            side_b=[bob],
+            games=[(21, 10), (21, 12)],
+        )
     )
     client.force_login(bob)
     window = timedelta(hours=ladder.confirm_within_hours)
@@ -163,12 +166,14 @@ def test_ratings_are_as_of_the_clubs_today_and_the_lookback_counts_club_days(
     then = timezone.make_aware(datetime.combine(last, timezone.localtime(clock).time()))
     with time_machine.travel(then, tick=False):  # reported and confirmed on the day
         match = matches.report_match(
-            ladder=ladder,
-            reporter=alice,
-            played_on=last,
-            side_a=[alice],
-            side_b=[bob],
-            games=[(21, 10), (21, 12)],
+            Report(
+                ladder=ladder,
+                reporter=alice,
+                played_on=last,
+                side_a=[alice],
+                side_b=[bob],
+                games=[(21, 10), (21, 12)],
+            )
         )
         matches.confirm_match(match, bob)
     rate_ladder(ladder.pk)

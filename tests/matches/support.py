@@ -120,7 +120,7 @@ def report_payload(ladder: Ladder, side_a: list[Any], side_b: list[Any], **overr
 
 
 def singles_report(ladder: Ladder, reporter: Any, opponent: Any) -> dict[str, Any]:
-    """``report_match``'s keywords for a singles win today, 21-15 21-18."""
+    """A ``Report``'s values for a singles win today, 21-15 21-18."""
     return {
         "ladder": ladder,
         "reporter": reporter,

@@ -12,6 +12,7 @@ from django.utils import timezone
 from ladder.matches import operations as matches
 from ladder.matches.errors import MatchError, MatchStateError
 from ladder.matches.models import AuditEntry, Match
+from ladder.matches.validation import Report
 from tests.factories import reported_match
 
 pytestmark = [
@@ -45,12 +46,14 @@ def race(*calls):
 def test_the_same_report_twice_at_once(ladder, alice, bob):
     def report(reporter, a, b, games):
         return lambda: matches.report_match(
-            ladder=ladder,
-            reporter=reporter,
-            played_on=timezone.localdate(),
-            side_a=[a],
-            side_b=[b],
-            games=games,
+            Report(
+                ladder=ladder,
+                reporter=reporter,
+                played_on=timezone.localdate(),
+                side_a=[a],
+                side_b=[b],
+                games=games,
+            )
         )
 
     results = race(

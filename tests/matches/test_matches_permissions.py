@@ -15,6 +15,7 @@ from ladder.matches import operations as matches
 from ladder.matches.errors import MatchPermissionError
 from ladder.matches.models import AuditEntry
 from ladder.matches.permissions import allowed_actions
+from ladder.matches.validation import Report
 from tests.matches.support import ROLES, cast_roles, doubles_match, in_state, unchanged
 
 PROPOSED = [[21, 15], [19, 21], [21, 10]]
@@ -106,11 +107,11 @@ def test_report_matrix(doubles, roles, alice, bob, charlie, dave, role):
         "games": [(21, 15), (21, 18)],
     }
     if role in REPORT_ALLOWED:
-        match = matches.report_match(**kwargs)
+        match = matches.report_match(Report(**kwargs))
         assert match.state == "pending" and match.reporter == user
     else:
         with unchanged(), pytest.raises(MatchPermissionError) as info:
-            matches.report_match(**kwargs)
+            matches.report_match(Report(**kwargs))
         assert info.value.status == 403
 
 

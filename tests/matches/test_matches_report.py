@@ -14,7 +14,7 @@ from django.utils import timezone
 from ladder.matches import operations as matches
 from ladder.matches.errors import MatchPermissionError, MatchValidationError
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer
-from ladder.matches.validation import check_report
+from ladder.matches.validation import Report, check_report
 from tests.factories import LadderFactory, MembershipFactory, UserFactory, reported_match
 from tests.matches.support import unchanged
 
@@ -22,15 +22,18 @@ TODAY = timezone.localdate
 
 
 def report(ladder, reporter, side_a, side_b, games=((21, 15), (21, 18)), **kwargs):
-    kwargs.setdefault("played_on", TODAY())
-    return matches.report_match(
+    """``report_match`` of these values (``played_on``, ``stats``) and options (``now``, …)."""
+    values = {k: kwargs.pop(k) for k in ("played_on", "stats") if k in kwargs}
+    values.setdefault("played_on", TODAY())
+    sent = Report(
         ladder=ladder,
         reporter=reporter,
         side_a=side_a,
         side_b=side_b,
         games=[tuple(g) for g in games],
-        **kwargs,
+        **values,
     )
+    return matches.report_match(sent, **kwargs)
 
 
 def refused(field, message, **call):
@@ -476,7 +479,7 @@ def test_checking_a_report_makes_nothing_and_locks_nothing(ladder, alice, bob, m
         "games": [(21, 15), (21, 18)],
     }
     with unchanged(), CaptureQueriesContext(connection) as queries:
-        assert check_report(**arguments) is None
+        assert check_report(Report(**arguments)) is None
     assert not [q["sql"] for q in queries if "FOR UPDATE" in q["sql"].upper()]
     assert not [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("INSERT")]
     assert mailoutbox == []
@@ -484,15 +487,15 @@ def test_checking_a_report_makes_nothing_and_locks_nothing(ladder, alice, bob, m
     # The same refusal as the report itself, word for word.
     bad = {**arguments, "games": [(21, 15), (15, 21)]}
     with unchanged(), pytest.raises(MatchValidationError) as checked:
-        check_report(**bad)
+        check_report(Report(**bad))
     with unchanged(), pytest.raises(MatchValidationError) as reported:
-        matches.report_match(**bad)
+        matches.report_match(Report(**bad))
     assert checked.value.errors == reported.value.errors
 
     # What the check passes, the report takes.
-    match = matches.report_match(**arguments)
+    match = matches.report_match(Report(**arguments))
     assert Match.objects.filter(pk=match.pk, state="pending").exists()
     # And a second time it is a duplicate, for the check as for the report.
     with pytest.raises(MatchValidationError) as duplicate:
-        check_report(**arguments)
+        check_report(Report(**arguments))
     assert "already reported" in str(duplicate.value.errors["__all__"])

@@ -15,6 +15,7 @@ from ladder.matches import api as matches_api
 from ladder.matches import operations as matches
 from ladder.matches.errors import ReportKeyReused
 from ladder.matches.models import AuditEntry, Match, Notification
+from ladder.matches.validation import Report
 from tests.matches.support import API, api_client, counts, report_payload, singles_report
 from tests.matches.test_matches_concurrency import race
 
@@ -157,11 +158,11 @@ def test_a_committed_report_answers_201_when_the_database_fails_after_it(  # typ
 
 def test_the_domain_function_takes_the_key(ladder, alice, bob):  # type: ignore[no-untyped-def]
     report = singles_report(ladder, alice, bob)
-    first = matches.report_match(**report, key="k1")
-    again = matches.report_match(**report, key="k1")
+    first = matches.report_match(Report(**report), key="k1")
+    again = matches.report_match(Report(**report), key="k1")
     assert (first.repeated, again.repeated) == (False, True) and again.pk == first.pk
     with pytest.raises(ReportKeyReused):
-        matches.report_match(**{**report, "games": [(21, 0), (21, 0)]}, key="k1")
+        matches.report_match(Report(**{**report, "games": [(21, 0), (21, 0)]}), key="k1")
     assert AuditEntry.objects.filter(action="report").count() == 1
 
 
@@ -177,9 +178,11 @@ def test_a_repeat_sent_while_the_first_is_being_made(ladder, alice, bob):  # typ
         "side_a": [alice],
         "side_b": [bob],
         "games": [(21, 15), (21, 18)],
-        "key": KEY,
     }
-    results = race(lambda: matches.report_match(**report), lambda: matches.report_match(**report))
+    results = race(
+        lambda: matches.report_match(Report(**report), key=KEY),
+        lambda: matches.report_match(Report(**report), key=KEY),
+    )
     assert all(isinstance(r, Match) for r in results), results
     assert {r.pk for r in results} == {Match.objects.get().pk}  # type: ignore[union-attr]
     assert sorted(r.repeated for r in results) == [False, True]  # type: ignore[union-attr]
@@ -193,12 +196,14 @@ def test_two_reports_under_one_key_at_once(ladder, alice, bob, charlie):  # type
 
     def report(opponent):  # type: ignore[no-untyped-def]
         return lambda: matches.report_match(
-            ladder=ladder,
-            reporter=alice,
-            played_on=timezone.localdate(),
-            side_a=[alice],
-            side_b=[opponent],
-            games=[(21, 15), (21, 18)],
+            Report(
+                ladder=ladder,
+                reporter=alice,
+                played_on=timezone.localdate(),
+                side_a=[alice],
+                side_b=[opponent],
+                games=[(21, 15), (21, 18)],
+            ),
             key=KEY,
         )
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 from ladder.matches import operations as matches
 from ladder.matches.errors import MatchValidationError
 from ladder.matches.models import Match
+from ladder.matches.validation import Report
 from tests.factories import LadderFactory, MembershipFactory
 from tests.matches.support import API, api_client, report_payload, unchanged
 
@@ -155,12 +156,14 @@ def report(via, ladder, alice, bob, games):
     if via == "domain":
         try:
             match = matches.report_match(
-                ladder=ladder,
-                reporter=alice,
-                played_on=timezone.localdate(),
-                side_a=[alice],
-                side_b=[bob],
-                games=[tuple(g) for g in games],
+                Report(
+                    ladder=ladder,
+                    reporter=alice,
+                    played_on=timezone.localdate(),
+                    side_a=[alice],
+                    side_b=[bob],
+                    games=[tuple(g) for g in games],
+                )
             )
         except MatchValidationError as exc:
             assert set(exc.errors) == {"games"}, exc.errors

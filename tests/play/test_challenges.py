@@ -18,6 +18,7 @@ from ladder.matches.errors import (
     MatchValidationError,
 )
 from ladder.matches.models import MailSettings, Notification
+from ladder.matches.validation import Report
 from ladder.play import services
 from ladder.play.models import (
     CANCELLED,
@@ -374,12 +375,14 @@ def test_a_challenge_expires_by_its_last_proposed_time(ladder, alice, bob, charl
 
 def report(ladder, reporter, a, b, links):
     return matches.report_match(
-        ladder=ladder,
-        reporter=reporter,
-        played_on=timezone.localdate(),
-        side_a=[a],
-        side_b=[b],
-        games=[(21, 15), (21, 18)],
+        Report(
+            ladder=ladder,
+            reporter=reporter,
+            played_on=timezone.localdate(),
+            side_a=[a],
+            side_b=[b],
+            games=[(21, 15), (21, 18)],
+        ),
         links=links,
     )
 

@@ -17,6 +17,7 @@ from icalendar import Calendar
 
 from ladder.clubs.services import set_away
 from ladder.matches import operations as matches
+from ladder.matches.validation import Report
 from ladder.play import services as play
 from ladder.play.models import CalendarFeed, Challenge
 from ratings.models import Season
@@ -71,12 +72,14 @@ def test_a_new_season_shows_at_once_on_the_kept_ladder_page(ladder, alice, bob) 
 
 def test_time_away_shows_at_once_on_the_kept_board_and_player_page(ladder, alice, bob) -> None:
     played = matches.report_match(
-        ladder=ladder,
-        reporter=alice,
-        played_on=TODAY - timedelta(days=3),
-        side_a=[alice],
-        side_b=[bob],
-        games=[(21, 15), (21, 18)],
+        Report(
+            ladder=ladder,
+            reporter=alice,
+            played_on=TODAY - timedelta(days=3),
+            side_a=[alice],
+            side_b=[bob],
+            games=[(21, 15), (21, 18)],
+        )
     )
     matches.confirm_match(played, bob)
     rate_ladder(ladder.pk)  # both on the board

@@ -16,6 +16,7 @@ from accounts.models import User
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches import operations as matches
 from ladder.matches.models import Game, Match, MatchPlayer
+from ladder.matches.validation import Report
 from ratings.lab.importfmt import from_spreadsheet_safe, spreadsheet_safe
 from tests.factories import LadderFactory, MembershipFactory, UserFactory
 
@@ -105,12 +106,14 @@ def played(db):  # type: ignore[no-untyped-def]
     today = timezone.localdate()
     for day, (a, b) in enumerate([(0, 1), (2, 3), (1, 3)]):
         match = matches.report_match(
-            ladder=ladder,
-            reporter=people[a],
-            played_on=today - timedelta(days=day + 1),
-            side_a=[people[a]],
-            side_b=[people[b]],
-            games=[(21, 15), (21, 18)],
+            Report(
+                ladder=ladder,
+                reporter=people[a],
+                played_on=today - timedelta(days=day + 1),
+                side_a=[people[a]],
+                side_b=[people[b]],
+                games=[(21, 15), (21, 18)],
+            )
         )
         matches.confirm_match(match, people[b])
     # An admin removes a member who has played.
