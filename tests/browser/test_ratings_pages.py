@@ -96,7 +96,7 @@ def test_leaderboard_player_page_and_head_to_head(new_page, screenshot, bwf, tim
     expect(chart.locator("path.line")).to_have_count(1)
     explanations = page.locator("#matches .explain")
     expect(explanations).to_have_count(20)
-    expect(explanations.first).to_contain_text(re.compile(r"^Expected 0\.\d\d, (won|lost) "))
+    expect(explanations.first).to_contain_text(re.compile(r"^\d+% chance to win, (won|lost) "))
     screenshot(page, "player_page")
 
     # Paging the match list swaps it in place.

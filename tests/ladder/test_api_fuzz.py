@@ -126,6 +126,13 @@ DOMAIN_REFUSALS: list[tuple[set[str], str, str]] = [
         "club night: enough players present for a match of the ladder's team size, each once",
     ),
     (
+        {"guests"},
+        r"(Give the guest a name|A guest's name is plain text|There is already a guest called"
+        r"|.* reads like the name of someone with an account here)",
+        "a guest's name: not blank once its spaces are tidied, printable, none like another "
+        "guest's or any account's (names the schema cannot compare)",
+    ),
+    (
         {"games"},
         r"That is the score (and date )?already (recorded|reported); nothing (would change|changed)",
         "a correction or edit to the score the match has: the schema does not know the match",
