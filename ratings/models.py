@@ -38,9 +38,8 @@ from ladder.clubs.access import BANNED, LISTINGS, PUBLIC, Viewer, listing_of
 from ladder.clubs.formatting import format_days, format_rating
 from ladder.clubs.models import Ladder, Membership
 from ladder.inputs import BadInput, parse_day
-from ratings.engine.glicko2 import inflate
 from ratings.engine.predict import inflated_rd
-from ratings.engine.scales import GLICKO2_SCALE, rd_ceiling
+from ratings.engine.ranked import established_until
 from ratings.engine.types import Params, PlayerState
 
 # The leaderboard's trend: rating now minus rating this many days ago.
@@ -81,66 +80,12 @@ def _active(cutoffs: Mapping[int, date]) -> Q:
 # ``inflated_rd``) of at most ``ranked_rd``, and a rated match within ``lookback_days``
 # (inclusive). RD grows by whole rating periods since the last match, and by the periods of
 # each season start crossed since, so the first two hold up to a day that follows from the
-# row and the ladder's seasons alone: ``established_until`` works it out when the row is
-# written (ratings.pipeline) or the ladder's ranked settings change
-# (ratings.services.restand), and a status is then a plain condition on two dates, which
-# the leaderboard's counts and its walk down the rating index can use. A season's first day
-# added, moved or removed while it raises RDs replays the ladder (ratings.signals), which
-# writes the rows again.
-
-# A wait past this many days is forever (and keeps date arithmetic in range).
-MAX_DAYS = 100 * 366
-
-
-def established_until(
-    state: PlayerState, params: Params, ranked_rd: float, ranked_min_matches: int
-) -> date | None:
-    """The last day on which a player whose state (after their last rated match) is
-    ``state`` has enough matches and an RD, inflated to that day, of at most ``ranked_rd``;
-    None when no day is (too few matches, or the RD is already above)."""
-    last = state.last_played
-    if last is None or state.matches < ranked_min_matches or state.rd > ranked_rd:
-        return None
-    step = GLICKO2_SCALE * state.volatility  # RD² grows by step² per idle period
-    if rd_ceiling(params) <= ranked_rd or step <= 0:
-        return date.max
-    ceiling = rd_ceiling(params) / GLICKO2_SCALE
-
-    def fits(n: int) -> bool:  # the RD after n periods, as predictions inflate it
-        grown = inflate(state.rd / GLICKO2_SCALE, state.volatility, n, ceiling)
-        return GLICKO2_SCALE * grown <= ranked_rd
-
-    # The most periods the RD takes and stays within ranked_rd: the estimate is off by one
-    # at most from rounding; the engine's inflation decides.
-    most = max(int((ranked_rd**2 - state.rd**2) / step**2), 0)
-    while fits(most + 1):
-        most += 1
-    while most > 0 and not fits(most):
-        most -= 1
-    return _last_day_within(last, most, params)
-
-
-def _last_day_within(last: date, most: int, params: Params) -> date:
-    """The last day ``d`` whose periods since ``last`` (``inactivity_periods``: whole
-    periods, and ``season_start_periods`` for each first day F with last < F <= d) are at
-    most ``most``. Between two season starts the periods grow with the days alone, so the
-    first day past ``most`` is found per stretch, in order."""
-    period, per_start = params.rating_period_days, params.season_start_periods
-    ahead = [first for first in params.season_starts if first > last] if per_start else []
-    offsets = [(first - last).days for first in ahead]  # days after `last`
-    for crossed, begins in enumerate([1, *offsets]):
-        # In this stretch (from its first day to the next start) the periods are the whole
-        # ones plus per_start for each start crossed: they pass `most` from the day the whole
-        # ones pass what is left, or from the stretch's first day if nothing is left.
-        left = most - per_start * crossed
-        past = max(begins, (left + 1) * period)
-        if crossed == len(offsets) or past < offsets[crossed]:
-            return _day_after(last, past - 1)
-    raise AssertionError("unreachable: the last stretch has no end")
-
-
-def _day_after(last: date, days: int) -> date:
-    return date.max if days > MAX_DAYS else last + timedelta(days=days)
+# row and the ladder's seasons alone: ``established_until`` (the engine's rule,
+# ratings/engine/ranked.py) works it out when the row is written (ratings.pipeline) or the
+# ladder's ranked settings change (ratings.services.restand), and a status is then a plain
+# condition on two dates, which the leaderboard's counts and its walk down the rating index
+# can use. A season's first day added, moved or removed while it raises RDs replays the
+# ladder (ratings.signals), which writes the rows again.
 
 
 def rating_params(ladder: Ladder) -> Params:

@@ -40,15 +40,10 @@ from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import AuditEntry, Game, Match, MatchPlayer, Notification
 from ratings.bulk import IdBatch, id_batches, insert_rows, upsert_rows
 from ratings.engine import MatchResult, PlayerState, Replayer, ReplaySnapshot
+from ratings.engine.ranked import established_until
 from ratings.engine.replay import Changes, History, MatchRow, encode_rows
 from ratings.leaderboards import warm_board
-from ratings.models import (
-    PlayerRating,
-    RatingChange,
-    established_until,
-    ladder_standing,
-    rating_params,
-)
+from ratings.models import PlayerRating, RatingChange, ladder_standing, rating_params
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,10 @@ from django.db.models import Min
 from ladder.clubs.models import LADDER_FLOOR, Ladder
 from ladder.clubs.params import METHOD_OPTIONS, PARAM_FIELDS
 from ladder.matches.models import Match
+from ratings.engine.ranked import established_until
 from ratings.engine.replay import validate_params
 from ratings.engine.types import NEWCOMER_SAMPLE, EngineError, PlayerState
-from ratings.models import PlayerRating, RatingChange, established_until, ladder_standing
+from ratings.models import PlayerRating, RatingChange, ladder_standing
 from ratings.pipeline import bump_board, recompute_ladder
 from ratings.tasks import enqueue_rating
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -19,9 +19,6 @@ from django.utils.crypto import salted_hmac
 from accounts.models import User
 from ladder.clubs.models import Ladder
 from ladder.matches.models import Match
-
-if TYPE_CHECKING:
-    from ladder.play.forms import TimesForm
 
 # A challenge's and an open game's states.
 OPEN = "open"
@@ -153,9 +150,6 @@ class Challenge(Scheduled):
     state = models.CharField(max_length=10, choices=CHALLENGE_STATES, default=OPEN)
     expires_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)
-
-    # Not a column: the challenges page sets it on each challenge it lists (its answer form).
-    times_form: TimesForm
 
     class Meta:
         ordering = ["-created_at", "-pk"]

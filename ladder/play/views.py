@@ -108,14 +108,17 @@ def challenges(request: SignedInRequest) -> HttpResponse:
     if not everyone:
         queryset = queryset.filter(players__user=request.user)
     shown = list(queryset.order_by("-created_at", "-pk")[:200])
-    for challenge in shown:
-        challenge.times_form = TimesForm(prefix=f"c{challenge.pk}")
+    # Each challenge listed with its form for other times (the model holds no form).
+    sections = [
+        (key, title, [(c, TimesForm(prefix=f"c{c.pk}")) for c in items])
+        for key, title, items in _sections(request.user, shown)
+    ]
     feed = CalendarFeed.objects.filter(user=request.user).first()
     return render(
         request,
         "play/challenges.html",
         {
-            "sections": _sections(request.user, shown),
+            "sections": sections,
             "everyone": everyone,
             "feed": feed,
             "now": timezone.now(),

@@ -1,8 +1,8 @@
 """The documents stay true to the repository: the README is short, nothing points outside
 the repository, every link resolves, and every citation of the specifications
-("RATINGS.md §3 step 9", 'RULES.md "Matches"') names a section that exists
-(docs/ARCHITECTURE.md). The rating parameters' table and the production settings are
-checked against the code they describe."""
+("RATINGS.md §3 step 9", 'RULES.md "Matches"', 'STYLE.md "Where logic lives"') names a
+section that exists (docs/ARCHITECTURE.md). The rating parameters' table, the production
+settings and the list of files over 600 lines are checked against what they describe."""
 
 from __future__ import annotations
 
@@ -31,8 +31,13 @@ TEXT_SUFFIXES |= {".js", ".css", ".json", ".yml", ".yaml", ".service", ".target"
 RATINGS_CITATION = re.compile(r"RATINGS\.md\s+§(\d+)((?:\s*(?:,|and|/)\s*§\d+)*)")
 STEP_CITATION = re.compile(r"RATINGS\.md\s+§3\s+steps?\s+(\d+)(?:\s*(?:,|and)\s*(\d+))?")
 RULES_CITATION = re.compile(r'RULES\.md "([^"\n]+)"')
+# A section or bold item of the style guide; a docstring may wrap the name over two lines.
+STYLE_CITATION = re.compile(r'STYLE\.md\s+"([^"]+)"')
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)|\bsrc=\"([^\"]+)\"")
 DOC_MENTION = re.compile(r"\bdocs/[\w/-]+\.md\b")
+LARGE_FILE = re.compile(r"^- `([\w/]+\.py)` \(~([\d,]+)\)", flags=re.MULTILINE)
+LARGE_FILE_LINES = 600
+LARGE_FILE_ROOTS = {"ladder", "ratings", "accounts"}
 ENV_READ = re.compile(r"\benv(?:str|int|bool|list)\(\s*\"([A-Z][A-Z0-9_]*)\"")
 
 
@@ -75,6 +80,14 @@ def ratings_sections() -> dict[int, str]:
 @cache
 def rules_headings() -> set[str]:
     return set(re.findall(r"^##+ (.+?)\s*$", read(DOCS / "RULES.md"), flags=re.MULTILINE))
+
+
+@cache
+def style_items() -> set[str]:
+    """The style guide's section headings and the items it names in bold ("- **Name**")."""
+    text = read(DOCS / "STYLE.md")
+    headings = re.findall(r"^##+ (.+?)\s*$", text, flags=re.MULTILINE)
+    return {*headings, *re.findall(r"^- \*\*(.+?)\*\*", text, flags=re.MULTILINE)}
 
 
 def citations(pattern: re.Pattern[str]) -> Iterator[tuple[str, re.Match[str]]]:
@@ -174,6 +187,47 @@ def test_every_rules_citation_names_a_heading_of_rules() -> None:
     assert len(cited) > 15
     wrong = [f"{where}: {found.group(0)}" for where, found in cited if found[1] not in headings]
     assert wrong == [], f"docs/RULES.md has no such section: {wrong}"
+
+
+def test_the_style_guide_the_code_cites_is_in_docs() -> None:
+    citing = [p for p in text_files() if p != Path(__file__) and "STYLE.md" in read(p)]
+    assert citing, "nothing cites STYLE.md: has the search stopped working?"
+    assert (DOCS / "STYLE.md").is_file(), f"{citing[0].relative_to(ROOT)} cites a STYLE.md"
+
+
+def test_every_style_citation_names_a_section_or_item_of_the_style_guide() -> None:
+    items = style_items()
+    cited = list(citations(STYLE_CITATION))
+    assert len(cited) >= 2
+    wrong = [
+        f"{where}: {found.group(0)}"
+        for where, found in cited
+        if " ".join(found[1].split()) not in items
+    ]
+    assert wrong == [], f"docs/STYLE.md has no such section or item: {wrong}"
+
+
+def test_the_list_of_files_over_600_lines_is_the_trees() -> None:
+    """docs/ARCHITECTURE.md "Files over 600 lines" names every Python file of the apps over
+    600 lines (migrations aside), and no other, each with its count to within 10%."""
+    text = read(DOCS / "ARCHITECTURE.md")
+    section = text.split("## Files over 600 lines", 1)[1].split("\n## ", 1)[0]
+    listed = {name: int(count.replace(",", "")) for name, count in LARGE_FILE.findall(section)}
+    actual = {
+        str(p.relative_to(ROOT)): len(read(p).splitlines())
+        for p in text_files()
+        if p.suffix == ".py"
+        and p.relative_to(ROOT).parts[0] in LARGE_FILE_ROOTS
+        and "migrations" not in p.parts
+    }
+    large = {name for name, lines in actual.items() if lines > LARGE_FILE_LINES}
+    assert sorted(listed) == sorted(large), "docs/ARCHITECTURE.md's files over 600 lines"
+    off = {
+        name: (count, actual[name])
+        for name, count in listed.items()
+        if abs(count - actual[name]) > actual[name] / 10
+    }
+    assert off == {}, f"listed (~lines, lines today) more than 10% off: {off}"
 
 
 def test_the_parameter_table_gives_the_engines_defaults() -> None:
