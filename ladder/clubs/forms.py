@@ -47,6 +47,13 @@ class JoinForm(forms.Form):
             ("", f"Skip – {skip} ({format_rating(start.rating)})"),
             *level_choices_for(ladder.scoring_format),
         ]
+        # Skipping is not the level of the same number (issue 37: 4.50 read as "Strong club
+        # player"): the start is a placeholder the first matches move quickly.
+        level.help_text = (
+            f"The level sets your starting rating. Skip it and you start at "
+            f"{format_rating(start.rating)}, {skip}: not a level, only where your first "
+            "matches start from, with a wide ± so that they place you quickly."
+        )
         certainty.choices = [
             *CERTAINTY_CHOICES,
             ("", f"Skip – ladder default (± {format_rd(start.rd)})"),

@@ -54,6 +54,8 @@ def test_join_page_shows_levels_and_certainty(client, outsider, ladder):
     assert response.status_code == 200
     page = response.content.decode()
     assert "Skip – ladder default (4.50)" in page
+    # Issue 37: skipping read as the level of the same number ("4.5 – Strong club player").
+    assert "Skip it and you start at 4.50, ladder default: not a level" in page
     assert "5.5 – Top club player" in page
     assert "I have a rating from league or tournament play" in page
     assert 'name="certainty"' in page and 'type="radio"' in page
@@ -198,3 +200,13 @@ def test_a_ladder_of_another_sport_describes_levels_without_badminton(client, ou
     assert response.status_code == 302
     membership = Membership.objects.get(ladder__slug="fives", user=outsider)
     assert (membership.self_level, membership.initial_rating) == (Decimal("4.0"), 4000)
+
+
+def test_the_member_card_says_a_skipped_level_is_no_level(client, outsider, alice, ladder):
+    """Issue 37: a newcomer who skipped read "starting at 4.50" as the level 4.5."""
+    client.force_login(outsider)
+    client.post(join_url(), {})
+    page = client.get("/ladders/singles/").content.decode()
+    assert "(no level given: your first matches place you)" in page
+    client.force_login(alice)  # joined with level 5.0
+    assert "no level given" not in client.get("/ladders/singles/").content.decode()
