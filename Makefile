@@ -35,7 +35,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports  # the apps depend one way (docs/ARCHITECTURE.md)
 
 typecheck: $(STAMP)
-	$(BIN)/mypy ladder ratings accounts
+	$(BIN)/mypy core ladder ratings accounts
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/engine.py

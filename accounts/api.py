@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from accounts.models import ApiToken
 from accounts.security import ScopedRateThrottle
 from accounts.tokens import TokenAuthentication, issue_token
-from ladder.api_support import InputSerializer
+from core.api_support import InputSerializer
 
 if TYPE_CHECKING:
     from rest_framework.permissions import _SupportsHasPermission  # the stubs' own

@@ -16,7 +16,7 @@ from django.db.models.signals import m2m_changed
 from django.dispatch import receiver
 
 from accounts.models import MODERATORS_GROUP, User
-from ladder.cache import pages_changed
+from core.cache import pages_changed
 
 
 def make_moderator(user: User) -> None:

@@ -33,7 +33,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from ladder.errors import DomainError
+from core.errors import DomainError
 
 SALT = "accounts.signup.confirm"
 # How long a confirmation link works, and how long an unconfirmed account is kept.

@@ -6,7 +6,7 @@ member sees theirs, and revokes them, on the tokens page (accounts.views.tokens)
 
 Every way a token ends deletes its row (revoking, logging out, a new password, expiry, the
 member deleted). Answers ``ladder.pagecache`` keeps for a token go with each deletion and
-each change to its member (``ladder.cache.pages_changed``).
+each change to its member (``core.cache.pages_changed``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, get_authorization_header
 
 from accounts.models import ApiToken, User
-from ladder.cache import pages_changed
+from core.cache import pages_changed
 
 if TYPE_CHECKING:
     from drf_spectacular.openapi import AutoSchema

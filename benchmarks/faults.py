@@ -11,7 +11,7 @@ confirm it as the opponent, over and over, and a visitor reads the leaderboard. 
 1. ``normal`` for ``--seconds``;
 2. ``redis frozen``: Redis stopped with SIGSTOP (it takes connections, never answers) for
    ``--seconds``; latencies counted from one second in (each web process meets one timeout
-   first, then its breaker skips Redis: ladder/cache.py);
+   first, then its breaker skips Redis: core/cache.py);
 3. ``redis back``: SIGCONT, ``--seconds``;
 4. ``postgres restart``: PostgreSQL stopped (fast) and started again under the load;
    a client whose action failed waits for the database and retries once, as a client

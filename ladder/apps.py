@@ -8,8 +8,8 @@ class LadderConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
+        from core.cache import pages_changed
         from ladder import checks  # noqa: F401  (registers the deployment checks)
-        from ladder.cache import pages_changed
 
         # Every deploy runs migrate (Procfile's release): pages kept by the old code go.
         post_migrate.connect(pages_changed, sender=self, dispatch_uid="ladder-pages-changed")

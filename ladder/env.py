@@ -83,7 +83,7 @@ def cache_from_url(name: str, url: str) -> dict[str, object]:
             f"The {name} cache needs a Redis URL (redis://...), not {url!r}."
         )
     return {
-        "BACKEND": "ladder.cache.RedisCache",  # Django's, one client per server
+        "BACKEND": "core.cache.RedisCache",  # Django's, one client per server
         "LOCATION": url,
         # A cache that is down or slow costs a page little: it is read as a miss.
         "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25},

@@ -4,7 +4,7 @@ The pages of ``VISITOR_PAGES`` read only the query parameters listed there (the 
 dropped first: ``?junk=N`` is the same page). A signed-out visitor with no cookie gets them
 public for ``VISITOR_MAX_AGE`` seconds with the ETag of the content (a 304 when they have
 it); anyone else, private. With a cache every process shares (``VISITOR_PAGES_EARLY``) the
-page is kept under the epoch (``ladder.cache``) and a visitor's repeat is answered here,
+page is kept under the epoch (``core.cache``) and a visitor's repeat is answered here,
 before sessions, CSRF, authentication and the rest: one round trip, no query. So is a token
 client's repeat of a view of ``TOKEN_REPEATS``, kept with a copy of the token, which
 ``TokenAuthentication.vouched`` checks; the view's throttles count it. *Measured*
@@ -34,7 +34,7 @@ from rest_framework.request import ForcedAuthentication, Request
 
 from accounts.models import ApiToken
 from accounts.tokens import TokenAuthentication
-from ladder.cache import epoch_and, keep_for_epoch
+from core.cache import epoch_and, keep_for_epoch
 
 # Visitor pages by URL name, and the query parameters each reads.
 VISITOR_PAGES = {

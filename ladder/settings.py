@@ -59,7 +59,7 @@ MIDDLEWARE = [
     # /healthz and /readyz, answered before the host check and the HTTPS redirect.
     "ladder.health.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "ladder.refusals.RefuseBadInput",  # NUL bytes and oversized API bodies: a 400, not a 500
+    "core.refusals.RefuseBadInput",  # NUL bytes and oversized API bodies: a 400, not a 500
     # Visitors' pages and an API client's repeat, answered from the shared cache before
     # sessions, CSRF, authentication and the rest (ladder.pagecache).
     "ladder.pagecache.PageCacheMiddleware",
@@ -74,8 +74,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
-    # A domain error a page's view leaves uncaught, as the 403 or error page (ladder.refusals).
-    "ladder.refusals.DomainErrorPages",
+    # A domain error a page's view leaves uncaught, as the 403 or error page (core.refusals).
+    "core.refusals.DomainErrorPages",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -226,10 +226,10 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # The largest honest request (a report, a club night of 200 names) is a few kilobytes;
-# ladder.refusals.RefuseBadInput holds every body, of any content type, to it (413).
+# core.refusals.RefuseBadInput holds every body, of any content type, to it (413).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
 # No file uploads anywhere: a multipart body is held to the limit above as a whole
-# (ladder.refusals.RefuseBadInput) and parsed in memory, never spooled to disk.
+# (core.refusals.RefuseBadInput) and parsed in memory, never spooled to disk.
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 # Who is the client? Behind N reverse proxies that each append the address they saw to
@@ -273,17 +273,17 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    # ladder/api_support.py: JSON only (what the API documents and accepts), pages checked,
+    # core/api_support.py: JSON only (what the API documents and accepts), pages checked,
     # every error a client can meet in the schema, bad requests a 400 rather than a 500.
-    "DEFAULT_PARSER_CLASSES": ["ladder.api_support.JSONParser"],
-    # JSON, and in a browser the browsable API under the site's CSP (ladder/api_support.py).
+    "DEFAULT_PARSER_CLASSES": ["core.api_support.JSONParser"],
+    # JSON, and in a browser the browsable API under the site's CSP (core/api_support.py).
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
-        "ladder.api_support.BrowsableAPIRenderer",
+        "core.api_support.BrowsableAPIRenderer",
     ],
-    "DEFAULT_SCHEMA_CLASS": "ladder.api_schema.Schema",
-    "DEFAULT_PAGINATION_CLASS": "ladder.api_support.Pagination",
-    "EXCEPTION_HANDLER": "ladder.api_support.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "core.api_schema.Schema",
+    "DEFAULT_PAGINATION_CLASS": "core.api_support.Pagination",
+    "EXCEPTION_HANDLER": "core.api_support.exception_handler",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
         "accounts.security.AnonRateThrottle",  # DRF's, let through when the cache is down
@@ -346,12 +346,12 @@ CACHES = {
     # LEADERBOARD_CACHE_URL (a Redis of its own with maxmemory and LRU eviction, apart from
     # the broker: docs/DEPLOY.md) the web processes share them; without, each keeps its own.
     # Entries are keyed by versions the database changes, or tagged with the epoch that
-    # every change replaces (ladder.cache), so no process serves a stale page.
+    # every change replaces (core.cache), so no process serves a stale page.
     "leaderboard": cache_from_url("leaderboard", envstr("LEADERBOARD_CACHE_URL") or ""),
 }
 # A Redis (cache or broker) that timed out or refused a connection is not asked again for this
 # many seconds, by this process: each request meets at most one timeout, not one per call
-# (ladder.cache; docs/DEPLOY.md "When Redis is away"). 0 = ask every time.
+# (core.cache; docs/DEPLOY.md "When Redis is away"). 0 = ask every time.
 CACHE_BREAKER_SECONDS = envint("CACHE_BREAKER_SECONDS", 5)
 # How long an entry is kept (it frees memory: a change shows at once anyway); 0 = no cache.
 LEADERBOARD_CACHE_SECONDS = envint("LEADERBOARD_CACHE_SECONDS", 300)

@@ -87,7 +87,7 @@ urlpatterns = [
     ),
 ]
 
-# JSON for /api/ addresses, Django's pages elsewhere (ladder/refusals.py).
-handler400 = "ladder.refusals.bad_request"
-handler404 = "ladder.refusals.page_not_found"
-handler500 = "ladder.refusals.server_error"
+# JSON for /api/ addresses, Django's pages elsewhere (core/refusals.py).
+handler400 = "core.refusals.bad_request"
+handler404 = "core.refusals.page_not_found"
+handler500 = "core.refusals.server_error"

@@ -27,9 +27,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
-from ladder.api_schema import ERROR, FIELD_ERRORS, USERNAME_PARAMETER
-from ladder.api_support import Pagination
-from ladder.cache import cache_get, cache_set
+from core.api_schema import ERROR, FIELD_ERRORS, USERNAME_PARAMETER
+from core.api_support import Pagination
+from core.cache import cache_get, cache_set
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder, Membership

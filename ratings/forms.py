@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import forms
 
-from ladder.inputs import DayField
+from core.inputs import DayField
 from ratings.leaderboards import ALL, STATUS_FILTERS
 from ratings.models import Season
 

@@ -16,7 +16,7 @@ from django.core.paginator import Paginator
 from django.db.models import DateField, Exists, OuterRef, Subquery
 
 from accounts.models import User, name_contains
-from ladder.cache import cache_get, cache_set
+from core.cache import cache_get, cache_set
 from ladder.clubs import access
 from ladder.clubs.access import PUBLIC, VISITOR, Viewer
 from ladder.clubs.models import Ladder, Membership, MembershipQuerySet

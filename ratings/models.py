@@ -33,11 +33,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User, name_contains
+from core.inputs import BadInput, parse_day
 from ladder.clubs import access
 from ladder.clubs.access import BANNED, LISTINGS, PUBLIC, Viewer, listing_of
 from ladder.clubs.formatting import format_days, format_rating
 from ladder.clubs.models import Ladder, Membership
-from ladder.inputs import BadInput, parse_day
 from ratings.engine.predict import inflated_rd
 from ratings.engine.ranked import established_until
 from ratings.engine.types import Params, PlayerState

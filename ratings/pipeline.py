@@ -33,7 +33,7 @@ from django.db import transaction
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.utils import timezone
 
-from ladder.cache import pages_changed
+from core.cache import pages_changed
 from ladder.clubs.access import listing_of
 from ladder.clubs.formatting import format_change, format_rating
 from ladder.clubs.models import Ladder, Membership

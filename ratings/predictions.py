@@ -15,10 +15,10 @@ from operator import and_
 from django.db.models import Exists, OuterRef, Q
 
 from accounts.models import User
+from core.errors import DomainValidationError
 from ladder.clubs import access
 from ladder.clubs.access import Person, Viewer
 from ladder.clubs.models import Ladder, Membership
-from ladder.errors import DomainValidationError
 from ladder.matches.models import RATED_STATES, Match, MatchPlayer, MatchQuerySet
 from ratings.engine.predict import match_quality, win_probability
 from ratings.engine.types import EngineError, PlayerState

@@ -25,9 +25,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
+from core.errors import DomainValidationError
 from ladder.clubs.access import Viewer
 from ladder.clubs.models import Ladder
-from ladder.errors import DomainValidationError
 from ladder.matches.models import DISPUTED, PENDING, Match
 from ratings.models import (
     RANKED,

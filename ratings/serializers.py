@@ -7,7 +7,7 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from ladder.api_support import InputSerializer, QueryChoiceField
+from core.api_support import InputSerializer, QueryChoiceField
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.formatting import format_change, format_rd

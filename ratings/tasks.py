@@ -5,7 +5,7 @@
 season). The database is the source of truth (``Match.needs_rating``); the message is a hint,
 so a publish that fails is logged and the periodic ``sweep`` rates the ladder later.
 Publishing is Celery's ``apply_async`` with one quick retry and the broker's short timeouts;
-a broker that did not answer is skipped for a few seconds (``ladder.cache``'s breaker), and
+a broker that did not answer is skipped for a few seconds (``core.cache``'s breaker), and
 the hints it missed go out with this process's next one.
 """
 
@@ -16,7 +16,7 @@ import logging
 from celery import shared_task
 from django.db import OperationalError
 
-from ladder.cache import failed, server_of, skipping
+from core.cache import failed, server_of, skipping
 from ratings.pipeline import ladders_needing_rating
 from ratings.pipeline import rate_ladder as rate
 from ratings.seasons import freeze_due_seasons

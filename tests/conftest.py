@@ -118,10 +118,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
 @pytest.fixture(autouse=True)
 def _empty_cache() -> Iterator[None]:
     """Each test starts with an empty cache (ids can repeat across rolled-back tests), and
-    no server skipped by the breaker (ladder.cache) and no rating hint owed (ratings.tasks)."""
+    no server skipped by the breaker (core.cache) and no rating hint owed (ratings.tasks)."""
     from django.core.cache import caches
 
-    from ladder import cache as breaker
+    from core import cache as breaker
     from ratings import tasks
 
     breaker._skipped_until.clear()

@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
-from ladder.api_schema import ERROR
-from ladder.api_support import InputSerializer, TextField
+from core.api_schema import ERROR
+from core.api_support import InputSerializer, TextField
 from ladder.clubnight import services as clubnight
 from ladder.clubnight.matchmaking import MAX_COURTS, ClubNightError
 from ladder.clubs import access

@@ -84,7 +84,7 @@ from math import comb
 from operator import itemgetter
 from types import MappingProxyType
 
-from ladder.errors import DomainError, DomainPermissionError
+from core.errors import DomainError, DomainPermissionError
 from ratings.engine.predict import QUALITY_SCALE, inflated_rd, match_quality, win_probability
 from ratings.engine.teams import g1_boost, rms
 from ratings.engine.types import Params, PlayerState

@@ -9,9 +9,9 @@ from typing import Any, cast
 from django import forms
 
 from accounts.models import User
+from core.inputs import DayField
 from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs.models import Ladder, Membership
-from ladder.inputs import DayField
 from ratings.engine.initial import CERTAINTY_CHOICES, level_choices_for
 
 

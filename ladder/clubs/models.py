@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import RequestUser, User
-from ladder.cache import pages_changed
+from core.cache import pages_changed
 from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs.params import (
     DEFAULTS,

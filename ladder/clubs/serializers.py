@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from accounts.models import User
-from ladder.api_support import DayField, InputSerializer
+from core.api_support import DayField, InputSerializer
 from ladder.clubs.formatting import format_day, format_rd
 from ladder.clubs.models import Ladder
 from ratings.engine.settings import SETTINGS

@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import RequestUser, User
-from ladder import errors
+from core import errors
 from ladder.clubs import access
 from ladder.clubs.formatting import format_day
 from ladder.clubs.models import Ladder, Membership

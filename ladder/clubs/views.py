@@ -13,13 +13,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.middleware import HtmxDetails
 
+from core.refusals import form_action
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.formatting import format_day
 from ladder.clubs.forms import AwayForm, JoinForm, ProfileForm
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership
 from ladder.clubs.services import LadderError, can_join, join_ladder, set_away
-from ladder.refusals import form_action
 
 
 class HtmxHttpRequest(HttpRequest):

@@ -28,8 +28,8 @@ from rest_framework.views import APIView
 
 from accounts.models import RequestUser
 from accounts.tokens import API_AUTHENTICATION
-from ladder.api_schema import ERROR, FIELD_ERRORS, USERNAME_PARAMETER
-from ladder.api_support import InputSerializer, ReasonField, TextField
+from core.api_schema import ERROR, FIELD_ERRORS, USERNAME_PARAMETER
+from core.api_support import InputSerializer, ReasonField, TextField
 from ladder.clubs import access
 from ladder.clubs.models import Ladder
 from ladder.integrity import bans, flags

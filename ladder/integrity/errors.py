@@ -1,9 +1,9 @@
-"""The integrity operations' errors: the site's error family (``ladder/errors.py``) under
+"""The integrity operations' errors: the site's error family (``core/errors.py``) under
 the integrity app's names."""
 
 from __future__ import annotations
 
-from ladder import errors
+from core import errors
 
 
 class ModerationError(errors.DomainError):

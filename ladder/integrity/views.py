@@ -23,12 +23,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from accounts.models import User
+from core.refusals import form_action
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import get_ladder_for_user
 from ladder.integrity import bans, flags
 from ladder.integrity.errors import ModerationError, ModerationValidationError
 from ladder.integrity.models import Ban, IntegrityEntry
-from ladder.refusals import form_action
 
 TRAIL_SHOWN = 30  # the page shows the newest entries of the trail; the admin has all
 

@@ -2,7 +2,7 @@
 
 Thin, like the pages: fetch through the same access helpers, parse with a serializer,
 call the domain operation in ladder/matches/operations.py, respond. The domain's errors
-become HTTP in one place for the whole API (``ladder/api_support.py:exception_handler``):
+become HTTP in one place for the whole API (``core/api_support.py:exception_handler``):
 400 with field errors (``error_fields`` names them as the API does), 403, 409, 429; a match
 the user may not see is 404.
 """
@@ -31,7 +31,7 @@ from rest_framework.views import APIView
 
 from accounts.security import ScopedRateThrottle
 from accounts.tokens import API_AUTHENTICATION
-from ladder.api_schema import ERROR, FIELD_ERRORS
+from core.api_schema import ERROR, FIELD_ERRORS
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.matches import operations as matches

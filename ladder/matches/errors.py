@@ -1,9 +1,9 @@
 """What a match operation raises when it cannot be done: the site's error family
-(``ladder/errors.py``) under the matches app's names, which its callers and tests use."""
+(``core/errors.py``) under the matches app's names, which its callers and tests use."""
 
 from __future__ import annotations
 
-from ladder import errors
+from core import errors
 
 
 class MatchError(errors.DomainError):

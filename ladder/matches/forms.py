@@ -24,10 +24,10 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from accounts.models import User
+from core.inputs import DayField
 from ladder.clubs import access
 from ladder.clubs.access import Viewer
 from ladder.clubs.models import Ladder, Membership
-from ladder.inputs import DayField
 from ladder.matches.models import MAIL_EVENTS, MailSettings, Match
 from ladder.matches.serializers import SCHEDULED_LINKS
 from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import trigger_client_event
 
 from accounts.models import User, name_contains
+from core.refusals import forbidden, form_action
 from ladder.clubs import access
 from ladder.clubs.access import Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
@@ -35,7 +36,6 @@ from ladder.matches.signals import predict_lineup, scheduled_lineup, stakes_of_l
 from ladder.matches.templatetags.match_tags import names_and, names_or
 from ladder.matches.validation import Report, check_report
 from ladder.matches.views import SignedInRequest
-from ladder.refusals import forbidden, form_action
 
 # Type-ahead: enough names to pick from, few enough to read.
 SEARCH_LIMIT = 8

@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 
 from accounts.models import User
-from ladder.api_support import DayField, InputSerializer, InstantField, ReasonField, TextField
+from core.api_support import DayField, InputSerializer, InstantField, ReasonField, TextField
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder

@@ -37,11 +37,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import trigger_client_event
 
 from accounts.models import RequestUser, User
+from core.inputs import BadInput, parse_instant
+from core.refusals import forbidden, form_action
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import HtmxHttpRequest
-from ladder.inputs import BadInput, parse_instant
 from ladder.matches import operations as domain
 from ladder.matches.errors import (
     MatchError,
@@ -62,7 +63,6 @@ from ladder.matches.permissions import allowed_actions
 from ladder.matches.rematch import lineup_of
 from ladder.matches.templatetags.match_tags import names_and, names_or
 from ladder.matches.visibility import get_match_for_user
-from ladder.refusals import forbidden, form_action
 
 # ---- helpers ------------------------------------------------------------------------------
 

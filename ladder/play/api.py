@@ -1,6 +1,6 @@
 """The API of challenges, open games and the calendar (docs/API.md): thin views over
 ``services.py``; the domain's errors become HTTP in the API's one place
-(``ladder/api_support.py:exception_handler``: 400 with field errors, 403, 409, 429; what you
+(``core/api_support.py:exception_handler``: 400 with field errors, 403, 409, 429; what you
 may not see is 404)."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.tokens import API_AUTHENTICATION
-from ladder.api_schema import ERROR, FIELD_ERRORS
-from ladder.api_support import InputSerializer
+from core.api_schema import ERROR, FIELD_ERRORS
+from core.api_support import InputSerializer
 from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
@@ -198,7 +198,7 @@ class ChallengeActionView(_Authenticated):
 
 
 # One view per answer, so that the schema gives each its own body (a closed one, as every
-# request body: ladder/api_schema.py).
+# request body: core/api_schema.py).
 class AcceptChallengeView(ChallengeActionView):
     action_name = "accept"
 

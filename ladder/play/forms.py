@@ -9,8 +9,8 @@ from typing import TypedDict
 
 from django import forms
 
+from core.inputs import InstantField
 from ladder.clubs.models import Ladder
-from ladder.inputs import InstantField
 from ladder.play.models import MAX_MESSAGE_LENGTH, MAX_PLACE_LENGTH, MAX_PROPOSED_TIMES
 from ratings.engine.scales import DISPLAY_DIVISOR
 

@@ -27,10 +27,10 @@ from django.http import Http404
 from django.utils import timezone
 
 from accounts.models import User
+from core.inputs import BadInput, parse_instant, parse_level
 from ladder.clubs import access
 from ladder.clubs.formatting import format_day, format_rating, format_rd
 from ladder.clubs.models import Ladder, Membership
-from ladder.inputs import BadInput, parse_instant, parse_level
 from ladder.matches.errors import (
     FieldErrors,
     MatchPermissionError,
@@ -162,7 +162,7 @@ def _playable(membership: Membership, on: date, role: str) -> str | None:
 
 def parse_time(value: object) -> datetime | None:
     """An ISO 8601 time as an aware datetime (a time without an offset is the club's), or
-    None when it is none the one parser of instants takes (``ladder/inputs.py``)."""
+    None when it is none the one parser of instants takes (``core/inputs.py``)."""
     try:
         return parse_instant(value)
     except BadInput:

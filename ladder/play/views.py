@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from icalendar import Calendar
 
 from accounts.models import User
+from core.refusals import forbidden, form_action
 from ladder.clubs import access
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import get_ladder_for_user
@@ -37,7 +38,6 @@ from ladder.play.models import (
     OpenGame,
     PlaySettings,
 )
-from ladder.refusals import forbidden, form_action
 
 
 def _member_ladder(request: SignedInRequest, slug: str, doing: str) -> Ladder | HttpResponse:

@@ -337,7 +337,7 @@ NUL_IN_A_KEY = (
 
 def _nul_in_a_key_only(body: Any) -> str | None:
     """NUL_IN_A_KEY if the body's only NUL bytes are in keys of a map (RefuseBadInput refused
-    it: ladder/refusals.py)."""
+    it: core/refusals.py)."""
 
     def values_have_nul(value: Any) -> bool:
         if isinstance(value, str):

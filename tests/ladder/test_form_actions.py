@@ -1,4 +1,4 @@
-"""A button's address visited, or pressed after the session ended (ladder.refusals.form_action).
+"""A button's address visited, or pressed after the session ended (core.refusals.form_action).
 
 Before: a visit got an empty 405, and a signed-out press (a session that expired at the
 court) went to the sign-in page, which then returned to the button's address: an empty
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from ladder.refusals import FORM_ACTION_MESSAGE
+from core.refusals import FORM_ACTION_MESSAGE
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

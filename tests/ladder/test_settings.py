@@ -197,7 +197,7 @@ def test_cache_url_parsing() -> None:
     }
     redis = env.cache_from_url("boards", "redis://cache.example:6379/1")
     assert (redis["BACKEND"], redis["LOCATION"]) == (
-        "ladder.cache.RedisCache",
+        "core.cache.RedisCache",
         "redis://cache.example:6379/1",
     )
     assert redis["OPTIONS"] == {"socket_connect_timeout": 0.25, "socket_timeout": 0.25}

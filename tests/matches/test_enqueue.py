@@ -13,8 +13,8 @@ import pytest
 from django.db import transaction
 from kombu.exceptions import OperationalError
 
-from ladder import cache as breaker
-from ladder.cache import server_of
+from core import cache as breaker
+from core.cache import server_of
 from ladder.celery import app
 from ladder.matches import operations as matches
 from ladder.matches.models import Match

@@ -1,5 +1,5 @@
 """Every date, time and level at the border (issue 36, "What to build" 4 and "Why" 4 and 6):
-one parser for instants, one for days, one for levels (``ladder/inputs.py``), behind every
+one parser for instants, one for days, one for levels (``core/inputs.py``), behind every
 form and API body. The inputs of the issue, each a 4xx that names its field and stores
 nothing; then property tests that feed the API and the web forms anything."""
 
@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.throttling import SimpleRateThrottle
 
+from core.inputs import MAX_OFFSET, BadInput, parse_day, parse_instant, parse_level
 from ladder.clubs.models import Membership
-from ladder.inputs import MAX_OFFSET, BadInput, parse_day, parse_instant, parse_level
 from ladder.play import services
 from ladder.play.models import SCHEDULED, Challenge, OpenGame
 from ratings.models import Season

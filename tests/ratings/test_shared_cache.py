@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from ladder.cache import EPOCH_KEY
+from core.cache import EPOCH_KEY
 from ladder.env import cache_from_url
 from ladder.matches.models import Match
 from ladder.matches.operations import confirm_match

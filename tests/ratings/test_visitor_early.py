@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from ladder.cache import EPOCH_KEY
+from core.cache import EPOCH_KEY
 from ladder.clubs.models import Ladder, Membership
 from ratings.pipeline import rate_ladder
 from tests.factories import LadderFactory

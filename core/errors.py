@@ -2,8 +2,8 @@
 
 Each carries a ``message`` a person can read and the HTTP ``status`` it answers with; its
 kind says how a surface shows it, and each surface translates them in one place (the API in
-``ladder/api_support.py:exception_handler``, the pages in
-``ladder/refusals.py:DomainErrorPages``):
+``core/api_support.py:exception_handler``, the pages in
+``core/refusals.py:DomainErrorPages``):
 
 - ``DomainValidationError`` (400): bad input; ``errors`` maps a field ("games",
   "played_on", …, ``ALL`` for the input as a whole) to its messages.

@@ -1,6 +1,6 @@
 """Issue 29.1: a Redis that does not answer (frozen with SIGSTOP: it takes connections and
 never replies) costs a request one timeout, then is skipped for CACHE_BREAKER_SECONDS by the
-throttles, the page cache and the broker alike (ladder.cache)."""
+throttles, the page cache and the broker alike (core.cache)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from django.core.cache import caches
 from rest_framework.test import APIClient
 
 from accounts.tokens import issue_token
-from ladder import cache as breaker
+from core import cache as breaker
 from ladder.env import cache_from_url
 from ladder.matches.models import Match
 from tests.factories import reported_match

@@ -1,4 +1,4 @@
-"""One error family (ladder/errors.py): every app's errors derive from ``DomainError``, and
+"""One error family (core/errors.py): every app's errors derive from ``DomainError``, and
 each surface translates them in one place."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ladder import errors
+from core import errors
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ("accounts", "ladder", "ratings")

@@ -7,7 +7,7 @@ on Earth allow), a level inside the ladder's rating scale.
 A bad value raises :class:`BadInput` with a message for people; the domain puts it on
 its field (a 400 naming the field in the API, the message beside the field on a page).
 The form fields below do the same for Django forms. The API's fields are in
-``ladder/api_support.py``.
+``core/api_support.py``.
 """
 
 from __future__ import annotations

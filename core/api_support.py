@@ -3,7 +3,7 @@ documents them (REST_FRAMEWORK in settings.py names these classes).
 
 The rule for bad input is one for the whole API: a 4xx with a JSON body that says what is
 wrong, never a 500 and never an HTML page, and every status a client can meet is in the
-schema (ladder/api_schema.py; tests/ladder/test_api_fuzz.py checks both with schemathesis).
+schema (core/api_schema.py; tests/ladder/test_api_fuzz.py checks both with schemathesis).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from ladder import errors
-from ladder.inputs import BadInput, parse_day, parse_instant
+from core import errors
+from core.inputs import BadInput, parse_day, parse_instant
 
-# What the schema says of text a request sends (ladder/api_schema.py puts it on every string
-# of a request): no NUL byte anywhere (RefuseBadInput, ladder/refusals.py, refuses a request
+# What the schema says of text a request sends (core/api_schema.py puts it on every string
+# of a request): no NUL byte anywhere (RefuseBadInput, core/refusals.py, refuses a request
 # with one before any view reads it), and, where a blank value is refused, one character at
 # least that is not a space (DRF trims the spaces first).
 NO_NUL = "^[^\\u0000]*$"
@@ -101,7 +101,7 @@ class ReasonField(TextField):
 @extend_schema_field({"type": "string", "format": "date"})
 class DayField(serializers.Field):
     """A day in a body, ``YYYY-MM-DD`` in the years 1900–2100: the one parser of days
-    (``ladder/inputs.py``), as the web forms read it."""
+    (``core/inputs.py``), as the web forms read it."""
 
     def to_internal_value(self, data: object) -> Any:
         try:
@@ -116,7 +116,7 @@ class DayField(serializers.Field):
 @extend_schema_field({"type": "string", "format": "date-time"})
 class InstantField(serializers.Field):
     """An instant in a body (ISO 8601; without an offset, the club's time): the one parser
-    of instants (``ladder/inputs.py``: years 1900–2100, offsets within ±14:00)."""
+    of instants (``core/inputs.py``: years 1900–2100, offsets within ±14:00)."""
 
     def to_internal_value(self, data: object) -> Any:
         try:
@@ -191,7 +191,7 @@ class Conflict(exceptions.APIException):
 
 
 def api_error(exc: errors.DomainError, rename: Mapping[str, str] | None = None) -> Exception:
-    """The DRF exception for a domain error (``ladder/errors.py``): 400 with the messages
+    """The DRF exception for a domain error (``core/errors.py``): 400 with the messages
     by field (named as the API calls them: ``rename``), 403, 404, 409, 429 with
     Retry-After, or the error's own status with its message."""
     if isinstance(exc, errors.DomainValidationError):

@@ -15,7 +15,7 @@
   page saying nothing was changed (405), not an empty answer; signed out, the sign-in page
   returns to the page the button was on.
 - ``DomainErrorPages``: the pages' one translation of the site's domain errors
-  (``ladder/errors.py``) that a view leaves to it: a permission refused is the 403 page
+  (``core/errors.py``) that a view leaves to it: a permission refused is the 403 page
   (``forbidden``), any other the error page with the error's status (a 429 with
   Retry-After). A view still catches what it shows in its own way (a form's field errors,
   a message on the page it returns to). The API has its own, ``api_support.exception_handler``.
@@ -35,7 +35,7 @@ from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import defaults
 
-from ladder import errors
+from core import errors
 
 NUL_MESSAGE = "The request contains a NUL character (\\0), which no field accepts."
 TOO_LARGE_MESSAGE = "The request body is larger than {limit} KB, the most this site accepts."

@@ -23,7 +23,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
-from ladder.api_support import NO_NUL, NOT_BLANK
+from core.api_support import NO_NUL, NOT_BLANK
 
 USERNAME = "^[\\w.@+-]+$"  # accounts.User.username's validator (Django's)
 USERNAME_PARAMETER = {"type": "string", "pattern": USERNAME, "maxLength": 150}
