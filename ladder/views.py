@@ -8,11 +8,11 @@ from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.views.decorators.http import require_GET, require_safe
 
-from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Membership
 from ladder.clubs.views import ladders_for
 from ladder.matches.inbox import inbox_for
+from ladder.matches.visibility import shown_matches
 from ratings import histories
 
 
@@ -25,9 +25,10 @@ def home(request: HttpRequest) -> HttpResponse:
             .select_related("ladder")
             .order_by("ladder__name")
         )
-        results = histories.latest_results([m.ladder_id for m in memberships])
         viewer = viewer_for(request)
-        access.mask_matches(viewer, results)
+        results = shown_matches(
+            viewer, histories.latest_results([m.ladder_id for m in memberships])
+        )
         context.update(
             {
                 "inbox": inbox_for(request.user),

@@ -16,6 +16,7 @@ from ladder.clubs import access
 from ladder.clubs.access import Person, Viewer
 from ladder.clubs.models import Ladder, Membership
 from ladder.matches.models import RATED_STATES, Game, Match, MatchPlayer
+from ladder.matches.visibility import ShownMatch
 from ratings.explain import context_for, explain
 from ratings.models import (
     RANKED,
@@ -242,12 +243,10 @@ class MatchChange:
     explanation: str
 
 
-def match_changes(match: Match) -> list[MatchChange]:
-    """Each player's change from ``match`` (none before it is rated), explained.
-
-    ``match`` comes as its page shows it, with its players' names already withheld from a
-    viewer who may not see them (``access.mask_matches``): the names here are those."""
-    players = {p.user_id: (p.side, p.user.name, p.user.username) for p in match.players.all()}
+def match_changes(shown: ShownMatch) -> list[MatchChange]:
+    """Each player's change from a match (none before it is rated), explained, with the names
+    its viewer may see (``shown``: the match as its page shows it)."""
+    match = shown.match
     changes = list(RatingChange.objects.of_match(match.pk))
     if not changes:
         return []
@@ -255,13 +254,11 @@ def match_changes(match: Match) -> list[MatchChange]:
     starts = rating_params(match.ladder).season_starts
     rows = []
     for change in changes:
-        opponents = [
-            access.in_a_sentence(name, username)
-            for side, name, username in players.values()
-            if side != change.side
-        ]
+        against = shown.side_b if change.side == "a" else shown.side_a
+        opponents = [access.in_a_sentence(p.name, p.username) for p in against]
         context = context_for(change, match.ladder, games, opponents, starts)
-        name = players.get(change.user_id, ("", access.HIDDEN_PLAYER_NAME, None))[1]
+        player = shown.player(change.user_id)
+        name = player.name if player is not None else access.HIDDEN_PLAYER_NAME
         rows.append(MatchChange(name, change, explain(change, context)))
     return rows
 
@@ -298,7 +295,7 @@ def standings(
 
 def latest_results(ladder_ids: Sequence[int], limit: int = LATEST_RESULTS) -> list[Match]:
     """The newest rated matches of these ladders, with their players and games (the caller
-    withholds hidden members' names from its viewer: ``access.mask_matches``)."""
+    shows them with the names its viewer may see: ``visibility.shown_matches``)."""
     return list(
         Match.objects.filter(ladder_id__in=ladder_ids, state__in=RATED_STATES)
         .with_details()

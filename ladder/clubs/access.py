@@ -20,25 +20,29 @@ states a rule of its own. The rules:
   (``barred``) on every action of theirs: join, challenge, answer, post or join a game, club
   night, time away, report, confirm, dispute.
 - **Names on a match.** Where a match must show a member the viewer may not see, they
-  read as ``HIDDEN_PLAYER_NAME``, with no username (no link). The players of one match see
-  each other's names on it (they played face to face, and must know whose report they
-  confirm); moderators see every name.
+  read as ``HIDDEN_PLAYER_NAME``, with no username (no link): a ``Person``. The players of
+  one match see every name on it (they played face to face, and must know whose report
+  they confirm); moderators see every name (``knows_players``).
 - **Numbers.** A rating, a prediction or points at stake about a member is shown only to a
   viewer to whom the member is listed: a name the viewer may not see is answered as an
   unknown name, so no answer tells whether such a member exists.
 - **A match's record.** Its result and rating changes are public with its ladder; the
-  dispute and moderator reasons and the audit trail are for its players and moderators.
+  dispute and moderator reasons and the audit trail are for its players and moderators
+  (``knows_players``).
 - **The operator** (exports and management commands) sees everything.
+
+This module answers about ladders and people and knows no match (the matches app sits
+above it): ``ladder.matches.visibility`` shows a match by asking it about the match's
+ladder and each of its people.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
-from django.db.models import Exists, Model, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404, HttpRequest
 from django.utils import timezone
 from rest_framework.request import Request
@@ -281,6 +285,14 @@ def unseen(viewer: Viewer, ladder_ids: Iterable[int]) -> dict[int, set[int]]:
     return found
 
 
+def unseen_ladders(viewer: Viewer, username: str) -> QuerySet[Membership, int]:
+    """The ladders (ids, a subquery) on which ``viewer`` may not see the member ``username``:
+    a list of matches filtered by that player leaves them out, so that the filter does not
+    tell which matches a hidden member played."""
+    unseen_on = _unseen_members(viewer, Membership.objects.filter(user__username=username))
+    return unseen_on.order_by().values_list("ladder_id", flat=True)
+
+
 def sees_all_of(viewer: Viewer, ladder: Ladder, users: Iterable[User]) -> bool:
     """Whether every one of ``users`` is listed to ``viewer`` on ``ladder``: a prediction or
     points at stake about them may be shown (the report form names players it may not
@@ -342,7 +354,7 @@ def in_a_sentence(name: str, username: str | None) -> str:
     return HIDDEN_IN_A_SENTENCE if not username else name
 
 
-def person(user_id: int, username: str, display_name: str, unseen_ids: set[int]) -> Person:
+def person(user_id: int, username: str, display_name: str, unseen_ids: Collection[int]) -> Person:
     """A player by their columns (``User.name``'s rule), or the placeholder when their id is
     among ``unseen_ids`` (``unseen``'s set for the match's ladder)."""
     if user_id in unseen_ids:
@@ -350,13 +362,25 @@ def person(user_id: int, username: str, display_name: str, unseen_ids: set[int])
     return Person(display_name or username, username)
 
 
-def people(viewer: Viewer, users: Sequence[User], unseen_ids: set[int]) -> list[Person]:
+def person_of(user: User, unseen_ids: Collection[int]) -> Person:
+    """``person`` of a loaded user."""
+    return person(user.pk, user.username, user.display_name, unseen_ids)
+
+
+def knows_players(viewer: Viewer, player_ids: Iterable[int]) -> bool:
+    """Whether ``viewer`` sees every name on a match, game or challenge these users play, and
+    a match's record (its dispute and moderator reasons, its audit trail): one of its players
+    (they meet face to face), or one who sees everyone."""
+    return viewer.sees_everyone or any(viewer.is_user(user_id) for user_id in player_ids)
+
+
+def people(viewer: Viewer, users: Sequence[User], unseen_ids: Collection[int]) -> list[Person]:
     """The players of one game or challenge as ``viewer`` may see them (``unseen_ids``:
     ``unseen``'s set for its ladder): one of its players sees every name on it, as on a
     match; anyone else sees a hidden, banned or deactivated player as the placeholder."""
-    if any(viewer.is_user(user.pk) for user in users):
+    if knows_players(viewer, [user.pk for user in users]):
         unseen_ids = set()
-    return [person(u.pk, u.username, u.display_name, unseen_ids) for u in users]
+    return [person_of(u, unseen_ids) for u in users]
 
 
 def player_for(viewer: Viewer, username: str) -> tuple[User, list[Membership]]:
@@ -378,80 +402,3 @@ def player_for(viewer: Viewer, username: str) -> tuple[User, list[Membership]]:
     if player is None or not (viewer.is_user(player.pk) or viewer.sees_everyone):
         raise Http404("No such player.")
     return player, memberships
-
-
-# ---- matches (duck typed: ladder.matches sits above this room) -------------------------------
-
-
-_Matches = TypeVar("_Matches", bound=QuerySet[Model])
-
-
-def _player_ids(match: Any) -> set[int]:
-    return {p.user_id for p in match.players.all()}
-
-
-def sees_record(viewer: Viewer, match: Any) -> bool:
-    """Whether ``viewer`` may read a match's dispute and moderator reasons and its audit
-    trail: its players and the moderators."""
-    return viewer.sees_everyone or (viewer.signed_in and viewer.user_id in _player_ids(match))
-
-
-def mask_matches(viewer: Viewer, shown: Iterable[Any]) -> None:
-    """Withhold the names ``viewer`` may not see on these matches (fetched with their
-    players, and any prefetched disputes and audit): players, reporter, dispute raisers and
-    audit actors become a stand-in named ``HIDDEN_PLAYER_NAME`` with no username, and the
-    audit's snapshots lose their usernames. A player of the match sees every name on it.
-    For display only: call it on what is about to be shown."""
-    shown = list(shown)
-    if not shown or viewer.sees_everyone:
-        return
-    hidden = unseen(viewer, {m.ladder_id for m in shown})
-    for match in shown:
-        ids = hidden.get(match.ladder_id, set())
-        players = list(match.players.all())
-        if not ids or any(viewer.is_user(p.user_id) for p in players):
-            continue
-
-        def masked(user: User | None, ids: set[int] = ids) -> User | None:
-            if user is None or user.pk not in ids:
-                return user
-            # Unsaved and never saved: only its name and (no) username are ever read.
-            return User(pk=user.pk, username="", display_name=HIDDEN_PLAYER_NAME)
-
-        names = {p.user.username for p in players if p.user_id in ids}
-        for player in players:
-            player.user = masked(player.user)
-        match.reporter = masked(match.reporter)
-        cached = getattr(match, "_prefetched_objects_cache", {})
-        for dispute in cached.get("disputes", []):
-            dispute.raised_by = masked(dispute.raised_by)
-        for entry in cached.get("audit", []):
-            entry.actor = masked(entry.actor)
-            entry.before = _without_names(entry.before, names)
-            entry.after = _without_names(entry.after, names)
-
-
-def _without_names(snapshot: object, names: set[str]) -> object:
-    """An audit snapshot with the usernames in ``names`` withheld (None) from its sides."""
-    if not isinstance(snapshot, dict):
-        return snapshot
-    return {
-        key: [None if n in names else n for n in value]
-        if key in ("side_a", "side_b") and isinstance(value, list)
-        else value
-        for key, value in snapshot.items()
-    }
-
-
-def visible_matches(viewer: Viewer, queryset: _Matches) -> _Matches:
-    """The matches of ``queryset`` on ladders ``viewer`` may see."""
-    return queryset.filter(ladder__in=ladders(viewer).values("pk"))
-
-
-def player_matches(viewer: Viewer, queryset: _Matches, username: str) -> _Matches:
-    """The matches of ``queryset`` that ``username`` played, but for those on ladders where
-    ``viewer`` may not see them (a filter must not tell which matches a hidden member played)."""
-    unseen_on = _unseen_members(viewer, Membership.objects.filter(user__username=username))
-    return queryset.filter(players__user__username=username).exclude(
-        ladder_id__in=unseen_on.values("ladder_id")
-    )

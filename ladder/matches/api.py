@@ -50,7 +50,13 @@ from ladder.matches.serializers import (
     VoidInputSerializer,
 )
 from ladder.matches.validation import Report
-from ladder.matches.visibility import get_match_for_user
+from ladder.matches.visibility import (
+    get_match_for_user,
+    player_matches,
+    shown_match,
+    shown_matches,
+    visible_matches,
+)
 
 ERRORS = {
     400: FIELD_ERRORS,
@@ -138,7 +144,7 @@ class MatchViewSet(
     }
 
     def get_queryset(self) -> QuerySet[Match]:
-        visible = access.visible_matches(viewer_for(self.request), Match.objects.all())
+        visible = visible_matches(viewer_for(self.request), Match.objects.all())
         params = self.request.query_params
         if self.action != "list":
             return visible.with_details()
@@ -156,13 +162,17 @@ class MatchViewSet(
                 raise exceptions.ValidationError({"state": [f"Choose one of {allowed}."]})
             queryset = queryset.filter(state=state)
         if params.get("player"):
-            queryset = access.player_matches(viewer_for(self.request), queryset, params["player"])
+            queryset = player_matches(viewer_for(self.request), queryset, params["player"])
         return queryset.with_details().order_by("-played_on", "-pk")
 
     def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
+        """A serializer of the matches a list or a match's answer shows, as the caller may see
+        them (``visibility.ShownMatch``)."""
         if args and args[0] is not None:
-            shown = args[0] if kwargs.get("many") else [args[0]]
-            access.mask_matches(viewer_for(self.request), shown)
+            viewer = viewer_for(self.request)
+            many = kwargs.get("many")
+            shown = shown_matches(viewer, args[0]) if many else shown_match(viewer, args[0])
+            args = (shown, *args[1:])
         return super().get_serializer(*args, **kwargs)
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer]:
@@ -191,9 +201,8 @@ class MatchViewSet(
         for _ in range(2):
             try:
                 viewer = viewer_for(self.request)
-                match = get_match_for_user(viewer, match.pk)
-                access.mask_matches(viewer, [match])
-                data = MatchDetailSerializer(match, context=self.get_serializer_context()).data
+                shown = shown_match(viewer, get_match_for_user(viewer, match.pk))
+                data = MatchDetailSerializer(shown, context=self.get_serializer_context()).data
                 break
             except DatabaseFailure:  # OperationalError, InterfaceError (connection closed)
                 if connection.in_atomic_block:
@@ -330,10 +339,11 @@ class InboxView(APIView):
     @extend_schema(summary="Your inbox", responses={200: InboxSerializer, 401: ERRORS[401]})
     def get(self, request: Request) -> Response:
         inbox = inbox_for(request.user)
+        viewer = viewer_for(request)
         data = {
             "count": inbox.count,
-            "to_confirm": inbox.to_confirm,
-            "my_pending": inbox.my_pending,
-            "disputes": inbox.disputes,
+            "to_confirm": shown_matches(viewer, inbox.to_confirm),
+            "my_pending": shown_matches(viewer, inbox.my_pending),
+            "disputes": shown_matches(viewer, inbox.disputes),
         }
         return Response(InboxSerializer(data, context={"request": request}).data)

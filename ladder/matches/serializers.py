@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
+from rest_framework.utils.model_meta import FieldInfo
 
 from accounts.models import User
 from core.api_support import DayField, InputSerializer, InstantField, ReasonField, TextField
@@ -20,6 +21,7 @@ from ladder.clubs.serializers import PageLinkMixin
 from ladder.matches.models import MATCH_STATES, AuditEntry, Dispute, Match
 from ladder.matches.permissions import allowed_actions
 from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
+from ladder.matches.visibility import ShownMatch
 from ratings.engine.types import MAX_TEAM_SIZE
 
 # What a report may say it was scheduled as (ladder.matches.signals.match_reported).
@@ -148,8 +150,9 @@ class UsernameField(serializers.CharField):
 
 
 class MatchPlayerSerializer(serializers.Serializer):
-    username = UsernameField(source="user.username")
-    name = serializers.CharField(source="user.name", read_only=True)
+    # A visibility.ShownPlayer: the player as the caller may see them.
+    username = UsernameField()
+    name = serializers.CharField(read_only=True)
     stats = serializers.JSONField(read_only=True, allow_null=True)
 
 
@@ -213,21 +216,27 @@ class AuditEntrySerializer(serializers.ModelSerializer):
 class MatchSerializer(PageLinkMixin, serializers.ModelSerializer):
     """A match as lists show it; ``allowed_actions`` are those of the requesting user."""
 
+    # It serialises a visibility.ShownMatch, the match as the caller may see it: the names
+    # from it, everything else from its match (the model's fields too: build_field).
     url = serializers.HyperlinkedIdentityField(view_name="api:match-detail")
     page = serializers.SerializerMethodField(help_text="The match's page on the site.")
-    ladder: serializers.SlugRelatedField[Ladder] = serializers.SlugRelatedField(
-        slug_field="slug", read_only=True
+    ladder = serializers.CharField(
+        source="match.ladder.slug",
+        read_only=True,
+        help_text="The ladder's slug, as in its address: /ladders/<slug>/.",
     )
     reporter = UsernameField(source="reporter.username")
-    side_a = MatchPlayerSerializer(source="side_a_rows", many=True, read_only=True)
-    side_b = MatchPlayerSerializer(source="side_b_rows", many=True, read_only=True)
-    games = GamesField(source="game_scores", read_only=True)
-    score = serializers.CharField(source="score_text", read_only=True)
+    side_a = MatchPlayerSerializer(many=True, read_only=True)
+    side_b = MatchPlayerSerializer(many=True, read_only=True)
+    games = GamesField(source="match.game_scores", read_only=True)
+    score = serializers.CharField(source="match.score_text", read_only=True)
     winner = serializers.ChoiceField(
-        source="winner_side", choices=["a", "b"], read_only=True, allow_null=True
+        source="match.winner_side", choices=["a", "b"], read_only=True, allow_null=True
     )
     expires_at = serializers.DateTimeField(
-        read_only=True, help_text="When a pending report stops being confirmable."
+        source="match.expires_at",
+        read_only=True,
+        help_text="When a pending report stops being confirmable.",
     )
     allowed_actions = serializers.SerializerMethodField(
         help_text="What you may do now: confirm, dispute, cancel, edit, resolve, correct, void."
@@ -265,16 +274,23 @@ class MatchSerializer(PageLinkMixin, serializers.ModelSerializer):
             )
         )
     )
-    def get_allowed_actions(self, match: Match) -> list[str]:
-
+    def get_allowed_actions(self, shown: ShownMatch) -> list[str]:
         request = self.context.get("request")
         user = getattr(request, "user", None)
-        return sorted(allowed_actions(match, user))
+        return sorted(allowed_actions(shown.match, user))
+
+    def build_field(
+        self, field_name: str, info: FieldInfo, model_class: type[Match], nested_depth: int
+    ) -> tuple[type[serializers.Field], dict[str, Any]]:
+        """The model's fields, as ``ModelSerializer`` makes them, read from the shown match's
+        ``match``."""
+        field_class, kwargs = super().build_field(field_name, info, model_class, nested_depth)
+        return field_class, {**kwargs, "source": f"match.{field_name}"}
 
 
 class MatchDetailSerializer(MatchSerializer):
     """A match with its disputes and audit trail, for its players and moderators (the access
-    policy: ``access.sees_record``); null for everyone else, who see its result."""
+    policy: ``access.knows_players``); null for everyone else, who see its result."""
 
     disputes = DisputeSerializer(
         many=True,
@@ -292,13 +308,6 @@ class MatchDetailSerializer(MatchSerializer):
     class Meta(MatchSerializer.Meta):
         fields = [*MatchSerializer.Meta.fields, "disputes", "audit"]
         read_only_fields = fields
-
-    def to_representation(self, match: Match) -> dict[str, Any]:
-        data: dict[str, Any] = super().to_representation(match)
-        request = self.context.get("request")
-        if request is None or not access.sees_record(viewer_for(request), match):
-            data["disputes"] = data["audit"] = None
-        return data
 
 
 class ReportSerializer(InputSerializer):
@@ -402,6 +411,7 @@ class VoidInputSerializer(InputSerializer):
 
 
 class InboxSerializer(serializers.Serializer):
+    # Its matches are visibility.ShownMatch (MatchSerializer).
     count = serializers.IntegerField(help_text="Matches waiting for your confirmation.")
     to_confirm = MatchSerializer(many=True, help_text="Reported against you; confirm or dispute.")
     my_pending = MatchSerializer(many=True, help_text="Your reports still pending or disputed.")

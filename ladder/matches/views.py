@@ -39,7 +39,6 @@ from django_htmx.http import trigger_client_event
 from accounts.models import RequestUser, User
 from core.inputs import BadInput, parse_instant
 from core.refusals import forbidden, form_action
-from ladder.clubs import access
 from ladder.clubs.access import viewer_for
 from ladder.clubs.models import Ladder
 from ladder.clubs.views import HtmxHttpRequest
@@ -62,7 +61,7 @@ from ladder.matches.models import MAIL_EVENTS, Dispute, Match, Notification
 from ladder.matches.permissions import allowed_actions
 from ladder.matches.rematch import lineup_of
 from ladder.matches.templatetags.match_tags import names_and, names_or
-from ladder.matches.visibility import get_match_for_user
+from ladder.matches.visibility import ShownMatch, get_match_for_user, shown_match, shown_matches
 
 # ---- helpers ------------------------------------------------------------------------------
 
@@ -96,9 +95,10 @@ def _actions(match: Match, user: RequestUser) -> set[str]:
 
 @dataclass
 class Row:
-    """A match in the inbox: the match, what this user may do, and a note after an action."""
+    """A match in the inbox: the match as this user may see it, what they may do, and a note
+    after an action."""
 
-    match: Match
+    shown: ShownMatch
     actions: set[str] = field(default_factory=set)
     note: str = ""
     error: str = ""
@@ -108,7 +108,8 @@ def _row_response(
     request: HttpRequest, match: Match, *, note: str = "", error: str = "", status: int = 200
 ) -> HttpResponse:
     match = _refresh(match)
-    row = Row(match, _actions(match, request.user), note=note, error=error)
+    shown = shown_match(viewer_for(request), match)
+    row = Row(shown, _actions(match, request.user), note=note, error=error)
     response = render(request, "matches/_inbox_row.html", {"row": row}, status=status)
     # The navigation badge counts matches to confirm: tell the page to refresh it.
     return trigger_client_event(response, "inbox-changed")
@@ -167,20 +168,15 @@ def _transition(
 
 @require_GET
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    match = get_match_for_user(viewer_for(request), pk)
-    actions = _actions(match, request.user)
     viewer = viewer_for(request)
-    access.mask_matches(viewer, [match])
-    # The reasons and the audit trail are its players' and the moderators' (the access policy).
-    record = access.sees_record(viewer, match)
+    match = get_match_for_user(viewer, pk)
     user = request.user
     member = isinstance(user, User) and match.ladder.memberships.filter(user=user).exists()
     context = {
         "match": match,
-        "actions": actions,
-        "disputes": list(match.disputes.all()) if record else [],
-        "audit": list(match.audit.all()) if record else [],
-        "record": record,
+        # The names on it, its reasons and its audit trail as the viewer may see them.
+        "shown": shown_match(viewer, match),
+        "actions": _actions(match, user),
         # A player still on the ladder: one tap to report the next match of the same lineup.
         "rematch": lineup_of(match, user) if member and isinstance(user, User) else None,
     }
@@ -222,7 +218,8 @@ def cancel(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
     """The dispute form (a page, or in place of the inbox row); dispute the match (POST)."""
-    match = get_match_for_user(viewer_for(request), pk)
+    viewer = viewer_for(request)
+    match = get_match_for_user(viewer, pk)
     if request.htmx and request.GET.get("cancel"):
         return _row_response(request, match)
     if request.method == "GET" and "dispute" not in _actions(match, request.user):
@@ -250,7 +247,9 @@ def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
             return answer
         status = 400
     context = {
-        **_match_form_context(match, f"d{match.pk}-", "The right score (optional)"),
+        **_match_form_context(
+            shown_match(viewer, match), f"d{match.pk}-", "The right score (optional)"
+        ),
         "form": form,
         "rows_url": reverse("match_dispute", args=[match.pk]),
         "next": _next_or(request, ""),
@@ -266,11 +265,13 @@ def dispute(request: SignedInRequest, pk: int) -> HttpResponse:
 def edit(request: SignedInRequest, pk: int) -> HttpResponse:
     """The reporter changes their pending report (score, date); the opponents confirm the new
     version (``operations.edit_match``)."""
-    match = get_match_for_user(viewer_for(request), pk)
+    viewer = viewer_for(request)
+    match = get_match_for_user(viewer, pk)
+    shown = shown_match(viewer, match)
     if request.method == "GET" and "edit" not in _actions(match, request.user):
         return forbidden(
             request,
-            f"Only {match.reporter.name}, who reported this match, can change it, while it "
+            f"Only {shown.reporter.name}, who reported this match, can change it, while it "
             f"waits for confirmation. This one is {match.get_state_display().lower()}.",
         )
     form = EditForm(request.POST if request.method == "POST" else None, match=match)
@@ -278,7 +279,7 @@ def edit(request: SignedInRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and not form.editing_rows:
 
         def edited() -> HttpResponse:
-            opponents = names_or(match.opponents)
+            opponents = names_or(shown.opponents)
             messages.success(request, f"Report changed. {opponents} will confirm the new version.")
             return redirect(match)
 
@@ -287,7 +288,7 @@ def edit(request: SignedInRequest, pk: int) -> HttpResponse:
             return answer
         status = 400
     context = {
-        **_match_form_context(match, f"e{match.pk}-", "Games"),
+        **_match_form_context(shown, f"e{match.pk}-", "Games"),
         "form": form,
         "rows_url": reverse("match_edit", args=[match.pk]),
     }
@@ -296,14 +297,15 @@ def edit(request: SignedInRequest, pk: int) -> HttpResponse:
     return render(request, "matches/edit.html", context, status=status)
 
 
-def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, object]:
+def _match_form_context(shown: ShownMatch, prefix: str, legend: str) -> dict[str, object]:
     """What a form about an existing match shows with its game rows."""
     return {
-        "match": match,
+        "match": shown.match,
+        "shown": shown,
         "prefix": prefix,
         "games_legend": legend,
-        "side_a_label": names_and(match.side_a_players),
-        "side_b_label": names_and(match.side_b_players),
+        "side_a_label": names_and(shown.side_a),
+        "side_b_label": names_and(shown.side_b),
     }
 
 
@@ -315,10 +317,15 @@ def _match_form_context(match: Match, prefix: str, legend: str) -> dict[str, obj
 def inbox(request: SignedInRequest) -> HttpResponse:
     box = inbox_for(request.user)
     user = request.user
+    viewer = viewer_for(request)
     context = {
         "inbox": box,
-        "to_confirm": [Row(m, _actions(m, user)) for m in box.to_confirm],
-        "my_pending": [Row(m, _actions(m, user)) for m in box.my_pending],
+        "to_confirm": [
+            Row(s, _actions(s.match, user)) for s in shown_matches(viewer, box.to_confirm)
+        ],
+        "my_pending": [
+            Row(s, _actions(s.match, user)) for s in shown_matches(viewer, box.my_pending)
+        ],
         "disputes": box.disputes,
         "ladders": Ladder.objects.filter(memberships__user=user).order_by("name"),
     }
@@ -332,10 +339,14 @@ def inbox(request: SignedInRequest) -> HttpResponse:
 class Case:
     """A match in front of a moderator: its open dispute, the decision form, the outcome."""
 
-    match: Match
+    shown: ShownMatch
     dispute: Dispute | None
     form: ModerationForm
     done: str = ""
+
+    @property
+    def match(self) -> Match:
+        return self.shown.match
 
     @property
     def prefix(self) -> str:
@@ -347,11 +358,12 @@ def _open_dispute(match: Match) -> Dispute | None:
     return next((d for d in reversed(match.disputes.all()) if d.resolution is None), None)
 
 
-def _case(match: Match, data: Mapping[str, object] | None = None) -> Case:
+def _case(shown: ShownMatch, data: Mapping[str, object] | None = None) -> Case:
+    match = shown.match
     dispute = _open_dispute(match)
     proposed = dispute.proposed_games if dispute is not None and dispute.proposed_games else None
     form = ModerationForm(data, match=match, games=proposed or match.game_scores)
-    return Case(match, dispute, form)
+    return Case(shown, dispute, form)
 
 
 @login_required
@@ -359,7 +371,7 @@ def _case(match: Match, data: Mapping[str, object] | None = None) -> Case:
 def moderation(request: SignedInRequest) -> HttpResponse:
     if not request.user.is_moderator:
         return forbidden(request, "The moderation queue is for moderators.")
-    cases = [_case(match) for match in moderation_queue()]
+    cases = [_case(shown) for shown in shown_matches(viewer_for(request), moderation_queue())]
     return render(request, "matches/moderation.html", {"cases": cases})
 
 
@@ -367,12 +379,13 @@ def moderation(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def resolve(request: SignedInRequest, pk: int) -> HttpResponse:
     """Resolve a dispute: uphold, correct (with the games) or void, with a reason."""
-    match = get_match_for_user(viewer_for(request), pk)
+    viewer = viewer_for(request)
+    match = get_match_for_user(viewer, pk)
     if request.method == "GET":
         if "resolve" not in _actions(match, request.user):
             return forbidden(request, "Only a moderator resolves a disputed match.")
-        return render(request, "matches/resolve.html", {"case": _case(match)})
-    case = _case(match, request.POST)
+        return render(request, "matches/resolve.html", {"case": _case(shown_match(viewer, match))})
+    case = _case(shown_match(viewer, match), request.POST)
     arguments = case.form.moderation_arguments()
     status = 400
     if arguments is not None:
@@ -387,7 +400,8 @@ def resolve(request: SignedInRequest, pk: int) -> HttpResponse:
             case.form.add_section_errors("__all__", [exc.message])
             status = 409
         else:
-            case = Case(_refresh(match), None, case.form, done=_resolution_note(arguments))
+            shown = shown_match(viewer, _refresh(match))
+            case = Case(shown, None, case.form, done=_resolution_note(arguments))
             if not request.htmx:
                 messages.success(request, case.done)
                 return HttpResponseRedirect(_next_or(request, match.get_absolute_url()))
@@ -448,7 +462,13 @@ def _moderate(request: SignedInRequest, pk: int, decision: str) -> HttpResponse:
                 return redirect(match)
         status = 400
     label = "Save the correction" if decision == "correct" else "Void the match"
-    context = {"match": match, "form": form, "decision": decision, "label": label}
+    context = {
+        "match": match,
+        "shown": shown_match(viewer_for(request), match),
+        "form": form,
+        "decision": decision,
+        "label": label,
+    }
     return render(request, "matches/moderate.html", context, status=status)
 
 

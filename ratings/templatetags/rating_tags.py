@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 from ladder.clubs.access import Person
 from ladder.clubs.formatting import format_change, format_day, format_rd, shown_change
 from ladder.clubs.models import Ladder
-from ladder.matches.models import Match
+from ladder.matches.visibility import ShownMatch
 from ratings.histories import match_changes
 
 register = template.Library()
@@ -103,10 +103,11 @@ def _reverse(root_urlconf: str, urlconf: str | None, prefix: str, name: str, arg
 
 
 @register.inclusion_tag("ratings/_match_changes.html")
-def match_ratings(match: Match) -> dict[str, object]:
-    """The match page's "What it did to the ratings": each player's change, explained.
-    A template tag, so the matches app shows ratings without importing them."""
-    return {"rows": match_changes(match), "match": match}
+def match_ratings(shown: ShownMatch) -> dict[str, object]:
+    """The match page's "What it did to the ratings": each player's change, explained, with
+    the names the viewer may see. A template tag, so the matches app shows ratings without
+    importing them."""
+    return {"rows": match_changes(shown), "match": shown.match}
 
 
 @register.simple_tag

@@ -13,9 +13,10 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from ladder.clubs.access import VISITOR
+from ladder.clubs.access import OPERATOR, VISITOR
 from ladder.clubs.formatting import format_rd
 from ladder.matches.models import Match
+from ladder.matches.visibility import shown_match
 from ratings.engine.predict import inflated_rd
 from ratings.engine.replay import replay
 from ratings.engine.types import PlayerState
@@ -85,7 +86,9 @@ def test_a_crossing_player_grows_by_the_seasons_periods(club, make_match) -> Non
     assert_equals_replay(ladder)
     # The match page says why the RD had grown after 19 days (a break alone says nothing
     # before 30 days): the season's start.
-    why = {row.change.user_id: row.explanation for row in match_changes(second)}
+    why = {
+        row.change.user_id: row.explanation for row in match_changes(shown_match(OPERATOR, second))
+    }
     grew = f"from ± {format_rd(first.rd_after)} to ± {format_rd(after.rd_before)}"
     assert f"first match of a new season: RD had grown {grew}" in why[p[0].pk]
     assert "new season" not in why[p[2].pk]  # a first match: nothing grew

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from django import template
 
-from accounts.models import RequestUser, User
-from ladder.matches.models import AuditEntry, Match
+from ladder.matches.models import AuditEntry
+from ladder.matches.visibility import ShownMatch, ShownPlayer
 
 register = template.Library()
+
+
+class Named(Protocol):
+    """Anyone with a name to show: a ``User``, or a player as the viewer may see them
+    (``access.Person``, ``visibility.ShownPlayer``)."""
+
+    @property
+    def name(self) -> str: ...
 
 
 def _join(names: Sequence[str], word: str) -> str:
@@ -19,13 +28,13 @@ def _join(names: Sequence[str], word: str) -> str:
 
 
 @register.filter
-def names_and(users: Iterable[User]) -> str:
+def names_and(users: Iterable[Named]) -> str:
     """[Alice, Bob, Charlie] → "Alice, Bob and Charlie"."""
     return _join([u.name for u in users], "and")
 
 
 @register.filter
-def names_or(users: Iterable[User]) -> str:
+def names_or(users: Iterable[Named]) -> str:
     """[Bob, Charlie] → "Bob or Charlie"."""
     return _join([u.name for u in users], "or")
 
@@ -67,24 +76,24 @@ def audit_score(entry: AuditEntry) -> str:
     return text
 
 
-def _side_words(players: Sequence[User], viewer: RequestUser | None) -> str:
+def _side_words(players: Sequence[ShownPlayer]) -> str:
     """A side as its players read it: "you and Bob Baker" when the viewer is on it."""
-    viewer_id = getattr(viewer, "pk", None) if getattr(viewer, "is_authenticated", False) else None
-    others = [u for u in players if u.pk != viewer_id]
+    others = [p for p in players if not p.you]
     if len(others) == len(players):
         return names_and(players)
-    return _join(["you", *(u.name for u in others)], "and")
+    return _join(["you", *(p.name for p in others)], "and")
 
 
 @register.simple_tag
-def result_line(match: Match, viewer: RequestUser | None = None) -> str:
-    """Who won, with the score from the winners' side: "Priya Patel beat Daniel Kim 21-15
-    21-18", "You and Bob Baker beat Charlie Chen and Dave Dunn …", "Priya Patel beat you …"."""
+def result_line(shown: ShownMatch) -> str:
+    """Who won, with the score from the winners' side, as the viewer sees the match: "Priya
+    Patel beat Daniel Kim 21-15 21-18", "You and Bob Baker beat Charlie Chen and Dave Dunn
+    …", "Priya Patel beat you …"."""
+    match = shown.match
     side = match.winner_side
     if side is None:
         return ""
-    a, b = match.side_a_players, match.side_b_players
-    winners, losers = (a, b) if side == "a" else (b, a)
+    winners, losers = (shown.side_a, shown.side_b) if side == "a" else (shown.side_b, shown.side_a)
     games = match.game_scores if side == "a" else [(y, x) for x, y in match.game_scores]
-    text = f"{_side_words(winners, viewer)} beat {_side_words(losers, viewer)} {games_text(games)}"
+    text = f"{_side_words(winners)} beat {_side_words(losers)} {games_text(games)}"
     return text[:1].upper() + text[1:]
