@@ -213,17 +213,13 @@ def head_to_head(
                 match,
                 won=match.winner_side == side,
                 score=score_from(side, match.game_scores),
-                players_a=[_person(u, hidden) for u in match._side(side)],
-                players_b=[_person(u, hidden) for u in match._side(other)],
+                players_a=[access.person_of(u, hidden) for u in match._side(side)],
+                players_b=[access.person_of(u, hidden) for u in match._side(other)],
             )
         )
     full = len(side_a) == len(side_b) == ladder.team_size
     prediction = predict(ladder, side_a, side_b, on) if full else None
     return HeadToHead(list(side_a), list(side_b), meetings, prediction)
-
-
-def _person(user: User, hidden: set[int]) -> Person:
-    return access.person(user.pk, user.username, user.display_name, hidden)
 
 
 # ---- predictions for a lineup ------------------------------------------------------------------------
