@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
@@ -421,7 +420,7 @@ def shown_rounds(
 
 
 def _result(
-    ladder: Ladder, match: dict[str, Any], viewer: Viewer, number: int, court: int
+    ladder: Ladder, match: clubnight.KeptMatch, viewer: Viewer, number: int, court: int
 ) -> ShownResult | None:
     result = match.get("result")
     if result is None:
