@@ -34,7 +34,7 @@ import ipaddress
 import logging
 import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from functools import wraps
 from typing import TYPE_CHECKING, Any
@@ -102,7 +102,8 @@ class LoginGuard(AxesDatabaseHandler):
     per client address over an hour, lifted for a browser with a device cookie for the
     account (see the module's docstring)."""
 
-    def is_locked(self, request: Any, credentials: dict[str, Any] | None = None) -> bool:
+    # ``request``: Django's, on which axes (and this) set attributes of their own.
+    def is_locked(self, request: Any, credentials: Mapping[str, object] | None = None) -> bool:
         if super().is_locked(request, credentials):
             return True
         username = get_client_username(request, credentials)
@@ -285,7 +286,7 @@ def limit_posts(
 
     def decorator(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
         @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponseBase:
             if request.method == "POST":
                 email = str(request.POST.get("email", "")).strip().lower()[:254]
                 throttles = [PostThrottle(address_scope, f"ip:{client_ip(request)}")]

@@ -9,6 +9,7 @@ schema (core/api_schema.py; tests/ladder/test_api_fuzz.py checks both with schem
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date, datetime
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
@@ -47,7 +48,7 @@ class JSONParser(parsers.JSONParser):
         stream: IO[bytes],
         media_type: str | None = None,
         parser_context: Mapping[str, object] | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         try:
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
@@ -61,7 +62,7 @@ class InputSerializer(serializers.Serializer):
     # (additionalProperties: false), rather than dropped in silence (a misspelt "reasn").
     # (A comment, not a docstring: the schema would give it as each body's description.)
 
-    def to_internal_value(self, data: Any) -> Any:
+    def to_internal_value(self, data: object) -> Mapping[str, object]:
         if isinstance(data, Mapping):
             known = [name for name, field in self.fields.items() if not field.read_only]
             unknown = [key for key in data if key not in known]
@@ -92,39 +93,39 @@ class ReasonField(TextField):
     """A reason or note people read, required, as the schema says (NOT_BLANK): a blank one
     goes on to the domain, which refuses it in its own words ("Say what is wrong…")."""
 
-    def run_validation(self, data: Any = empty) -> Any:
+    def run_validation(self, data: object = empty) -> str:
         if isinstance(data, str) and not data.strip():
             return ""
         return super().run_validation(data)
 
 
 @extend_schema_field({"type": "string", "format": "date"})
-class DayField(serializers.Field):
+class DayField(serializers.Field[date, object, str | None, object]):
     """A day in a body, ``YYYY-MM-DD`` in the years 1900–2100: the one parser of days
     (``core/inputs.py``), as the web forms read it."""
 
-    def to_internal_value(self, data: object) -> Any:
+    def to_internal_value(self, data: object) -> date:
         try:
             return parse_day(data, "The date")
         except BadInput as exc:
             raise serializers.ValidationError(exc.message, code="invalid") from None
 
-    def to_representation(self, value: Any) -> Any:
+    def to_representation(self, value: date | None) -> str | None:
         return value.isoformat() if value is not None else None
 
 
 @extend_schema_field({"type": "string", "format": "date-time"})
-class InstantField(serializers.Field):
+class InstantField(serializers.Field[datetime, object, str | None, object]):
     """An instant in a body (ISO 8601; without an offset, the club's time): the one parser
     of instants (``core/inputs.py``: years 1900–2100, offsets within ±14:00)."""
 
-    def to_internal_value(self, data: object) -> Any:
+    def to_internal_value(self, data: object) -> datetime:
         try:
             return parse_instant(data, "The time")
         except BadInput as exc:
             raise serializers.ValidationError(exc.message, code="invalid") from None
 
-    def to_representation(self, value: Any) -> Any:
+    def to_representation(self, value: datetime | None) -> str | None:
         return value.isoformat() if value is not None else None
 
 
@@ -150,7 +151,7 @@ class BrowsableAPIRenderer(renderers.BrowsableAPIRenderer):
 
     def get_context(
         self, data: object, accepted_media_type: str | None, renderer_context: Mapping[str, Any]
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         context = super().get_context(data, accepted_media_type, renderer_context)
         response = renderer_context["response"]
         response._csp_update = {"style-src-attr": ["'unsafe-hashes'", self.FLOAT_RIGHT]}

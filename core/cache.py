@@ -22,7 +22,7 @@ import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol, cast
 from urllib.parse import urlparse
 
 import redis
@@ -77,7 +77,7 @@ def guarded(server: str) -> Iterator[None]:
 class GuardedPipeline(Pipeline):
     server = ""
 
-    def execute(self, raise_on_error: bool = True) -> Any:
+    def execute(self, raise_on_error: bool = True) -> list[object]:
         with guarded(self.server):
             return super().execute(raise_on_error)
 
@@ -87,16 +87,27 @@ class GuardedRedis(redis.Redis):
 
     server = ""
 
-    def execute_command(self, *args: Any, **options: Any) -> Any:
+    def execute_command(self, *args: object, **options: object) -> object:
         with guarded(self.server):
             return super().execute_command(*args, **options)
 
-    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> GuardedPipeline:
+    def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> GuardedPipeline:
         pipeline = GuardedPipeline(
             self.connection_pool, self.response_callbacks, transaction, shard_hint
         )
         pipeline.server = self.server
         return pipeline
+
+
+class _DjangoClientPrivates(Protocol):
+    """What this client reuses of Django's, which django-stubs leave out (private)."""
+
+    _servers: list[str]
+    _pools: dict[int, redis.ConnectionPool]
+    _pool_class: type[redis.ConnectionPool]
+    _pool_options: dict[str, object]
+
+    def _get_connection_pool_index(self, write: bool) -> int: ...
 
 
 class RedisCacheClient(DjangoRedisCacheClient):
@@ -105,7 +116,7 @@ class RedisCacheClient(DjangoRedisCacheClient):
         self._clients: dict[int, GuardedRedis] = {}
 
     def get_client(self, key: object = None, *, write: bool = False) -> GuardedRedis:
-        django: Any = self  # django-stubs leave out the client's private attributes
+        django = cast(_DjangoClientPrivates, self)
         index = django._get_connection_pool_index(write)
         client = self._clients.get(index)
         if client is None:
@@ -120,7 +131,7 @@ class RedisCacheClient(DjangoRedisCacheClient):
 
 
 class RedisCache(DjangoRedisCache):
-    def __init__(self, server: str, params: dict[str, Any]) -> None:
+    def __init__(self, server: str, params: dict[str, object]) -> None:
         super().__init__(server, params)
         self._class = RedisCacheClient
 

@@ -13,7 +13,6 @@ The form fields below do the same for Django forms. The API's fields are in
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import Any
 
 from django import forms
 from django.utils import timezone
@@ -111,7 +110,7 @@ class InstantField(forms.DateTimeField):
     """A form's time (a ``datetime-local`` input: the club's time zone), read by
     :func:`parse_instant`."""
 
-    def to_python(self, value: Any) -> datetime | None:
+    def to_python(self, value: object) -> datetime | None:
         if value in self.empty_values:
             return None
         try:
@@ -123,7 +122,7 @@ class InstantField(forms.DateTimeField):
 class DayField(forms.DateField):
     """A form's day (a ``date`` input), read by :func:`parse_day`."""
 
-    def to_python(self, value: Any) -> date | None:
+    def to_python(self, value: object) -> date | None:
         if value in self.empty_values:
             return None
         try:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
 from urllib.parse import unquote_to_bytes, urlsplit
 
 from django.conf import settings
@@ -99,7 +98,7 @@ def form_action(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
     """
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         if request.method != "POST":
             response = refusal(request, FORM_ACTION_MESSAGE, 405)
             response["Allow"] = "POST"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
+from ladder.clubnight import score_views as clubnight_score_views
 from ladder.clubnight import views as clubnight_views
 from ladder.clubs import views as club_views
 from ladder.integrity import views as integrity_views
@@ -25,14 +26,35 @@ urlpatterns = [
     path("<slug:slug>/report/validate/", report_views.report_validate, name="report_validate"),
     path("<slug:slug>/players/", report_views.player_search, name="player_search"),
     path("<slug:slug>/club-night/", clubnight_views.club_night, name="club_night"),
+    # The club night page's buttons, one address each (POST only).
+    path(
+        "<slug:slug>/club-night/rounds/propose/",
+        clubnight_views.propose_round,
+        name="club_night_propose",
+    ),
+    path(
+        "<slug:slug>/club-night/rounds/start-over/",
+        clubnight_views.start_over,
+        name="club_night_start_over",
+    ),
+    path(
+        "<slug:slug>/club-night/guests/add/",
+        clubnight_views.add_guest,
+        name="club_night_add_guest",
+    ),
+    path(
+        "<slug:slug>/club-night/guests/remove/",
+        clubnight_views.remove_guest,
+        name="club_night_remove_guest",
+    ),
     path(
         "<slug:slug>/club-night/rounds/<int:number>/scores/",
-        clubnight_views.round_scores,
+        clubnight_score_views.round_scores,
         name="club_night_scores",
     ),
     path(
         "<slug:slug>/club-night/rounds/<int:number>/courts/<int:court>/correct/",
-        clubnight_views.correct_score,
+        clubnight_score_views.correct_score,
         name="club_night_correct",
     ),
     path("<slug:slug>/integrity/", integrity_views.integrity, name="integrity"),

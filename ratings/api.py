@@ -93,7 +93,7 @@ class LeaderboardView(generics.ListAPIView):
         )
 
     # A plain response for kept bytes: DRF's Response would render them again.
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
+    def list(self, request: Request, *args: object, **kwargs: object) -> HttpResponseBase:  # type: ignore[override]
         """The page from the shared cache, kept under the ladder's ``board_version`` (as the
         web page's rows are: ``leaderboards.board_page``), what the caller may see and the whole
         address (the page's links hold it); built and kept on a miss. JSON (every client but
@@ -170,7 +170,7 @@ class HistoryView(generics.ListAPIView):
         self.ladders = ladders
         return RatingChange.objects.history(player).filter(ladder_id__in=list(ladders))
 
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def list(self, request: Request, *args: object, **kwargs: object) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         assert page is not None  # always paginated
         hidden = access.unseen(viewer_for(request), self.ladders)

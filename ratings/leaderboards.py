@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Iterator
 from datetime import date
 from functools import cached_property
-from typing import TypedDict, overload
+from typing import Protocol, TypedDict, overload
 
 from django.conf import settings
 from django.core.paginator import Paginator
@@ -153,6 +153,17 @@ class Board:
             row.trend = trends.get(row.user_id)  # type: ignore[attr-defined]
             row.rank = ranks.get(row.pk)  # type: ignore[attr-defined]
         return rows
+
+
+class BoardRow(Protocol):
+    """A row of the board as ``Board.decorate`` leaves it: a ``PlayerRating`` with its
+    ladder, user, rank, RD today and trend (what the API's rows read)."""
+
+    rating: float
+    rd_today: float
+    trend: float | None
+    ladder: Ladder
+    user: User
 
 
 class BoardPage(TypedDict):

@@ -16,7 +16,7 @@ from ladder.matches.serializers import UsernamesField, visible_ladder
 from ratings import leaderboards
 from ratings.engine.scales import display
 from ratings.histories import Entry
-from ratings.leaderboards import ALL, STATUS_FILTERS
+from ratings.leaderboards import ALL, STATUS_FILTERS, BoardRow
 from ratings.models import STATUSES, Season
 from ratings.seasons import TableRow
 
@@ -81,16 +81,16 @@ class LeaderboardRowSerializer(serializers.Serializer):
     )
     player = serializers.SerializerMethodField(help_text="The player's page on the site.")
 
-    def get_rating_display(self, row: Any) -> str:
+    def get_rating_display(self, row: BoardRow) -> str:
         return display(row.rating)
 
-    def get_rd_display(self, row: Any) -> str:
+    def get_rd_display(self, row: BoardRow) -> str:
         return format_rd(row.rd_today)
 
-    def get_trend_display(self, row: Any) -> str | None:
+    def get_trend_display(self, row: BoardRow) -> str | None:
         return None if row.trend is None else format_change(row.trend, row.rating)
 
-    def get_player(self, row: Any) -> str:
+    def get_player(self, row: BoardRow) -> str:
         path = reverse("ratings:player", args=[row.user.username])
         return _absolute(self.context, f"{path}?ladder={row.ladder.slug}")
 

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from django.db import transaction
 from django.utils import timezone
@@ -301,7 +301,36 @@ def recent_pairings(ladder: Ladder, users: Sequence[User], on: date) -> History:
 # ---- tonight, kept in a ClubNight -----------------------------------------------------------
 
 
-def round_to_json(rnd: Round) -> dict[str, Any]:
+class CourtResult(TypedDict):
+    """A court's score entered on the round's screen (``ClubNight.rounds``): ``match`` is
+    the reported match, None for a game with a guest (kept here, never rated)."""
+
+    games: list[list[int]]
+    match: int | None
+    by: str  # the username of whoever entered it
+    corrected_by: NotRequired[str]  # a guest game's score, corrected since
+
+
+class KeptMatch(TypedDict):
+    """A match of a kept round: its sides (usernames and guest ids) and odds."""
+
+    side_a: list[str]
+    side_b: list[str]
+    quality: float
+    win_probability: float
+    repeats: NotRequired[list[list[str]]]  # pairs who met earlier tonight
+    result: NotRequired[CourtResult]
+
+
+class KeptRound(TypedDict):
+    """A round as the API answers it and ``ClubNight.rounds`` keeps it."""
+
+    matches: list[KeptMatch]
+    byes: list[str]
+    floor: NotRequired[float]  # rounds kept before the quality floor have none
+
+
+def round_to_json(rnd: Round) -> KeptRound:
     """A round as the API answers it and a ClubNight stores it."""
     return {
         "matches": [
@@ -496,7 +525,7 @@ def _enter_court(
     ladder: Ladder,
     by: User,
     played_on: date,
-    match: dict[str, Any],
+    match: KeptMatch,
     court: int,
     games: Sequence[tuple[int, int]],
     removed: Mapping[str, Guest],
@@ -566,7 +595,7 @@ class Correction:
     now: list[tuple[int, int]]
 
 
-def may_correct(result: Mapping[str, Any], viewer: Viewer) -> bool:
+def may_correct(result: CourtResult, viewer: Viewer) -> bool:
     """Whether ``viewer`` may correct a guest game's score: whoever entered it, or a
     moderator (as only a match's reporter edits it)."""
     return viewer.moderator or (viewer.signed_in and result.get("by") == viewer.username)

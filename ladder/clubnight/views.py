@@ -1,31 +1,34 @@
 """The club night page: tick who is in the hall (members, and guests added by name), get a
-round of balanced matches, then the next; and a round's scores entered on one screen.
+round of balanced matches, then the next. A round's scores, entered on one screen, and a
+guest game's correction are the pages of score_views.py, which shows tonight's rounds as
+this page does (``shown_rounds``).
 
-One view serves the page and its two fragments (HTMX): the list of players (after
-"everyone from the last club night" or adding a guest) and the rounds panel (after
-proposing a round or starting over). Without JavaScript the same buttons post the form and
-the page comes back. The matchmaking lives in ladder/clubnight/matchmaking.py, tonight's
-rounds, guests and scores in services.py.
+The page (``club_night``, GET) shows tonight; for HTMX, its list of players alone
+("everyone from the last club night", "untick everyone"). Each of its buttons posts the
+page's one form (who is ticked, the courts, a guest's name) to its own view and address:
+``propose_round`` and ``start_over`` answer with the rounds panel (HTMX) or go back to the
+page, ``add_guest`` and ``remove_guest`` with the list of players (HTMX) or the page. Without
+JavaScript the same buttons post the form (``formaction``) and the page comes back. The
+matchmaking lives in ladder/clubnight/matchmaking.py, tonight's rounds, guests and scores in
+services.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import Any
 from urllib.parse import urlencode
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, QueryDict
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET
 from django_htmx.http import reswap, retarget
 
 from accounts.models import User
+from core.refusals import form_action
 from ladder.clubnight import services as clubnight
 from ladder.clubnight.matchmaking import QUALITY_FLOOR, ClubNightError, ClubNightPermissionError
 from ladder.clubnight.models import ClubNight
@@ -33,7 +36,6 @@ from ladder.clubs import access
 from ladder.clubs.access import HIDDEN_PLAYER_NAME, Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
-from ladder.matches.forms import MatchForm
 from ladder.matches.views import SignedInRequest
 from ratings.models import rating_params
 
@@ -61,7 +63,7 @@ def _guest(guest: clubnight.Guest) -> Attendee:
     return Attendee(guest.id, guest.name, None, None, 0, "guest", guest=True, removed=guest.removed)
 
 
-def _with_guests(
+def with_guests(
     people: dict[str, Attendee], night: ClubNight | None, *, removed: bool = False
 ) -> dict[str, Attendee]:
     """The members listed and tonight's guests (with ``removed``, also those removed since,
@@ -113,7 +115,7 @@ class ShownRound:
     byes: list[Attendee]
 
 
-def _refused(request: SignedInRequest, ladder: Ladder) -> HttpResponse | None:
+def refusal_page(request: SignedInRequest, ladder: Ladder) -> HttpResponse | None:
     """The 403 page for anyone who may not run the ladder's club night (members and
     moderators may); None for those who may."""
     refusal = clubnight.run_refusal(ladder, request.user)
@@ -122,100 +124,225 @@ def _refused(request: SignedInRequest, ladder: Ladder) -> HttpResponse | None:
     return render(request, "forbidden.html", {"message": refusal}, status=403)
 
 
-#: The actions that answer with the players' list (the guests are listed there).
-GUEST_ACTIONS = ("add_guest", "remove_guest")
+@dataclass(frozen=True)
+class Hall:
+    """Tonight's club night as ``viewer`` finds it, before a button changes it."""
 
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
-    """Tonight's club night of a ladder, for its members and the moderators."""
-    ladder = get_ladder_for_user(request, slug)
-    if (refusal := _refused(request, ladder)) is not None:
-        return refusal
-    today = timezone.localdate()
-    viewer = viewer_for(request)
-    night = clubnight.tonight(ladder, today)
-    people = _people(ladder, today, viewer)
-    last = clubnight.last_club_night(ladder, today)
-    error = guest_error = guest_name = guest_notice = ""
-    status = 200
-    # A guest's "Remove" button sends the guest's id as ``remove_guest``.
-    action = "remove_guest" if "remove_guest" in request.POST else request.POST.get("action")
-    action = action or "propose"
-
+    ladder: Ladder
+    today: date
+    viewer: Viewer
+    night: ClubNight | None
+    people: dict[str, Attendee]  # the members listed to the viewer
     # Members present tonight whom this viewer may not see (hidden members): not on the
     # viewer's list, so nobody else can untick them; a round another member proposes keeps
     # them (while they are still members with an active account).
+    unseen: list[User]
+
+
+def _hall(request: SignedInRequest, ladder: Ladder) -> Hall:
+    today = timezone.localdate()
+    viewer = viewer_for(request)
+    night = clubnight.tonight(ladder, today)
+    people = people_listed(ladder, today, viewer)
     present = night.present if night else []
     kept = access.named(access.OPERATOR, ladder, present, playing=True)
-    unseen = [u for u in present if u in kept and u not in people]
-    if request.method == "POST":
-        ticked = list(dict.fromkeys(request.POST.getlist("present")))
-        try:
-            if action == "start_over":
-                clubnight.start_over(ladder, request.user, today)
-            elif action == "add_guest":
-                guest_name = request.POST.get("guest_name", "")
-                guest = clubnight.add_guest(ladder, request.user, guest_name, today)
-                ticked.append(guest.id)
-                guest_name = ""
-            elif action == "remove_guest":
-                guest = clubnight.remove_guest(
-                    ladder, request.user, request.POST["remove_guest"], today
-                )
-                ticked = [t for t in ticked if t != guest.id]
-                guest_notice = f"{guest.name} was removed."
-            else:
-                members = [t for t in ticked if not clubnight.is_guest(t)]
-                guests = [t for t in ticked if clubnight.is_guest(t)]
-                users = clubnight.members_named(ladder, members, viewer)
-                users += [kept[u] for u in unseen]
-                courts = _courts(request.POST.get("courts", ""))
-                night, _ = clubnight.add_round(ladder, request.user, users, today, courts, guests)
-        except ClubNightPermissionError as exc:
-            error, status = str(exc), 403
-        except ClubNightError as exc:
-            if action in GUEST_ACTIONS:
-                guest_error = str(exc)
-            else:
-                error = str(exc)
-            status = 400
-        if status == 200 and not request.htmx and action not in GUEST_ACTIONS:
-            return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
-        night = clubnight.tonight(ladder, today)
-    else:
-        ticked = night.present if night else []
-        if request.GET.get("from") == "last" and last is not None:
-            ticked = last.present
-        elif request.GET.get("from") == "none":
-            ticked = []
+    unseen = [kept[u] for u in present if u in kept and u not in people]
+    return Hall(ladder, today, viewer, night, people, unseen)
 
+
+def _after(hall: Hall) -> Hall:
+    """The hall after a button: tonight's club night read again."""
+    return replace(hall, night=clubnight.tonight(hall.ladder, hall.today))
+
+
+def _page(
+    request: SignedInRequest,
+    hall: Hall,
+    ticked: list[str],
+    *,
+    players: bool,
+    status: int = 200,
+    error: str = "",
+    guest_error: str = "",
+    guest_removal: bool = False,
+    guest_notice: str = "",
+    guest_name: str = "",
+    last: ClubNight | None = None,
+) -> HttpResponse:
+    """The club night page; for HTMX, the list of players (``players``) or the rounds panel.
+    ``last``: the last club night before tonight, if read already."""
+    ladder, night, people = hall.ladder, hall.night, hall.people
     context: dict[str, object] = {
         "ladder": ladder,
-        "people": _with_guests(people, night),
-        "ticked": set(ticked) - set(unseen),
-        "unseen": len(unseen),
+        "people": with_guests(people, night),
+        "ticked": set(ticked) - {u.username for u in hall.unseen},
+        "unseen": len(hall.unseen),
         "night": night,
-        "rounds": _shown_rounds(ladder, night, _with_guests(people, night, removed=True), viewer),
+        "rounds": shown_rounds(
+            ladder, night, with_guests(people, night, removed=True), hall.viewer
+        ),
         "error": error,
         "guest_error": guest_error,
-        "guest_removal": action == "remove_guest",
+        "guest_removal": guest_removal,
         "guest_notice": guest_notice,
         "guest_name": guest_name,
         "max_guest_name": clubnight.MAX_GUEST_NAME,
-        "today": today,
+        "today": hall.today,
         "floor": QUALITY_FLOOR,
         "can_start_over": clubnight.may_start_over(night, request.user),
     }
     if request.htmx:
-        if request.method == "GET" or action in GUEST_ACTIONS:
+        if players:
             # The players' list, wherever the form's submit aimed (Enter in the guest's name).
             response = render(request, "clubnight/club_night_players.html", context, status=status)
             return reswap(retarget(response, "#present-list"), "outerHTML")
         return render(request, "clubnight/club_night_rounds.html", context, status=status)
-    context["last"] = last
+    context["last"] = last or clubnight.last_club_night(ladder, hall.today)
     return render(request, "clubnight/club_night.html", context, status=status)
+
+
+@login_required
+@require_GET
+def club_night(request: SignedInRequest, slug: str) -> HttpResponse:
+    """Tonight's club night of a ladder, for its members and the moderators: its buttons
+    post to ``propose_round``, ``start_over``, ``add_guest`` and ``remove_guest``.
+    ``?from=last`` ticks everyone from the last club night, ``?from=none`` nobody (for
+    HTMX, the players' list alone)."""
+    ladder = get_ladder_for_user(request, slug)
+    if (refusal := refusal_page(request, ladder)) is not None:
+        return refusal
+    hall = _hall(request, ladder)
+    ticked = hall.night.present if hall.night else []
+    last = None
+    if request.GET.get("from") == "last":
+        last = clubnight.last_club_night(ladder, hall.today)
+        ticked = last.present if last is not None else ticked
+    elif request.GET.get("from") == "none":
+        ticked = []
+    return _page(request, hall, ticked, players=True, last=last)
+
+
+def _posted(request: SignedInRequest, slug: str) -> tuple[Hall, list[str]] | HttpResponse:
+    """What a button of the page starts from: tonight's hall and the players ticked on the
+    form; the 403 page for whoever may not run the ladder's club night."""
+    ladder = get_ladder_for_user(request, slug)
+    if (refusal := refusal_page(request, ladder)) is not None:
+        return refusal
+    return _hall(request, ladder), list(dict.fromkeys(request.POST.getlist("present")))
+
+
+def _failed(exc: ClubNightError) -> tuple[str, int]:
+    """A refusal's message and status: 403 for a permission refused, else 400."""
+    return str(exc), 403 if isinstance(exc, ClubNightPermissionError) else 400
+
+
+def _rounds_changed(
+    request: SignedInRequest, hall: Hall, ticked: list[str], refused: ClubNightError | None
+) -> HttpResponse:
+    """The answer to a button that changes the rounds: back to the page's rounds, or (for
+    HTMX, and whenever refused) the rounds as they are now, with the refusal."""
+    if refused is None and not request.htmx:
+        return redirect(reverse("ladder:club_night", args=[hall.ladder.slug]) + "#rounds")
+    error, status = _failed(refused) if refused is not None else ("", 200)
+    return _page(request, _after(hall), ticked, players=False, error=error, status=status)
+
+
+@form_action
+def propose_round(request: SignedInRequest, slug: str) -> HttpResponse:
+    """Propose and keep tonight's next round for the players ticked (members and guests),
+    on at most the courts typed (``clubnight.add_round``)."""
+    posted = _posted(request, slug)
+    if isinstance(posted, HttpResponse):
+        return posted
+    hall, ticked = posted
+    members = [t for t in ticked if not clubnight.is_guest(t)]
+    guests = [t for t in ticked if clubnight.is_guest(t)]
+    try:
+        users = clubnight.members_named(hall.ladder, members, hall.viewer) + hall.unseen
+        courts = _courts(request.POST.get("courts", ""))
+        clubnight.add_round(hall.ladder, request.user, users, hall.today, courts, guests)
+    except ClubNightError as exc:
+        return _rounds_changed(request, hall, ticked, exc)
+    return _rounds_changed(request, hall, ticked, None)
+
+
+@form_action
+def start_over(request: SignedInRequest, slug: str) -> HttpResponse:
+    """Forget tonight's rounds (``clubnight.start_over``: a moderator or whoever started
+    the evening); who is present stays ticked."""
+    posted = _posted(request, slug)
+    if isinstance(posted, HttpResponse):
+        return posted
+    hall, ticked = posted
+    try:
+        clubnight.start_over(hall.ladder, request.user, hall.today)
+    except ClubNightError as exc:
+        return _rounds_changed(request, hall, ticked, exc)
+    return _rounds_changed(request, hall, ticked, None)
+
+
+@form_action
+def add_guest(request: SignedInRequest, slug: str) -> HttpResponse:
+    """Add a guest by the name typed to tonight's list, ticked (``clubnight.add_guest``)."""
+    posted = _posted(request, slug)
+    if isinstance(posted, HttpResponse):
+        return posted
+    hall, ticked = posted
+    typed = request.POST.get("guest_name", "")
+    try:
+        guest = clubnight.add_guest(hall.ladder, request.user, typed, hall.today)
+    except ClubNightError as exc:
+        return _guest_refused(request, hall, ticked, exc, guest_name=typed)
+    return _page(request, _after(hall), [*ticked, guest.id], players=True)
+
+
+@form_action
+def remove_guest(request: SignedInRequest, slug: str) -> HttpResponse:
+    """Take the guest whose "Remove" was pressed (their id, ``remove_guest``) off
+    tonight's list (``clubnight.remove_guest``)."""
+    posted = _posted(request, slug)
+    if isinstance(posted, HttpResponse):
+        return posted
+    hall, ticked = posted
+    try:
+        guest = clubnight.remove_guest(
+            hall.ladder, request.user, request.POST.get("remove_guest", ""), hall.today
+        )
+    except ClubNightError as exc:
+        return _guest_refused(request, hall, ticked, exc, removal=True)
+    return _page(
+        request,
+        _after(hall),
+        [t for t in ticked if t != guest.id],
+        players=True,
+        guest_removal=True,
+        guest_notice=f"{guest.name} was removed.",
+    )
+
+
+def _guest_refused(
+    request: SignedInRequest,
+    hall: Hall,
+    ticked: list[str],
+    refused: ClubNightError,
+    *,
+    guest_name: str = "",
+    removal: bool = False,
+) -> HttpResponse:
+    """A guest's button refused: the players' list (for HTMX) or the page, the name typed
+    kept and the reason beside the guests (a permission refused: above the rounds)."""
+    message, status = _failed(refused)
+    return _page(
+        request,
+        _after(hall),
+        ticked,
+        players=True,
+        status=status,
+        error=message if status == 403 else "",
+        guest_error=message if status != 403 else "",
+        guest_removal=removal,
+        guest_name=guest_name,
+    )
 
 
 def _courts(typed: str) -> int | None:
@@ -229,7 +356,7 @@ def _courts(typed: str) -> int | None:
     return int(typed)
 
 
-def _people(ladder: Ladder, on: date, viewer: Viewer) -> dict[str, Attendee]:
+def people_listed(ladder: Ladder, on: date, viewer: Viewer) -> dict[str, Attendee]:
     """The ladder's members listed to ``viewer`` (the access policy), by username, in the
     order the page lists them (by name)."""
     memberships = list(
@@ -248,7 +375,7 @@ def _people(ladder: Ladder, on: date, viewer: Viewer) -> dict[str, Attendee]:
     return {p.username: p for p in people}
 
 
-def _shown_rounds(
+def shown_rounds(
     ladder: Ladder, night: ClubNight | None, people: dict[str, Attendee], viewer: Viewer
 ) -> list[ShownRound]:
     """Tonight's rounds, the latest first, with names and (for their players) report links."""
@@ -293,7 +420,7 @@ def _shown_rounds(
 
 
 def _result(
-    ladder: Ladder, match: dict[str, Any], viewer: Viewer, number: int, court: int
+    ladder: Ladder, match: clubnight.KeptMatch, viewer: Viewer, number: int, court: int
 ) -> ShownResult | None:
     result = match.get("result")
     if result is None:
@@ -329,210 +456,3 @@ def _report_url(
         safe=",",
     )
     return f"{reverse('ladder:report', args=[ladder.slug])}?{query}"
-
-
-# ---- a round's scores on one screen ------------------------------------------------------------
-
-
-@dataclass
-class CourtForm:
-    """One court's block of the round's screen: its match, and the score boxes as typed."""
-
-    number: int
-    match: ShownMatch
-    form: MatchForm  # parses the typed games as the report form does
-    rows: list[tuple[int, str, str]]  # (game, side A's points, side B's points) as typed
-    errors: list[str]
-
-    @property
-    def done(self) -> bool:
-        return self.match.result is not None
-
-    @property
-    def sides(self) -> tuple[list[Attendee], list[Attendee]]:
-        return self.match.side_a, self.match.side_b
-
-
-def _court_forms(ladder: Ladder, shown: ShownRound, data: QueryDict | None) -> list[CourtForm]:
-    """A block per court of the round, its boxes as posted."""
-    return [
-        _court_form(ladder, number, match, data)
-        for number, match in enumerate(shown.matches, start=1)
-    ]
-
-
-def _court_form(
-    ladder: Ladder,
-    number: int,
-    match: ShownMatch,
-    data: QueryDict | None,
-    filled: Sequence[Sequence[int]] = (),
-) -> CourtForm:
-    """One court's block, its boxes as posted (``c<court>-a``, ``c<court>-b``: one of each
-    per game), or else ``filled`` with a score entered before."""
-    best_of = ladder.scoring().best_of
-    games = QueryDict(mutable=True)
-    if data is not None:
-        games.setlist("game_a", data.getlist(f"c{number}-a")[:best_of])
-        games.setlist("game_b", data.getlist(f"c{number}-b")[:best_of])
-    form = MatchForm(games if data is not None else None, ladder=ladder)
-    if data is not None:
-        typed = [(r.a, r.b) for r in form.game_rows]
-    else:
-        typed = [(str(a), str(b)) for a, b in filled]
-    typed += [("", "")] * (best_of - len(typed))
-    rows = [(n, a, b) for n, (a, b) in enumerate(typed, start=1)]
-    return CourtForm(number, match, form, rows, [])
-
-
-def _rounds_tonight(ladder: Ladder, today: date, viewer: Viewer) -> dict[int, ShownRound]:
-    """Tonight's rounds by number as ``viewer`` sees them (guests named, those removed too)."""
-    night = clubnight.tonight(ladder, today)
-    people = _with_guests(_people(ladder, today, viewer), night, removed=True)
-    return {r.number: r for r in _shown_rounds(ladder, night, people, viewer)}
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def round_scores(request: SignedInRequest, slug: str, number: int) -> HttpResponse:
-    """Every court's score of tonight's round ``number`` on one form, submitted once.
-
-    Each court on its own (``clubnight.enter_scores``): the valid ones are saved, the
-    refused ones keep what was typed and say why; a court entered before is not entered
-    again, so a double submit reports nothing twice. Blank courts wait for later."""
-    ladder = get_ladder_for_user(request, slug)
-    if (refusal := _refused(request, ladder)) is not None:
-        return refusal
-    today = timezone.localdate()
-    viewer = viewer_for(request)
-    rounds = _rounds_tonight(ladder, today, viewer)
-    if number not in rounds:
-        raise Http404(f"There is no round {number} on tonight's club night of {ladder.name}.")
-    data = request.POST if request.method == "POST" else None
-    courts = _court_forms(ladder, rounds[number], data)
-    error = ""
-    status = 200
-    if request.method == "POST":
-        scores = {}
-        for court in courts:
-            # A court entered before still goes to the service, which leaves it alone: a
-            # second submit of the same form (a double tap, the back button) is no error.
-            if not court.form.games_entered:
-                continue
-            games = court.form.parse_games()
-            if games is None:
-                court.errors = court.form.errors_for("games")
-            else:
-                scores[court.number] = games
-        outcomes: dict[int, clubnight.CourtOutcome] = {}
-        try:
-            if scores:
-                outcomes = clubnight.enter_scores(ladder, request.user, number, scores, today)
-            elif not any(c.errors for c in courts):
-                error, status = "Enter the score of at least one court.", 400
-        except ClubNightPermissionError as exc:
-            error, status = str(exc), 403
-        except ClubNightError as exc:
-            error, status = str(exc), 400
-        for court in courts:
-            outcome = outcomes.get(court.number)
-            if outcome is not None and outcome.status == clubnight.REFUSED:
-                court.errors = [outcome.message]
-        entered = [o for o in outcomes.values() if o.status != clubnight.REFUSED]
-        if not any(c.errors for c in courts) and not error:
-            messages.success(request, _entered_message(number, list(outcomes.values())))
-            return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
-        if any(c.errors for c in courts):
-            status = 400
-            saved = len([o for o in entered if o.status != clubnight.ALREADY])
-            error = (
-                f"{saved} court{'s' if saved != 1 else ''} saved; " if saved else "Nothing saved: "
-            ) + "correct the courts marked below and save again."
-        # The courts saved just now show as entered.
-        fresh = _rounds_tonight(ladder, today, viewer).get(number)
-        for court, match in zip(courts, fresh.matches if fresh else [], strict=False):
-            court.match = match
-    return render(
-        request,
-        "clubnight/round_scores.html",
-        {
-            "ladder": ladder,
-            "round": rounds[number],
-            "courts": courts,
-            "error": error,
-            "today": today,
-        },
-        status=status,
-    )
-
-
-def _entered_message(number: int, outcomes: list[clubnight.CourtOutcome]) -> str:
-    reported = sum(o.status == clubnight.REPORTED for o in outcomes)
-    kept = sum(o.status == clubnight.KEPT for o in outcomes)
-    parts = []
-    if reported:
-        parts.append(
-            f"{reported} match{'es' if reported != 1 else ''} reported: "
-            "a player of each waits to confirm it"
-        )
-    if kept:
-        parts.append(f"{kept} game{'s' if kept != 1 else ''} with a guest kept (not rated)")
-    if not parts:
-        return f"Round {number}: those courts were entered already; nothing was entered twice."
-    return f"Round {number}: " + "; ".join(parts) + "."
-
-
-@login_required
-@require_http_methods(["GET", "POST"])
-def correct_score(request: SignedInRequest, slug: str, number: int, court: int) -> HttpResponse:
-    """Correct the score of tonight's game with a guest (round ``number``, ``court``), for
-    whoever entered it or a moderator (``clubnight.correct_guest_score``): unrated, so only
-    the night's record changes."""
-    ladder = get_ladder_for_user(request, slug)
-    if (refusal := _refused(request, ladder)) is not None:
-        return refusal
-    today = timezone.localdate()
-    viewer = viewer_for(request)
-    rounds = _rounds_tonight(ladder, today, viewer)
-    matches = rounds[number].matches if number in rounds else []
-    match = matches[court - 1] if 1 <= court <= len(matches) else None
-    result = match.result if match is not None and match.with_guest else None
-    if match is None or result is None or result.match_id is not None:
-        raise Http404(f"Round {number}'s court {court} has no guest game's score tonight.")
-    if result.correct_url is None:
-        return render(
-            request,
-            "forbidden.html",
-            {"message": clubnight.correction_refused(court)},
-            status=403,
-        )
-    data = request.POST if request.method == "POST" else None
-    form = _court_form(ladder, court, match, data, filled=result.games)
-    status = 200
-    if request.method == "POST":
-        games = form.form.parse_games()
-        if games is None:
-            form.errors = form.form.errors_for("games")
-        else:
-            try:
-                done = clubnight.correct_guest_score(
-                    ladder, request.user, number, court, games, today
-                )
-            except ClubNightPermissionError as exc:
-                return render(request, "forbidden.html", {"message": str(exc)}, status=403)
-            except ClubNightError as exc:
-                form.errors = [str(exc)]
-            else:
-                messages.success(
-                    request,
-                    f"Round {number}, court {court} corrected: {clubnight.score_text(done.now)} "
-                    f"(was {clubnight.score_text(done.was)}); not rated.",
-                )
-                return redirect(reverse("ladder:club_night", args=[slug]) + "#rounds")
-        status = 400
-    return render(
-        request,
-        "clubnight/correct_score.html",
-        {"ladder": ladder, "number": number, "court": form, "today": today},
-        status=status,
-    )

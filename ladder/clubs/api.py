@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db.models import QuerySet
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -89,7 +87,7 @@ class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
         found = access.found_q(viewer_for(self.request), self._memberships(), search)
         return User.objects.filter(found).order_by("username")
 
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def list(self, request: Request, *args: object, **kwargs: object) -> Response:
         players = self.get_queryset()[:MAX_PLAYER_RESULTS]
         return Response(self.get_serializer(players, many=True).data)
 

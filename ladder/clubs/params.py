@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import BaseValidator, MaxValueValidator, MinValueValidator
 
 from ratings.engine.errors import Problem
 from ratings.engine.settings import SETTING, SETTINGS, TEAM_METHOD_LABELS, Setting
@@ -48,7 +48,7 @@ def field_options(name: str) -> dict[str, Any]:
         options["verbose_name"] = setting.label
     if setting.choices:
         options["choices"] = list(setting.choices)
-    validators: list[Any] = []
+    validators: list[BaseValidator] = []
     if setting.ladder_minimum is not None:
         validators.append(MinValueValidator(setting.ladder_minimum))
     if setting.ladder_maximum is not None:

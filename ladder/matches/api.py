@@ -224,7 +224,7 @@ class MatchViewSet(
         serializer.is_valid(raise_exception=True)
         return dict(serializer.validated_data)
 
-    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def create(self, request: Request, *args: object, **kwargs: object) -> Response:
         data = self._input(ReportSerializer)
         report = Report(
             ladder=data["ladder"],

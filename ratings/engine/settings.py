@@ -74,6 +74,9 @@ Kind = Literal["float", "int", "choice", "bool", "optional_float", "weights", "d
 Store = Literal["field", "option", "fixed", "derived"]
 #: A bound: a number, or the name of the setting whose value bounds this one.
 Bound = float | str | None
+#: A setting's value, by its kind: a number (float, int, optional_float: or None), one of its
+#: choices (choice), true or false (bool), stat name → weight (weights), first days (dates).
+SettingValue = bool | int | float | str | None | Mapping[str, float] | tuple[date, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +203,7 @@ def setting(
     store: Store = "field",
     *,
     factory: Callable[[], T] | None = None,
-    **about: Any,
+    **about: object,
 ) -> T:
     """A field of ``Params`` that is a setting (the dataclass field, typed as its value);
     ``about`` is the rest of its ``Setting``: range, words, models."""

@@ -23,11 +23,11 @@ import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from typing import Any, TextIO, TypeAlias
+from typing import Protocol, TextIO, TypeAlias
 
 from ratings.engine.formats import FORMAT_NAMES, ScoringFormat, get_format
 from ratings.engine.replay import Replayer, encode_rows, validate_params
-from ratings.engine.settings import SETTING, Kind
+from ratings.engine.settings import SETTING, Kind, SettingValue
 from ratings.engine.types import TEAM_METHODS, EngineError, MatchResult, Params, defaults_for
 from ratings.lab import evaluate
 from ratings.lab import simulate as simulate_
@@ -46,7 +46,7 @@ class ParamError(EngineError):
     """A --param that does not name a parameter or does not parse to its type."""
 
 
-def parse_param(text: str) -> tuple[str, Any]:
+def parse_param(text: str) -> tuple[str, SettingValue]:
     """`name=value` parsed to the kind of that setting (the engine's list of settings).
 
     stat_weights takes JSON (`{"kills": 1, "deaths": -1}`) or `kills:1,deaths:-1`;
@@ -65,7 +65,7 @@ def parse_param(text: str) -> tuple[str, Any]:
         raise ParamError(f"--param {name}={raw!r}: {exc}") from None
 
 
-def _parse_value(kind: Kind, raw: str) -> Any:
+def _parse_value(kind: Kind, raw: str) -> SettingValue:
     """``raw`` as a value of a setting of ``kind`` (the engine's list says which)."""
     if kind == "weights":
         return _parse_stat_weights(raw)
@@ -144,7 +144,8 @@ def params_from_args(
         overrides["team_method"] = args.method
     extra = [parse_stat_weight(w) for w in getattr(args, "stat_weight", None) or ()]
     if extra:
-        weights = dict(overrides.get("stat_weights", start.stat_weights))
+        given = overrides.get("stat_weights", start.stat_weights)  # --param's: a mapping
+        weights = dict(given if isinstance(given, Mapping) else start.stat_weights)
         weights.update(extra)
         overrides["stat_weights"] = weights
     if overrides.get(
@@ -279,13 +280,26 @@ def run_rate(args: argparse.Namespace) -> int:
 # and print. The manage.py commands of the same names call the same functions.
 
 
-def _bar(total: int, err: TextIO, desc: str) -> Any:
+class ProgressBar(Protocol):
+    """What the commands use of a tqdm bar (tqdm has no types)."""
+
+    unit: str
+
+    def update(self, n: float | None = 1) -> bool | None: ...
+
+    def __enter__(self) -> ProgressBar: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+def _bar(total: int, err: TextIO, desc: str) -> ProgressBar:
     """A tqdm progress bar on `err`, shown only when `err` is a terminal."""
     from tqdm import tqdm
 
-    return tqdm(
+    bar: ProgressBar = tqdm(
         total=total, file=err, desc=desc, unit="match", unit_scale=True, disable=None, leave=False
     )
+    return bar
 
 
 def add_backtest_arguments(parser: argparse.ArgumentParser, file_optional: bool = False) -> None:

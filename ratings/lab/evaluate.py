@@ -31,7 +31,7 @@ import math
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.types import MatchResult, Params
@@ -53,7 +53,7 @@ METRICS = ("logloss", "brier", "accuracy", "avg_error", "spearman", "convergence
 #: System names, in report order: the engine with the ladder's params, then the peers.
 SYSTEMS = ("default", *PEERS)
 
-Progress = Callable[[int], None]
+Progress = Callable[[int], object]
 
 
 # ------------------------------------------------------------------ metrics
@@ -250,13 +250,21 @@ def build_system(
     return make_peers([name])[name]
 
 
+class Backtest(TypedDict):
+    """What :func:`backtest` returns (``backtest --json`` prints it)."""
+
+    matches: int
+    evaluated: int  # the matches after the warm-up, whose predictions are scored
+    systems: dict[str, dict[str, float | None]]  # each system's metrics (None: unavailable)
+
+
 def backtest(
     matches: Sequence[MatchResult],
     params: Params,
     scoring_format: ScoringFormat,
     systems: Iterable[str] = SYSTEMS,
     progress: Progress | None = None,
-) -> dict[str, Any]:
+) -> Backtest:
     """§7 for the engine and the peers on one history, in one run.
 
     Returns ``{"matches": N, "evaluated": M, "systems": {name: {metric: value}}}``;
@@ -266,7 +274,7 @@ def backtest(
     """
     matches = time_order(matches)
     n = len(matches)
-    out: dict[str, Any] = {"matches": n, "evaluated": n - warmup_size(n), "systems": {}}
+    out: Backtest = {"matches": n, "evaluated": n - warmup_size(n), "systems": {}}
     for name in systems:
         system = build_system(name, params, scoring_format)
         if isinstance(system, PeerUnavailable):
@@ -314,7 +322,7 @@ def format_table(systems: dict[str, dict[str, float | None]], title: str = "syst
     return "\n".join("| " + " | ".join(r) + " |" for r in rows)
 
 
-def format_backtest(result: dict[str, Any]) -> str:
+def format_backtest(result: Backtest) -> str:
     """The human report of :func:`backtest`."""
     line = (
         f"{result['matches']} matches; metrics over the last {result['evaluated']} "

@@ -56,7 +56,7 @@ DEFAULT_MATCHES = 3000
 DEFAULT_SEED = 1
 
 #: The rows of the report: a label and the parameters that select the method.
-METHODS: tuple[tuple[str, dict[str, Any]], ...] = (
+METHODS: tuple[tuple[str, Mapping[str, object]], ...] = (
     ("composite_opponent (mean)", {"team_method": "composite_opponent", "composite_rd": "mean"}),
     (
         "composite_opponent (rms_of_mean)",

@@ -40,8 +40,8 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal, NotRequired, TypedDict
 
 from ratings.engine import glicko2
 from ratings.engine.scales import GLICKO2_SCALE
@@ -63,6 +63,7 @@ INITIAL_VOLATILITY = 0.06
 TAU = 0.5
 METHODS = ("individual_engine", "individual_sequential", "composite_opponent", "composite_team")
 ERROR_FUNCTIONS = ("absolute", "squared")
+PARTS: tuple[Literal["full"], Literal["last20"]] = ("full", "last20")  # of a run: all, the last 20
 #: The thesis' table 4.2 (error in %, as fractions): its Individual is Algorithm 1.
 THESIS = {
     "individual_sequential": {"full": 0.2146, "last20": 0.2171},
@@ -153,7 +154,59 @@ def _skill_win_probability(
     return float(1.0 / (1.0 + 10.0 ** (-gap / 400.0)))
 
 
-def run_once(method: str, seed: int, run: int) -> dict[str, Any]:
+class Run(TypedDict):
+    """One run of one method: each game's P and y, and the top player's ratings."""
+
+    probs: list[float]
+    results: list[float]
+    top_player: list[float]
+
+
+class Summary(TypedDict):
+    """An error's mean and SD over the runs."""
+
+    mean: float
+    sd: float
+
+
+class Errors(TypedDict):
+    """An error function over the whole run and over its last :data:`LAST` games."""
+
+    full: Summary
+    last20: Summary
+
+
+class MethodResult(TypedDict):
+    """A method over the runs: each error function's, the matching one's (``full`` and
+    ``last20``, once chosen) and the top player's mean trace."""
+
+    errors: dict[str, Errors]
+    top_player: list[float]
+    full: NotRequired[Summary]
+    last20: NotRequired[Summary]
+
+
+class Protocol(TypedDict):
+    players: int
+    team_size: int
+    games: int
+    runs: int
+    seed: int
+    candidates: int
+    skill_sd: float
+    tau: float
+
+
+class ThesisResult(TypedDict):
+    """What :func:`thesis_experiment` returns (``simulate --thesis --json`` prints it)."""
+
+    protocol: Protocol
+    error_function: str
+    methods: dict[str, MethodResult]
+    thesis: dict[str, dict[str, float]]
+
+
+def run_once(method: str, seed: int, run: int) -> Run:
     """One 100-game run of one method: each game's P and y, and the top player's ratings."""
     skill_rng = random.Random(f"thesis:{seed}:{run}:skills")
     skills = [skill_rng.gauss(SKILL_MEAN, SKILL_SD) for _ in range(PLAYERS)]
@@ -192,28 +245,28 @@ def _errors(probs: Sequence[float], results: Sequence[float], kind: str) -> list
     return [(y - p) ** 2 for p, y in zip(probs, results, strict=True)]
 
 
-def _summary(values: Sequence[float]) -> dict[str, float]:
+def _summary(values: Sequence[float]) -> Summary:
     return {
         "mean": statistics.fmean(values),
         "sd": statistics.stdev(values) if len(values) > 1 else 0.0,
     }
 
 
-def matching_error(methods: dict[str, Any]) -> str:
+def matching_error(methods: Mapping[str, MethodResult]) -> str:
     """The error function whose means lie nearest the thesis' six figures (mean absolute gap)."""
 
     def distance(kind: str) -> float:
         gaps = [
             abs(methods[m]["errors"][kind][part]["mean"] - figures[part])
             for m, figures in THESIS.items()
-            for part in ("full", "last20")
+            for part in PARTS
         ]
         return statistics.fmean(gaps)
 
     return min(ERROR_FUNCTIONS, key=distance)
 
 
-def thesis_experiment(runs: int = DEFAULT_RUNS, seed: int = DEFAULT_SEED) -> dict[str, Any]:
+def thesis_experiment(runs: int = DEFAULT_RUNS, seed: int = DEFAULT_SEED) -> ThesisResult:
     """Every method over ``runs`` runs; see the module docstring for the protocol.
 
     ``methods.{name}.full`` and ``.last20`` are the matching error function's mean and SD
@@ -221,10 +274,10 @@ def thesis_experiment(runs: int = DEFAULT_RUNS, seed: int = DEFAULT_SEED) -> dic
     """
     if runs < 1:
         raise ValueError("runs must be at least 1")
-    methods: dict[str, Any] = {}
+    methods: dict[str, MethodResult] = {}
     for method in METHODS:
         outcomes = [run_once(method, seed, run) for run in range(runs)]
-        errors = {}
+        errors: dict[str, Errors] = {}
         for kind in ERROR_FUNCTIONS:
             per_run = [_errors(o["probs"], o["results"], kind) for o in outcomes]
             errors[kind] = {
@@ -259,11 +312,11 @@ def thesis_experiment(runs: int = DEFAULT_RUNS, seed: int = DEFAULT_SEED) -> dic
     }
 
 
-def _pct(summary: dict[str, float]) -> str:
+def _pct(summary: Summary) -> str:
     return f"{summary['mean'] * 100:.2f} ± {summary['sd'] * 100:.2f}%"
 
 
-def format_thesis(result: dict[str, Any]) -> str:
+def format_thesis(result: ThesisResult) -> str:
     """The table beside the thesis' figures, the error functions, and the top player's trace."""
     p = result["protocol"]
     chosen = result["error_function"]

@@ -39,14 +39,14 @@ import itertools
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.replay import Replayer, encode
 from ratings.engine.types import MatchResult, Params
 from ratings.lab.evaluate import run_online, time_order, warmup_size
 from ratings.lab.peers import Glicko2, actual_result
-from ratings.lab.tune import SettingKey, _match_loss
+from ratings.lab.tune import SettingKey, Value, _match_loss
 
 Setting = SettingKey
 
@@ -72,7 +72,7 @@ TIME_SPLITS = 2
 #: (``margin_clamp``, 1 = linear over the whole map), and the opposing side's RD as the RD of
 #: a mean of independent ratings (``composite_rd``, RATINGS.md §5).
 TEAM_SPEC: Setting = (("margin_boost", 1.0), ("margin_clamp", 0.25), ("composite_rd", "mean"))
-TEAM_GRID_AXES: dict[str, tuple[Any, ...]] = {
+TEAM_GRID_AXES: dict[str, tuple[Value, ...]] = {
     "margin_boost": (1.0, 0.5, 0.0),
     "margin_clamp": (0.25, 0.5, 1.0),
     "composite_rd": ("mean", "rms_of_mean", "rms"),
@@ -144,9 +144,86 @@ def select(data: Mapping[str, Losses], parts: Sequence[Part]) -> Setting:
     return max(grid, key=lambda s: min(gain(data[p.history], s, p) for p in parts))
 
 
-def folds(data: Mapping[str, Losses]) -> list[dict[str, Any]]:
+class Fold(TypedDict):
+    """A fold: its name, the parts the rule sees, and the unseen part."""
+
+    fold: str
+    seen: list[Part]
+    unseen: Part
+
+
+class FoldRow(TypedDict):
+    """A fold's pick and the mean log-loss on its unseen part of the pick, §2, the
+    incumbent and plain Glicko-2 (:func:`evaluate`)."""
+
+    fold: str
+    matches: int
+    pick: dict[str, Value]
+    pick_logloss: float
+    spec_logloss: float
+    incumbent_logloss: float
+    glicko2_logloss: float
+
+
+class Verdict(TypedDict):
+    """Which defaults the folds support (:func:`verdict`)."""
+
+    defaults: dict[str, Value]
+    changed: bool
+    same_pick_every_fold: bool
+    pick_beats_spec_everywhere: bool
+    incumbent_beats_spec_everywhere: bool
+    spec_beats_glicko2: int  # unseen parts on which §2's values beat plain Glicko-2
+    incumbent_beats_glicko2: int
+    folds: int
+
+
+class PresetRow(TypedDict):
+    """A team-game preset's fold within one history (:func:`preset_rows`): matches seen and
+    unseen as (start, stop), the pick, and the unseen part's mean log-losses."""
+
+    fold: str
+    matches: int
+    seen: list[tuple[int, int]]
+    unseen: tuple[int, int]
+    pick: dict[str, Value]
+    pick_logloss: float
+    spec_logloss: float
+    glicko2_logloss: float
+
+
+class PresetVerdict(TypedDict):
+    """The preset the folds support (:func:`preset_verdict`); ``preset`` is empty for none."""
+
+    candidate: dict[str, Value]
+    candidate_logloss: list[float]
+    beats_spec_everywhere: bool
+    beats_glicko2_everywhere: bool
+    preset: dict[str, Value]
+    folds: int
+
+
+class ElsewherePart(TypedDict):
+    """One part of another history under a preset (:func:`preset_elsewhere`)."""
+
+    matches: str  # "41–80"
+    preset_logloss: float
+    spec_logloss: float
+    glicko2_logloss: float
+
+
+class Elsewhere(TypedDict):
+    """What a preset would do to a history it does not apply to (:func:`preset_elsewhere`)."""
+
+    history: str
+    setting: dict[str, Value]
+    spec: dict[str, Value]
+    parts: list[ElsewherePart]
+
+
+def folds(data: Mapping[str, Losses]) -> list[Fold]:
     """Every fold: its name, the parts the rule sees, and the unseen part."""
-    out = []
+    out: list[Fold] = []
     scored = {name: Part(name, warmup_size(len(d)), len(d)) for name, d in data.items()}
     if len(data) > 1:
         for name in data:
@@ -169,11 +246,11 @@ def folds(data: Mapping[str, Losses]) -> list[dict[str, Any]]:
     return out
 
 
-def evaluate(data: Mapping[str, Losses]) -> list[dict[str, Any]]:
+def evaluate(data: Mapping[str, Losses]) -> list[FoldRow]:
     """Each fold's pick and the unseen log-loss of the pick, §2, the incumbent and Glicko-2."""
-    rows = []
+    rows: list[FoldRow] = []
     for fold in folds(data):
-        part: Part = fold["unseen"]
+        part = fold["unseen"]
         losses = data[part.history]
         pick = select(data, fold["seen"])
         rows.append(
@@ -190,7 +267,7 @@ def evaluate(data: Mapping[str, Losses]) -> list[dict[str, Any]]:
     return rows
 
 
-def verdict(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def verdict(rows: Sequence[FoldRow]) -> Verdict:
     """Which defaults the folds support: a change needs one pick that wins every unseen part."""
     picks = {tuple(sorted(r["pick"].items())) for r in rows}
     pick_wins = all(r["pick_logloss"] < r["spec_logloss"] for r in rows)
@@ -209,11 +286,11 @@ def verdict(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _setting_label(setting: Mapping[str, Any]) -> str:
+def _setting_label(setting: Mapping[str, Value]) -> str:
     return " / ".join(f"{setting[name]:g}" for name in GRID_AXES)
 
 
-def format_transfer(rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]) -> str:
+def format_transfer(rows: Sequence[FoldRow], summary: Verdict) -> str:
     """The folds as a markdown table, then the verdict in words."""
     lines = [
         f"| fold | scored | pick ({' / '.join(GRID_AXES)}) | pick | §2 400/0.25 | "
@@ -242,14 +319,14 @@ def format_transfer(rows: Sequence[Mapping[str, Any]], summary: Mapping[str, Any
     return "\n".join(lines)
 
 
-def preset_rows(losses: Losses, spec: Setting = TEAM_SPEC) -> list[dict[str, Any]]:
+def preset_rows(losses: Losses, spec: Setting = TEAM_SPEC) -> list[PresetRow]:
     """A preset's folds within one history (the only unseen data a lone history has): each
     time-ordered segment of its scored half, the rule's pick from the matches before it, and
     the segment's log-loss under the pick, ``spec`` and plain Glicko-2."""
     data = {losses.name: losses}
-    rows = []
+    rows: list[PresetRow] = []
     for fold in folds(data):
-        part: Part = fold["unseen"]
+        part = fold["unseen"]
         pick = select(data, fold["seen"])
         rows.append(
             {
@@ -266,7 +343,7 @@ def preset_rows(losses: Losses, spec: Setting = TEAM_SPEC) -> list[dict[str, Any
     return rows
 
 
-def agreed(rows: Sequence[Mapping[str, Any]], spec: Setting = TEAM_SPEC) -> Setting:
+def agreed(rows: Sequence[PresetRow], spec: Setting = TEAM_SPEC) -> Setting:
     """``spec`` with every axis moved on which all the folds' picks agree (the rest kept)."""
     out = []
     for name, value in spec:
@@ -276,8 +353,8 @@ def agreed(rows: Sequence[Mapping[str, Any]], spec: Setting = TEAM_SPEC) -> Sett
 
 
 def preset_verdict(
-    losses: Losses, rows: Sequence[Mapping[str, Any]], spec: Setting = TEAM_SPEC
-) -> dict[str, Any]:
+    losses: Losses, rows: Sequence[PresetRow], spec: Setting = TEAM_SPEC
+) -> PresetVerdict:
     """The preset the folds support: what every fold's pick agrees on, kept only when it
     beats ``spec`` and plain Glicko-2 on every unseen part; otherwise ``spec`` (no preset)."""
     candidate = agreed(rows, spec)
@@ -296,14 +373,14 @@ def preset_verdict(
     }
 
 
-def _team_label(setting: Mapping[str, Any]) -> str:
+def _team_label(setting: Mapping[str, Value]) -> str:
     return " / ".join(
         f"{setting[name]:g}" if isinstance(setting[name], float) else str(setting[name])
         for name in TEAM_GRID_AXES
     )
 
 
-def preset_elsewhere(losses: Losses, preset: Mapping[str, Any]) -> dict[str, Any]:
+def preset_elsewhere(losses: Losses, preset: Mapping[str, Value]) -> Elsewhere:
     """What ``preset`` would do to another history (one it does not apply to): its scored
     half and each time-ordered segment, under the preset, §2's values and plain Glicko-2."""
     spec = dict(TEAM_SPEC)
@@ -329,9 +406,9 @@ def preset_elsewhere(losses: Losses, preset: Mapping[str, Any]) -> dict[str, Any
 
 
 def format_preset(
-    rows: Sequence[Mapping[str, Any]],
-    summary: Mapping[str, Any],
-    elsewhere: Sequence[Mapping[str, Any]] = (),
+    rows: Sequence[PresetRow],
+    summary: PresetVerdict,
+    elsewhere: Sequence[Elsewhere] = (),
 ) -> str:
     """The team-game preset's folds, its verdict, and what it would do to other histories."""
     lines = [

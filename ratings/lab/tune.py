@@ -50,7 +50,7 @@ import statistics
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict, TypeVar
 
 from ratings.engine.formats import ScoringFormat
 from ratings.engine.replay import History, Replayer, encode
@@ -74,7 +74,14 @@ from ratings.lab.evaluate import (
     unavailable_metrics,
     warmup_size,
 )
-from ratings.lab.peers import PEERS, Default, PeerUnavailable, actual_result, game_result
+from ratings.lab.peers import (
+    PEERS,
+    Default,
+    PeerUnavailable,
+    RatingSystem,
+    actual_result,
+    game_result,
+)
 
 if TYPE_CHECKING:
     from optuna.trial import Trial
@@ -324,7 +331,9 @@ def _held_out(job: tuple[str, Overrides | None]) -> tuple[dict[str, float | None
     matches, _, base, scoring_format = _WORK
     name, overrides = job
     if overrides is not None:
-        system: Any = Default(base.with_overrides(**overrides), scoring_format, name=name)
+        system: RatingSystem | PeerUnavailable = Default(
+            base.with_overrides(**overrides), scoring_format, name=name
+        )
     else:
         system = build_system(name, base, scoring_format)
     if isinstance(system, PeerUnavailable):
@@ -337,6 +346,10 @@ def _held_out(job: tuple[str, Overrides | None]) -> tuple[dict[str, float | None
     return metrics(trace), losses
 
 
+_Job = TypeVar("_Job")
+_Done = TypeVar("_Done")
+
+
 class _Workers:
     """Maps the worker functions above, in a process pool when there is more than one worker."""
 
@@ -345,7 +358,7 @@ class _Workers:
         if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
             self.pool = multiprocessing.get_context("fork").Pool(workers)
 
-    def map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    def map(self, fn: Callable[[_Job], _Done], items: list[_Job]) -> list[_Done]:
         if self.pool is None:
             return [fn(item) for item in items]
         return self.pool.map(fn, items, chunksize=1)
@@ -506,13 +519,57 @@ def _pruned(trial: Trial, running: Sequence[float]) -> bool:
     return False
 
 
+class Bootstrap(TypedDict):
+    """A relative log-loss gain (0.02 is 2% better) and its ``level`` percentile interval."""
+
+    gain: float
+    low: float
+    high: float
+    level: float
+
+
+class PeerGain(Bootstrap):
+    """The gain over the best peer, named."""
+
+    peer: str
+
+
+class Gains(TypedDict):
+    """:func:`tune`'s held-out gains: over the defaults, and over the best peer (when one ran)."""
+
+    defaults: Bootstrap
+    best_peer: NotRequired[PeerGain]
+
+
+class ModelBest(TypedDict):
+    """An outcome model's best setting and its log-losses on the training half."""
+
+    params: Overrides
+    train_logloss: float
+    objective: float  # :func:`objective` against the ladder's setting
+    validation_logloss: float
+
+
+Metrics = dict[str, float | None]  # §7's metrics of one system (``evaluate.metrics``)
+
+
+class TuneResult(TypedDict):
+    """What :func:`tune` returns (and ``tune --json`` prints)."""
+
+    params: Overrides
+    floor: bool
+    models: dict[str, ModelBest]
+    test: dict[str, Metrics]
+    gain: Gains
+
+
 def paired_bootstrap(
     candidate: Sequence[float],
     baseline: Sequence[float],
     resamples: int = BOOTSTRAP_RESAMPLES,
     level: float = BOOTSTRAP_LEVEL,
     seed: int = BOOTSTRAP_SEED,
-) -> dict[str, float]:
+) -> Bootstrap:
     """The relative log-loss gain of ``candidate`` over ``baseline`` (per-match losses of the same
     matches, 0.02 is 2% better) and its percentile interval over matches resampled in pairs."""
     import numpy as np
@@ -576,7 +633,7 @@ def tune(
     workers: int | None = None,
     progress: Progress | None = None,
     floor: bool = True,
-) -> dict[str, Any]:
+) -> TuneResult:
     """Tune both outcome models jointly on the first half, then score on the second.
 
     Every setting tried has the wrong-way floor on (a ladder cannot switch it off);
@@ -624,7 +681,7 @@ def tune(
         found = search(
             score, starts, spaces, reference, budget - reserve, seed=seed, progress=progress
         )
-        models: dict[str, dict[str, Any]] = {}
+        chosen: dict[str, Overrides] = {}
         losses = found.losses
 
         def validation(setting: Overrides) -> float:
@@ -641,22 +698,25 @@ def tune(
                 if not CONSENSUS_BY_VALIDATION or validation(agreed) < validation(dict(key)):
                     key = _key(agreed)
             if key is not None:
-                models[model] = {"params": dict(key)}
+                chosen[model] = dict(key)
 
-        ranked = sorted(models, key=lambda m: (validation(models[m]["params"]), m))
-        models[ranked[0]]["params"] = _simplify(
-            models[ranked[0]]["params"], ladder, reference, losses, score, max(reserve, 0)
+        ranked = sorted(chosen, key=lambda m: (validation(chosen[m]), m))
+        chosen[ranked[0]] = _simplify(
+            chosen[ranked[0]], ladder, reference, losses, score, max(reserve, 0)
         )
-        for entry in models.values():
-            model = entry["params"]["outcome_model"]
-            entry["params"] = {
+        models: dict[str, ModelBest] = {}
+        for model, setting in chosen.items():
+            params_searched: Overrides = {
                 "outcome_model": model,
-                **{n: entry["params"][n] for n in spaces[model]},
+                **{n: setting[n] for n in spaces[model]},
             }
-            mine = losses[_key(entry["params"])]
-            entry["train_logloss"] = statistics.fmean(mine)
-            entry["objective"] = objective(mine, reference)
-            entry["validation_logloss"] = statistics.fmean(split_validation(mine)[1] or mine)
+            mine = losses[_key(params_searched)]
+            models[model] = {
+                "params": params_searched,
+                "train_logloss": statistics.fmean(mine),
+                "objective": objective(mine, reference),
+                "validation_logloss": statistics.fmean(split_validation(mine)[1] or mine),
+            }
         tuned = models[ranked[0]]["params"]
         # The slowest peer first, so two processes finish together.
         jobs: list[tuple[str, Overrides | None]] = [
@@ -673,7 +733,7 @@ def tune(
     order = [name for name in ("tuned", "runner_up", "default", *PEERS) if name in outcomes]
     test = {name: outcomes[name][0] for name in order}
     held = {name: outcomes[name][1] for name in order}
-    gain: dict[str, Any] = {"defaults": paired_bootstrap(held["tuned"], held["default"])}
+    gain: Gains = {"defaults": paired_bootstrap(held["tuned"], held["default"])}
     peer = best_peer(test)
     if peer is not None:
         gain["best_peer"] = {"peer": peer[0], **paired_bootstrap(held["tuned"], held[peer[0]])}
@@ -695,7 +755,7 @@ def best_peer(test: Mapping[str, Mapping[str, float | None]]) -> tuple[str, floa
     return name, float(value)  # type: ignore[arg-type]
 
 
-def gain_over_best_peer(result: Mapping[str, Any]) -> tuple[str, float, float] | None:
+def gain_over_best_peer(result: TuneResult) -> tuple[str, float, float] | None:
     """(best peer, its log-loss, the tuned setting's relative gain over it: 0.02 is 2% better)."""
     peer = best_peer(result["test"])
     tuned = result["test"]["tuned"]["logloss"]
@@ -704,29 +764,30 @@ def gain_over_best_peer(result: Mapping[str, Any]) -> tuple[str, float, float] |
     return peer[0], peer[1], (peer[1] - tuned) / peer[1]
 
 
-def _interval(gain: Mapping[str, float]) -> str:
+def _interval(gain: Bootstrap) -> str:
     return (
         f"{gain['gain'] * 100:+.1f}% ({gain['level'] * 100:.0f}% interval "
         f"{gain['low'] * 100:+.1f}% to {gain['high'] * 100:+.1f}%)"
     )
 
 
-def gain_lines(result: Mapping[str, Any]) -> list[str]:
+def gain_lines(result: TuneResult) -> list[str]:
     """The held-out gains in words: over the defaults and over the best peer, each with its
     paired bootstrap interval; "no better than" when the interval holds 0."""
-    test, gains = result["test"], result.get("gain", {})
-    lines = []
+    test, gains = result["test"], result["gain"]
     tuned = test["tuned"]["logloss"]
-    for what, label in (("defaults", "the defaults"), ("best_peer", "the best peer")):
-        gain = gains.get(what)
-        if gain is None or tuned is None:
-            continue
-        name = "default" if what == "defaults" else gain["peer"]
-        against = (
-            f"{label} ({name} {test[name]['logloss']:.4f})"
-            if what == "best_peer"
-            else (f"{label} ({test['default']['logloss']:.4f})")
-        )
+    if tuned is None:
+        return []
+    # (label, gain, what it is measured against)
+    compared: list[tuple[str, Bootstrap, str]] = [
+        ("the defaults", gains["defaults"], f"the defaults ({test['default']['logloss']:.4f})")
+    ]
+    if (peer := gains.get("best_peer")) is not None:
+        name = peer["peer"]
+        against = f"the best peer ({name} {test[name]['logloss']:.4f})"
+        compared.append(("the best peer", peer, against))
+    lines = []
+    for label, gain, against in compared:
         if gain["low"] <= 0.0 <= gain["high"]:
             verdict = f"no better than {label}"
         elif gain["low"] > 0.0:
@@ -740,16 +801,16 @@ def gain_lines(result: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _paste_value(value: Any) -> str:
+def _paste_value(value: object) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def ladder_settings(result: Mapping[str, Any]) -> str:
+def ladder_settings(result: TuneResult) -> str:
     """The tuned setting as ``name: value`` lines, named as the ladder's settings are."""
     return "\n".join(f"{name}: {_paste_value(v)}" for name, v in result["params"].items())
 
 
-def format_tune(result: dict[str, Any], params: Params, matches: int) -> str:
+def format_tune(result: TuneResult, params: Params, matches: int) -> str:
     """The human report of :func:`tune`: the setting found, the held-out table, the paste block."""
     half = warmup_size(matches)
     models = result["models"]

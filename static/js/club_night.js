@@ -64,7 +64,7 @@
       event.preventDefault();
     } else if (target.name === "courts" && target.form) {
       event.preventDefault();
-      var propose = target.form.querySelector("button[name=action][value=propose]");
+      var propose = target.form.querySelector("button[data-propose]");
       if (propose) propose.click();
     }
   });

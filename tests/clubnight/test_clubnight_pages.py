@@ -48,6 +48,14 @@ def url(ladder: Ladder) -> str:
     return f"/ladders/{ladder.slug}/club-night/"
 
 
+def propose_url(ladder: Ladder) -> str:
+    return f"/ladders/{ladder.slug}/club-night/rounds/propose/"
+
+
+def start_over_url(ladder: Ladder) -> str:
+    return f"/ladders/{ladder.slug}/club-night/rounds/start-over/"
+
+
 def api_url(ladder: Ladder) -> str:
     return f"/api/v1/ladders/{ladder.slug}/club-night/"
 
@@ -80,7 +88,7 @@ def test_a_non_member_is_refused(client, doubles, outsider):
     response = client.get(url(doubles))
     assert response.status_code == 403
     assert "Only members of Club Doubles and moderators" in response.content.decode()
-    assert client.post(url(doubles), {"present": ["alice"]}).status_code == 403
+    assert client.post(propose_url(doubles), {"present": ["alice"]}).status_code == 403
     assert not ClubNight.objects.exists()
 
 
@@ -104,7 +112,7 @@ def test_a_member_sees_everyone_to_tick(client, hall, doubles, alice):
 def test_a_moderator_who_does_not_play_may_run_it(client, hall, doubles, mod):
     client.force_login(mod)
     assert client.get(url(doubles)).status_code == 200
-    response = client.post(url(doubles), {"present": [u.username for u in hall[:4]]})
+    response = client.post(propose_url(doubles), {"present": [u.username for u in hall[:4]]})
     assert response.status_code == 302
     night = ClubNight.objects.get()
     assert night.created_by == mod
@@ -129,12 +137,12 @@ def test_the_page_takes_the_same_queries_however_many_members(
             ends_on=date(2026, 12, 31),
         )
     client.force_login(alice)
-    client.post(url(doubles), {"present": ["alice", "bob", "charlie", "dave"]})
+    client.post(propose_url(doubles), {"present": ["alice", "bob", "charlie", "dave"]})
     with CaptureQueriesContext(connection) as few:
         assert client.get(url(doubles)).status_code == 200
     for name in NAMES:
         MembershipFactory(ladder=doubles, user=UserFactory(username=name))
-    client.post(url(doubles), {"present": ["alice", "bob", "charlie", "dave", *NAMES]})
+    client.post(propose_url(doubles), {"present": ["alice", "bob", "charlie", "dave", *NAMES]})
     with CaptureQueriesContext(connection) as many:
         assert client.get(url(doubles)).status_code == 200
     assert len(many) == len(few)
@@ -155,7 +163,7 @@ def test_the_ladder_page_links_to_it(client, doubles, alice):
 
 def test_nine_ticked_make_two_matches_and_a_bye(client, hall, doubles, alice):
     client.force_login(alice)
-    response = client.post(url(doubles), {"present": [u.username for u in hall]})
+    response = client.post(propose_url(doubles), {"present": [u.username for u in hall]})
     assert response.status_code == 302
     assert response["Location"] == url(doubles) + "#rounds"
     night = ClubNight.objects.get(ladder=doubles, date=timezone.localdate())
@@ -173,7 +181,7 @@ def test_next_round_avoids_the_previous_ones(client, hall, doubles, alice):
     client.force_login(alice)
     present = [u.username for u in hall[:8]]
     for _ in range(3):
-        assert client.post(url(doubles), {"present": present}).status_code == 302
+        assert client.post(propose_url(doubles), {"present": present}).status_code == 302
     rounds = ClubNight.objects.get().rounds
     assert len(rounds) == 3
     # Eight players, three rounds: twelve partnerships, none repeated.
@@ -184,14 +192,14 @@ def test_byes_rotate_over_the_night(client, hall, doubles, alice):
     client.force_login(alice)
     present = [u.username for u in hall]
     for _ in range(3):
-        client.post(url(doubles), {"present": present})
+        client.post(propose_url(doubles), {"present": present})
     byes = [b for r in ClubNight.objects.get().rounds for b in r["byes"]]
     assert len(byes) == len(set(byes)) == 3
 
 
 def test_htmx_gets_the_rounds_fragment(client, hall, doubles, alice):
     client.force_login(alice)
-    response = client.post(url(doubles), {"present": [u.username for u in hall]}, **HX)
+    response = client.post(propose_url(doubles), {"present": [u.username for u in hall]}, **HX)
     assert response.status_code == 200
     assert [t.name for t in response.templates][0] == "clubnight/club_night_rounds.html"
     html = response.content.decode()
@@ -200,7 +208,7 @@ def test_htmx_gets_the_rounds_fragment(client, hall, doubles, alice):
 
 def test_report_links_fill_in_the_viewers_match(client, hall, doubles, alice):
     client.force_login(alice)
-    client.post(url(doubles), {"present": [u.username for u in hall[:4]]})
+    client.post(propose_url(doubles), {"present": [u.username for u in hall[:4]]})
     html = client.get(url(doubles)).content.decode()
     (href,) = [
         part.split('"')[0].replace("&amp;", "&")
@@ -216,8 +224,8 @@ def test_report_links_fill_in_the_viewers_match(client, hall, doubles, alice):
 
 def test_start_over_forgets_tonights_rounds(client, hall, doubles, alice):
     client.force_login(alice)
-    client.post(url(doubles), {"present": [u.username for u in hall]})
-    response = client.post(url(doubles), {"action": "start_over"}, **HX)
+    client.post(propose_url(doubles), {"present": [u.username for u in hall]})
+    response = client.post(start_over_url(doubles), {}, **HX)
     assert response.status_code == 200
     night = ClubNight.objects.get()
     assert night.rounds == [] and len(night.present) == 9
@@ -231,37 +239,40 @@ START_OVER_REFUSED = (
 
 def test_another_member_may_not_start_over(client, hall, doubles, alice, bob):
     client.force_login(alice)
-    client.post(url(doubles), {"present": [u.username for u in hall]})
-    client.post(url(doubles), {"present": [u.username for u in hall]})
+    client.post(propose_url(doubles), {"present": [u.username for u in hall]})
+    client.post(propose_url(doubles), {"present": [u.username for u in hall]})
     before = ClubNight.objects.values("present", "rounds", "created_by").get()
     assert len(before["rounds"]) == 2
     client.force_login(bob)
     page = client.get(url(doubles)).content.decode()
-    assert 'value="start_over"' not in page  # no button for what would be refused
+    assert start_over_url(doubles) not in page  # no button for what would be refused
     assert "Only a moderator or whoever started the evening (its first round or guest)" in page
     for headers in ({}, HX):
-        response = client.post(url(doubles), {"action": "start_over"}, **headers)
+        response = client.post(start_over_url(doubles), {}, **headers)
         assert response.status_code == 403
         assert START_OVER_REFUSED in unescape(response.content.decode())
         assert ClubNight.objects.values("present", "rounds", "created_by").get() == before
     # Bob may still propose the next round; Alice stays the one who started the evening.
-    assert client.post(url(doubles), {"present": [u.username for u in hall]}).status_code == 302
+    assert (
+        client.post(propose_url(doubles), {"present": [u.username for u in hall]}).status_code
+        == 302
+    )
     assert ClubNight.objects.get().created_by == alice
 
 
 def test_a_moderator_may_start_over_anyones_evening(client, hall, doubles, alice, mod):
     client.force_login(alice)
-    client.post(url(doubles), {"present": [u.username for u in hall]})
+    client.post(propose_url(doubles), {"present": [u.username for u in hall]})
     client.force_login(mod)
-    assert 'value="start_over"' in client.get(url(doubles)).content.decode()
-    response = client.post(url(doubles), {"action": "start_over"})
+    assert start_over_url(doubles) in client.get(url(doubles)).content.decode()
+    response = client.post(start_over_url(doubles), {})
     assert response.status_code == 302
     assert ClubNight.objects.get().rounds == []
 
 
 def test_start_over_without_a_round_is_refused(client, hall, doubles, alice):
     client.force_login(alice)
-    response = client.post(url(doubles), {"action": "start_over"})
+    response = client.post(start_over_url(doubles), {})
     assert response.status_code == 400
     assert "There is no round tonight to start over from." in response.content.decode()
     assert not ClubNight.objects.exists()
@@ -286,7 +297,8 @@ def test_long_names_are_never_cut_silently(client, hall, doubles, alice):
     alice.display_name = long
     alice.save(update_fields=["display_name"])
     client.force_login(alice)
-    client.post(url(doubles), {"present": [u.username for u in hall[:8]]})  # nobody sits out
+    # Nobody sits out.
+    client.post(propose_url(doubles), {"present": [u.username for u in hall[:8]]})
     page = unescape(client.get(url(doubles)).content.decode())
     # A narrow screen may shorten the name with "…"; the whole name stays in the title.
     assert f'<span class="who" title="{long}">{long}</span>' in page  # the list of members
@@ -351,12 +363,12 @@ def test_everyone_from_the_last_club_night(client, hall, doubles, alice):
 )
 def test_bad_input_changes_nothing(client, hall, doubles, alice, outsider, present, message):
     client.force_login(alice)
-    response = client.post(url(doubles), {"present": present})
+    response = client.post(propose_url(doubles), {"present": present})
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not ClubNight.objects.exists()
     # With HTMX: the message in the rounds panel, still nothing stored.
-    response = client.post(url(doubles), {"present": present}, **HX)
+    response = client.post(propose_url(doubles), {"present": present}, **HX)
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not ClubNight.objects.exists()
@@ -364,9 +376,9 @@ def test_bad_input_changes_nothing(client, hall, doubles, alice, outsider, prese
 
 def test_a_bad_next_round_keeps_the_first(client, hall, doubles, alice):
     client.force_login(alice)
-    client.post(url(doubles), {"present": [u.username for u in hall]})
+    client.post(propose_url(doubles), {"present": [u.username for u in hall]})
     before = ClubNight.objects.values("present", "rounds").get()
-    assert client.post(url(doubles), {"present": ["alice"]}).status_code == 400
+    assert client.post(propose_url(doubles), {"present": ["alice"]}).status_code == 400
     assert ClubNight.objects.values("present", "rounds").get() == before
 
 

@@ -12,7 +12,7 @@ from ladder.clubnight import services as clubnight
 from ladder.clubnight.matchmaking import MAX_COURTS, ClubNightError, Present, propose
 from ladder.clubnight.models import ClubNight
 from ratings.engine.types import Params, PlayerState
-from tests.clubnight.test_clubnight_pages import hall, url  # noqa: F401 - hall is a fixture
+from tests.clubnight.test_clubnight_pages import hall, propose_url, url  # noqa: F401 - hall is a fixture
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -53,7 +53,7 @@ def test_a_number_of_courts_out_of_range_is_refused(courts) -> None:
 def test_the_page_keeps_the_courts_and_uses_them(client, doubles, hall, alice):  # noqa: F811
     client.force_login(alice)
     present = [u.username for u in hall]
-    response = client.post(url(doubles), {"present": present, "courts": "1"}, **HX)
+    response = client.post(propose_url(doubles), {"present": present, "courts": "1"}, **HX)
     assert response.status_code == 200
     night = ClubNight.objects.get(ladder=doubles)
     assert night.courts == 1
@@ -61,7 +61,7 @@ def test_the_page_keeps_the_courts_and_uses_them(client, doubles, hall, alice): 
     page = unescape(client.get(url(doubles)).content.decode())
     assert 'name="courts"' in page and 'value="1"' in page
     # Not a number: refused, and the night is as it was.
-    refused = client.post(url(doubles), {"present": present, "courts": "two"}, **HX)
+    refused = client.post(propose_url(doubles), {"present": present, "courts": "two"}, **HX)
     assert refused.status_code == 400
     assert "The number of courts is a whole number, not 'two'." in unescape(
         refused.content.decode()

@@ -74,6 +74,10 @@ def club_night_url(ladder: Ladder) -> str:
     return f"/ladders/{ladder.slug}/club-night/"
 
 
+def remove_guest_url(ladder: Ladder) -> str:
+    return f"/ladders/{ladder.slug}/club-night/guests/remove/"
+
+
 def correct_url(ladder: Ladder, number: int = 1, court: int = 2) -> str:
     return f"/ladders/{ladder.slug}/club-night/rounds/{number}/courts/{court}/correct/"
 
@@ -164,7 +168,7 @@ def test_the_page_removes_a_guest_and_keeps_the_ticks(client, ladder, night, ali
     assert 'name="remove_guest" value="guest:3"' in page
     assert 'aria-label="Remove the guest Uma Unseen"' in page
     answer = client.post(
-        club_night_url(ladder),
+        remove_guest_url(ladder),
         {"remove_guest": "guest:3", "present": ["bob", "charlie", "guest:1", "guest:3"]},
         **HX,
     )
@@ -184,7 +188,7 @@ def test_the_page_removes_a_guest_and_keeps_the_ticks(client, ladder, night, ali
 def test_the_page_refuses_to_remove_a_guest_with_a_game(client, ladder, night, alice) -> None:
     client.force_login(alice)
     before = stored(ladder)
-    answer = client.post(club_night_url(ladder), {"remove_guest": "guest:1"}, **HX)
+    answer = client.post(remove_guest_url(ladder), {"remove_guest": "guest:1"}, **HX)
     assert answer.status_code == 400
     html = unescape(answer.content.decode())
     assert "Sam Visitor has a game on tonight's record (round 1, court 2: 21-5 21-6)" in html
@@ -194,7 +198,7 @@ def test_the_page_refuses_to_remove_a_guest_with_a_game(client, ladder, night, a
 
 def test_without_javascript_removing_a_guest_returns_the_page(client, ladder, night, alice) -> None:
     client.force_login(alice)
-    answer = client.post(club_night_url(ladder), {"remove_guest": "guest:3"})
+    answer = client.post(remove_guest_url(ladder), {"remove_guest": "guest:3"})
     assert answer.status_code == 200
     assert "Uma Unseen was removed." in unescape(answer.content.decode())
 
@@ -202,7 +206,7 @@ def test_without_javascript_removing_a_guest_returns_the_page(client, ladder, ni
 def test_an_outsider_cannot_remove_a_guest(client, ladder, night, outsider) -> None:
     client.force_login(outsider)
     before = stored(ladder)
-    assert client.post(club_night_url(ladder), {"remove_guest": "guest:3"}).status_code == 403
+    assert client.post(remove_guest_url(ladder), {"remove_guest": "guest:3"}).status_code == 403
     assert stored(ladder) == before
 
 

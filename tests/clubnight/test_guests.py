@@ -35,6 +35,14 @@ def url(ladder: Ladder) -> str:
     return f"/ladders/{ladder.slug}/club-night/"
 
 
+def propose_url(ladder: Ladder) -> str:
+    return f"/ladders/{ladder.slug}/club-night/rounds/propose/"
+
+
+def add_guest_url(ladder: Ladder) -> str:
+    return f"/ladders/{ladder.slug}/club-night/guests/add/"
+
+
 def rating_rows(ladder: Ladder) -> list[tuple]:
     return list(
         PlayerRating.objects.filter(ladder=ladder)
@@ -171,8 +179,8 @@ def test_a_guests_games_change_no_rating_and_appear_nowhere_but_the_night(
 def test_the_page_adds_a_guest_and_marks_them(client, ladder, alice, bob, charlie) -> None:
     client.force_login(alice)
     added = client.post(
-        url(ladder),
-        {"action": "add_guest", "guest_name": "<b>Sam</b> Visitor", "present": ["bob"]},
+        add_guest_url(ladder),
+        {"guest_name": "<b>Sam</b> Visitor", "present": ["bob"]},
         **HX,
     )
     assert added.status_code == 200
@@ -182,7 +190,9 @@ def test_the_page_adds_a_guest_and_marks_them(client, ladder, alice, bob, charli
     assert 'value="guest:1" checked' in html and 'value="bob" checked' in html  # ticks kept
     assert '<span class="tag guest"' in html
     # A round with the guest, proposed from the page; the guest is marked there too.
-    proposed = client.post(url(ladder), {"present": ["alice", "bob", "charlie", "guest:1"]}, **HX)
+    proposed = client.post(
+        propose_url(ladder), {"present": ["alice", "bob", "charlie", "guest:1"]}, **HX
+    )
     assert proposed.status_code == 200
     rounds = proposed.content.decode()
     assert "&lt;b&gt;Sam&lt;/b&gt; Visitor" in rounds and 'class="tag guest"' in rounds
@@ -191,7 +201,7 @@ def test_the_page_adds_a_guest_and_marks_them(client, ladder, alice, bob, charli
 
 def test_the_page_refuses_a_members_name_for_a_guest(client, ladder, alice, bob) -> None:
     client.force_login(alice)
-    refused = client.post(url(ladder), {"action": "add_guest", "guest_name": "Bob Baker"}, **HX)
+    refused = client.post(add_guest_url(ladder), {"guest_name": "Bob Baker"}, **HX)
     assert refused.status_code == 400
     assert "reads like the name of someone with an account here" in unescape(
         refused.content.decode()
@@ -202,7 +212,7 @@ def test_the_page_refuses_a_members_name_for_a_guest(client, ladder, alice, bob)
 
 def test_without_javascript_adding_a_guest_returns_the_page(client, ladder, alice) -> None:
     client.force_login(alice)
-    page = client.post(url(ladder), {"action": "add_guest", "guest_name": "Sam Visitor"})
+    page = client.post(add_guest_url(ladder), {"guest_name": "Sam Visitor"})
     assert page.status_code == 200
     assert "Sam Visitor" in page.content.decode() and "Propose a round" in page.content.decode()
 
@@ -211,7 +221,7 @@ def test_outsiders_see_no_guest_and_cannot_add_one(client, ladder, alice, outsid
     clubnight.add_guest(ladder, alice, "Sam Visitor")
     client.force_login(outsider)
     assert client.get(url(ladder)).status_code == 403
-    refused = client.post(url(ladder), {"action": "add_guest", "guest_name": "Zed Zero"})
+    refused = client.post(add_guest_url(ladder), {"guest_name": "Zed Zero"})
     assert refused.status_code == 403 and b"Sam Visitor" not in refused.content
     assert [g["name"] for g in ClubNight.objects.get(ladder=ladder).guests] == ["Sam Visitor"]
     client.logout()
@@ -220,9 +230,7 @@ def test_outsiders_see_no_guest_and_cannot_add_one(client, ladder, alice, outsid
 
 def test_a_moderator_may_add_a_guest(client, ladder, mod) -> None:
     client.force_login(mod)
-    assert (
-        client.post(url(ladder), {"action": "add_guest", "guest_name": "Sam V"}).status_code == 200
-    )
+    assert client.post(add_guest_url(ladder), {"guest_name": "Sam V"}).status_code == 200
     assert ClubNight.objects.get(ladder=ladder).guests == [{"id": "guest:1", "name": "Sam V"}]
 
 

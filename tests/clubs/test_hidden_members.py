@@ -100,8 +100,9 @@ def test_club_night_rounds_name_her_only_to_herself_and_moderators(
         MembershipFactory(ladder=ladder, user=UserFactory(username=name))
     erin = UserFactory(username="erin")  # a member who is not in the hall tonight
     url = reverse("ladder:club_night", args=[ladder.slug])
+    propose = reverse("ladder:club_night_propose", args=[ladder.slug])
     login(client, mod)
-    response = client.post(url, {"present": ["alice", "bob", "charlie", "dave"]})
+    response = client.post(propose, {"present": ["alice", "bob", "charlie", "dave"]})
     assert response.status_code == 302
     hide(user=alice, ladder=ladder)
     assert Membership.objects.get(user=alice, ladder=ladder).is_public is False
@@ -124,13 +125,14 @@ def test_a_round_another_member_proposes_keeps_a_present_hidden_member(
     MembershipFactory(ladder=ladder, user=dave)
     hide(user=alice, ladder=ladder)
     url = reverse("ladder:club_night", args=[ladder.slug])
+    propose = reverse("ladder:club_night_propose", args=[ladder.slug])
     login(client, alice)  # she ticks herself and Bob
-    assert client.post(url, {"present": ["alice", "bob"]}).status_code == 302
+    assert client.post(propose, {"present": ["alice", "bob"]}).status_code == 302
     client.logout()
     login(client, charlie)  # Charlie cannot see her, and ticks who he sees
     page = _page(client, charlie, url)
     assert "1 more present who chose not to be listed" in page and "Alice Archer" not in page
-    assert client.post(url, {"present": ["bob", "charlie", "dave"]}).status_code == 302
+    assert client.post(propose, {"present": ["bob", "charlie", "dave"]}).status_code == 302
     night = tonight(ladder, timezone.localdate())
     assert set(night.present) == {"alice", "bob", "charlie", "dave"}
 

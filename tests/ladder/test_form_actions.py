@@ -27,6 +27,10 @@ BUTTONS = [
     ("report_validate", ["singles"]),
     ("notifications_read_all", []),
     ("challenge_action", [7, "accept"]),
+    ("club_night_propose", ["singles"]),
+    ("club_night_start_over", ["singles"]),
+    ("club_night_add_guest", ["singles"]),
+    ("club_night_remove_guest", ["singles"]),
 ]
 
 
@@ -34,7 +38,17 @@ def url(name, args):
     return reverse(f"ladder:{name}" if name in LADDER_NAMES else name, args=args)
 
 
-LADDER_NAMES = {"away", "integrity_ban", "integrity_lift", "integrity_decide", "report_validate"}
+LADDER_NAMES = {
+    "away",
+    "integrity_ban",
+    "integrity_lift",
+    "integrity_decide",
+    "report_validate",
+    "club_night_propose",
+    "club_night_start_over",
+    "club_night_add_guest",
+    "club_night_remove_guest",
+}
 
 
 @pytest.mark.parametrize(("name", "args"), BUTTONS)
