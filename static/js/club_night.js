@@ -55,8 +55,9 @@
     summary.textContent = text;
   }
 
-  // Enter submits with the form's first button, "Add guest": right in the guest's name,
-  // not elsewhere. In the search box it only filters; in the courts box it proposes.
+  // Enter submits with the form's first button, which is a listed guest's "Remove" once
+  // there are guests: so Enter in the guest's name presses "Add guest" itself. In the
+  // search box it only filters; in the courts box it proposes.
   document.addEventListener("keydown", function (event) {
     if (event.key !== "Enter") return;
     var target = event.target;
@@ -66,6 +67,10 @@
       event.preventDefault();
       var propose = target.form.querySelector("button[data-propose]");
       if (propose) propose.click();
+    } else if (target.id === "guest-name" && target.form) {
+      event.preventDefault();
+      var add = target.form.querySelector("button[data-add-guest]");
+      if (add) add.click();
     }
   });
   document.addEventListener("input", function (event) {

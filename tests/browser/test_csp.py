@@ -136,6 +136,12 @@ def test_a_type_ahead_pick_and_a_guest_keep_the_policy(new_page, csp_violations)
     page.get_by_label(re.compile("^Add a guest")).fill("Pat Visitor")
     page.get_by_role("button", name="Add guest").click()
     expect(page.locator("#present-list li", has_text="Pat Visitor")).to_be_visible()
+    # With guests listed, Enter in the name still adds (the form's first button would be a
+    # guest's Remove).
+    page.get_by_label(re.compile("^Add a guest")).fill("Kim Visitor")
+    page.get_by_label(re.compile("^Add a guest")).press("Enter")
+    expect(page.locator("#present-list li", has_text="Kim Visitor")).to_be_visible()
+    expect(page.locator("#present-list li", has_text="Sam Visitor")).to_be_visible()
     page.get_by_role("button", name="Remove the guest Sam Visitor").click()
     expect(page.locator("#present-list li", has_text="Sam Visitor")).to_have_count(0)
     assert page.evaluate("window.__violations") == []
