@@ -217,7 +217,7 @@ def _links_from_query(request: SignedInRequest) -> dict[str, int]:
 
 def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, Any]:
     """Players filled in from `?side_a=u1,u2&side_b=u3,u4` (club night's "Report this match"),
-    or from the scheduled match of `?challenge=ID` (ladder/play answers the signal).
+    or from the scheduled match of `?challenge=ID` (the play app answers: `hooks.play()`).
 
     The reporter is always "you": your side gives the partners, the other the opponents.
     A lineup you are not in fills nothing (one of its players reports it).
