@@ -1,12 +1,17 @@
-"""The User admin, with the display name beside the usual fields."""
+"""The User admin, with the display name beside the usual fields. A change to a member's
+name or active state is announced (``accounts.signals.account_saved``): the ladders
+relist them, and a deactivated account's games are called off."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.forms import ModelForm
+from django.http import HttpRequest
 
 from accounts.forms import AdminUserChangeForm, AdminUserCreationForm
 from accounts.models import User
+from accounts.signals import account_saved
 
 
 @admin.register(User)
@@ -44,3 +49,10 @@ class UserAdmin(DjangoUserAdmin):
             },
         ),
     ]
+
+    def save_model(
+        self, request: HttpRequest, obj: User, form: ModelForm[User], change: bool
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        if change:  # a new account is on no ladder yet
+            account_saved(obj, form.changed_data)

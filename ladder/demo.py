@@ -53,8 +53,8 @@ from ratings.engine.scales import DISPLAY_DIVISOR
 from ratings.engine.types import MatchResult
 from ratings.lab import simulate
 from ratings.models import Season
-from ratings.seasons import save_season
 from ratings.tasks import enqueue_rating
+from ratings.upkeep import save_season
 
 # Published in the README and printed by the command: demo data is for trying the site.
 DEMO_PASSWORD = "ladder-demo-pass"

@@ -173,8 +173,8 @@ def _add_members(ladder: Ladder, users: Iterable[User]) -> int:
         if u.pk not in members
     ]
     Membership.objects.bulk_create(new, batch_size=INSERT_BATCH)
-    # bulk_create sends no post_save (ratings.signals): the rating run that follows lists
-    # anyone back on the ladder again, as every player of the matches it rates.
+    # Not through ladder.clubs.services.save_membership, one by one: the rating run that
+    # follows lists anyone back on the ladder again, as every player of the matches it rates.
     return len(new)
 
 

@@ -85,7 +85,7 @@ def _active(cutoffs: Mapping[int, date]) -> Q:
 # ladder's ranked settings change (ratings.services.restand), and a status is then a plain
 # condition on two dates, which the leaderboard's counts and its walk down the rating index
 # can use. A season's first day added, moved or removed while it raises RDs replays the
-# ladder (ratings.signals), which writes the rows again.
+# ladder (ratings.upkeep), which writes the rows again.
 
 
 def rating_params(ladder: Ladder) -> Params:

@@ -11,6 +11,9 @@ cancelled, voided), its table is stored (``SeasonStanding``, by ``freeze_season`
 periodic task ``ratings.freeze_seasons``, or the first read after that) and read from
 there ever after, so a later correction or replay changes today's ratings and never
 an archived table. The pages and the API both read ``season_table``.
+
+Defining a season (``save_season``, ``delete_season``) is ratings/upkeep.py's: storing one
+makes the ladder's pages stale, and its first day may replay the ladder.
 """
 
 from __future__ import annotations
@@ -19,8 +22,7 @@ from dataclasses import dataclass
 from datetime import date
 from itertools import count
 
-from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -57,34 +59,6 @@ class TableRow:
     wins: int
     losses: int
     status: str = RANKED
-
-
-# ---- defining seasons ----------------------------------------------------------------------
-
-
-def save_season(season: Season) -> Season:
-    """Store a new or changed season after ``Season.clean``'s checks (no overlap, the last
-    day not before the first, an archived season's days unchanged), under the ladder's
-    lock so that two moderators adding overlapping seasons at once cannot both succeed;
-    PostgreSQL's exclusion constraint stands behind it. Raises SeasonError."""
-    try:
-        with transaction.atomic():
-            Ladder.objects.select_for_update().only("pk").get(pk=season.ladder_id)
-            season.full_clean()
-            season.save()  # ratings.signals gives the ladder a new board version
-    except ValidationError as exc:
-        raise SeasonError(" ".join(exc.messages)) from None
-    except IntegrityError:
-        raise SeasonError(
-            "Another season of this ladder was saved meanwhile and shares a day with this one: "
-            "seasons of a ladder never overlap."
-        ) from None
-    return season
-
-
-def delete_season(season: Season) -> None:
-    """Remove a season and its archived table (the ratings are untouched)."""
-    season.delete()
 
 
 # ---- tables ----------------------------------------------------------------------------------

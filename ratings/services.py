@@ -11,6 +11,7 @@ from django.db.models import Min
 
 from ladder.clubs.models import LADDER_FLOOR, Ladder
 from ladder.clubs.params import METHOD_OPTIONS, PARAM_FIELDS
+from ladder.clubs.services import save_settings
 from ladder.matches.models import Match
 from ratings.engine.ranked import established_until
 from ratings.engine.replay import validate_params
@@ -107,6 +108,6 @@ def apply_params(slug: str, params: Mapping[str, object]) -> Ladder:
         validate_params(ladder.params())
     except (ValidationError, EngineError) as exc:
         raise EngineError(f"the tuned settings do not fit {ladder.slug}: {exc}") from None
-    ladder.save()
+    save_settings(ladder)
     recompute_ladder(ladder.pk)
     return ladder

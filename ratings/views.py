@@ -41,8 +41,9 @@ from ratings.chart import (
 )
 from ratings.forms import LeaderboardFilterForm, SeasonForm
 from ratings.models import TREND_DAYS, PlayerRating, RatingChange, Season, today
-from ratings.seasons import SeasonError, delete_season, save_season, season_table
+from ratings.seasons import SeasonError, season_table
 from ratings.stakes import points_at_stake
+from ratings.upkeep import delete_season, save_season
 
 
 def _fragment(request: HtmxHttpRequest, target: str) -> bool:

@@ -23,6 +23,7 @@ from django.test import Client
 from accounts.models import User
 from accounts.roles import make_moderator
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import save_membership
 
 PASSWORD = "correct-horse-battery-9"
 
@@ -75,16 +76,16 @@ class MembershipFactory(factory.django.DjangoModelFactory):
     def _create(cls, model_class: type[Membership], *args: object, **kwargs: object) -> Membership:
         membership = model_class(*args, **kwargs)
         membership.apply_self_assessment(membership.self_level, membership.self_certainty)
-        membership.save()
+        save_membership(membership)  # as joining does: the ratings app hears of it
         return membership
 
 
 def hide(**memberships: object) -> None:
     """The memberships that match stop being public, saved as the profile page saves them
-    (a queryset update would skip the signals that copy it to the rating rows)."""
+    (a queryset update would not copy it to the rating rows: ``save_membership`` does)."""
     for membership in Membership.objects.filter(**memberships):
         membership.is_public = False
-        membership.save(update_fields=["is_public"])
+        save_membership(membership, update_fields=["is_public"])
 
 
 def login(client: Client, user: User) -> Client:

@@ -1,4 +1,9 @@
-"""Moderators manage ladders and their members here (accounts/roles.py says who may)."""
+"""Moderators manage ladders and their members here (accounts/roles.py says who may).
+
+A ladder's settings and its memberships are stored through the clubs services
+(``save_settings``, ``save_membership``, ``remove_membership``), as on every other page:
+they tell the ratings app at once (new settings replay the ladder, a member's change relists
+their rating rows)."""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from django.utils.html import format_html
 
 from ladder.clubs.models import Ladder, LadderQuerySet, Membership
 from ladder.clubs.params import PARAM_FIELDS
+from ladder.clubs.services import remove_membership, save_membership, save_settings
 
 # Up to this many members a ladder's page lists them to edit in place; past it, it links to
 # them in the Memberships list. A form of every member is slow to draw, and past ~150 rows
@@ -148,6 +154,11 @@ class LadderAdmin(admin.ModelAdmin):
     def member_count(self, ladder: Ladder) -> int:
         return ladder.member_count  # type: ignore[attr-defined]
 
+    def save_model(
+        self, request: HttpRequest, obj: Ladder, form: ModelForm[Ladder], change: bool
+    ) -> None:
+        save_settings(obj)
+
     def save_formset(
         self,
         request: HttpRequest,
@@ -166,9 +177,9 @@ class LadderAdmin(admin.ModelAdmin):
             )
             if changed:
                 membership.apply_self_assessment(membership.self_level, membership.self_certainty)
-            membership.save()
+            save_membership(membership)
         for membership in formset.deleted_objects:
-            membership.delete()
+            remove_membership(membership)
         formset.save_m2m()
 
 
@@ -192,4 +203,12 @@ class MembershipAdmin(admin.ModelAdmin):
     ) -> None:
         if not change or {"ladder", "self_level", "self_certainty"} & set(form.changed_data):
             obj.apply_self_assessment(obj.self_level, obj.self_certainty)
-        super().save_model(request, obj, form, change)
+        save_membership(obj)
+
+    def delete_model(self, request: HttpRequest, obj: Membership) -> None:
+        remove_membership(obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Membership]) -> None:
+        """The list's "delete selected": one by one, so each member's rows are relisted."""
+        for membership in queryset:
+            remove_membership(membership)

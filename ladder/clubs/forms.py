@@ -9,9 +9,11 @@ from typing import Any, cast
 from django import forms
 
 from accounts.models import User
+from accounts.signals import account_saved
 from core.inputs import DayField
 from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import save_membership
 from ratings.engine.initial import CERTAINTY_CHOICES, level_choices_for
 
 
@@ -106,14 +108,19 @@ class ProfileForm(forms.ModelForm):
         field.initial = [m.pk for m in self.memberships if m.is_public]
 
     def save(self, commit: bool = True) -> User:
+        """Store the name (the ladders relist the member: ``account_saved``) and which
+        ladders show them (``save_membership``, which relists their rating row there)."""
         user = super().save(commit=commit)
-        if commit and "public_memberships" in self.fields:
+        if not commit:
+            return user
+        account_saved(user, self.changed_data)
+        if "public_memberships" in self.fields:
             chosen = {m.pk for m in self.cleaned_data["public_memberships"]}
             for membership in self.memberships:
                 wanted = membership.pk in chosen
                 if membership.is_public != wanted:
                     membership.is_public = wanted
-                    membership.save(update_fields=["is_public"])
+                    save_membership(membership, update_fields=["is_public"])
         return user
 
 

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from accounts.models import RequestUser, User
 from core.cache import pages_changed
+from ladder.clubs import hooks
 from ladder.clubs.formatting import format_rating, format_rd
 from ladder.clubs.params import (
     DEFAULTS,
@@ -36,7 +37,6 @@ from ladder.clubs.params import (
     problem_message,
     sentence,
 )
-from ladder.clubs.signals import newcomer_rating
 from ratings.engine.errors import ParamsError
 from ratings.engine.formats import (
     FORMAT_CHOICES,
@@ -408,7 +408,7 @@ class Ladder(models.Model):
         members to start playing (once anyone has)."""
         state = default_state(self.params())
         if self.newcomer_start == "recent_newcomers":
-            rating = newcomer_rating(self)
+            rating = hooks.ratings().newcomer_rating(self)
             if rating is not None:
                 state = replace(state, rating=rating)
         return state

@@ -1,7 +1,14 @@
-"""Ladder operations the web pages, the API and the commands share."""
+"""Ladder operations the web pages, the API, the admin and the commands share.
+
+Every save of a ladder's settings or of a membership goes through ``save_settings``,
+``save_membership`` or ``remove_membership``, which tell the ratings app at once what it
+means for the ratings (``hooks.ratings()``, ladder/clubs/hooks.py): a replay, a new
+standing, a relisted rating row, a renewed page.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -10,7 +17,7 @@ from django.utils import timezone
 
 from accounts.models import RequestUser, User
 from core import errors
-from ladder.clubs import access
+from ladder.clubs import access, hooks
 from ladder.clubs.formatting import format_day
 from ladder.clubs.models import Ladder, Membership
 from ratings.engine.types import EngineError
@@ -37,6 +44,44 @@ class LadderValidationError(LadderError, errors.DomainValidationError):
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__({field or errors.ALL: [message]})
         self.field = field
+
+
+def save_settings(ladder: Ladder) -> None:
+    """Store ``ladder`` as it is now and tell the ratings app what its settings were before
+    (new rating settings replay the ladder, new ranked settings re-rank it: ratings always
+    equal a replay under the ladder's settings). A new ladder is only stored."""
+    before = Ladder.objects.filter(pk=ladder.pk).first() if ladder.pk is not None else None
+    ladder.save()
+    if before is not None:
+        hooks.ratings().settings_changed(ladder, before)
+
+
+# What of a membership its rating rows start from (RATINGS.md §4).
+_START_FIELDS = ("initial_rating", "initial_rd")
+
+
+def save_membership(membership: Membership, update_fields: Sequence[str] | None = None) -> None:
+    """Store a new or changed membership (only ``update_fields``, if given) and tell the
+    ratings app: the member's rating rows are relisted (hidden, banned, back), the ladder's
+    pages renewed, and a new starting rating replays the ladder if they have played."""
+    restarted = False
+    if membership.pk is not None and (
+        update_fields is None or set(_START_FIELDS) & set(update_fields)
+    ):
+        stored = Membership.objects.filter(pk=membership.pk).values_list(*_START_FIELDS).first()
+        start = (membership.initial_rating, membership.initial_rd)
+        restarted = stored is not None and tuple(stored) != start
+    # Saved on its own first: the relisting waits for the ladder's lock while a rating run
+    # holds it (ratings.upkeep); the member's change does not wait with it.
+    membership.save(update_fields=update_fields)
+    hooks.ratings().membership_changed(membership, restarted)
+
+
+def remove_membership(membership: Membership) -> None:
+    """Delete a membership (the member leaves the ladder) and tell the ratings app: their
+    rating rows stay, listed as left, and the ladder's pages are renewed."""
+    membership.delete()
+    hooks.ratings().membership_left(membership)
 
 
 def can_join(user: RequestUser, ladder: Ladder) -> bool:
@@ -76,7 +121,7 @@ def join_ladder(
     try:
         # A double click can race past the check above; the unique constraint decides.
         with transaction.atomic():
-            membership.save()
+            save_membership(membership)
     except IntegrityError:
         raise LadderStateError(f"You are already a member of {ladder.name}.") from None
     return membership
@@ -116,5 +161,5 @@ def set_away(user: RequestUser, ladder: Ladder, until: date | None) -> Membershi
         )
     if membership.away_until != until:
         membership.away_until = until
-        membership.save(update_fields=["away_until"])
+        save_membership(membership, update_fields=["away_until"])
     return membership

@@ -30,6 +30,7 @@ from django.utils import timezone
 from accounts.models import RequestUser, User
 from ladder.clubs.formatting import format_change
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import save_membership
 from ladder.integrity.errors import (
     ModerationNotFound,
     ModerationPermissionError,
@@ -127,7 +128,7 @@ def ban_member(
         )
         membership = Membership.objects.select_for_update().get(ladder=ladder, user=user)
         membership.banned_at, membership.ban_reason = now, text
-        membership.save(update_fields=["banned_at", "ban_reason"])  # off every list at once
+        save_membership(membership, update_fields=["banned_at", "ban_reason"])  # off every list
         why = f"{user.name} was banned from {ladder.name}: {text}"
         cancelled = []
         for match in Match.objects.filter(ladder=ladder, state=PENDING, players__user=user):
@@ -215,7 +216,7 @@ def lift_ban(
                 restored.append(void.match_id)
         for membership in Membership.objects.filter(ladder=ladder, user=ban.user):
             membership.banned_at, membership.ban_reason = None, ""
-            membership.save(update_fields=["banned_at", "ban_reason"])  # listed again
+            save_membership(membership, update_fields=["banned_at", "ban_reason"])  # listed again
         changes = _replayed(ladder, before)
         _tell(
             ladder,

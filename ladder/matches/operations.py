@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from ladder.clubs.models import Ladder
+from ladder.matches import hooks
 from ladder.matches.errors import FieldErrors, MatchError, MatchStateError, ReportKeyReused
 from ladder.matches.models import (
     CANCELLED,
@@ -68,7 +69,7 @@ from ladder.matches.permissions import (
     check_resolve,
     check_void,
 )
-from ladder.matches.signals import match_reported, match_state_changed, ratings_due
+from ladder.matches.signals import match_state_changed, ratings_due
 from ladder.matches.validation import (
     Report,
     check_date,
@@ -197,8 +198,8 @@ def report_match(
     ``repeated`` set, even where the rules would now refuse it (a duplicate, the limits); a
     different report under a key used before is refused (``ReportKeyReused``).
 
-    ``links`` names what it was scheduled as ({"challenge": id}): the ``match_reported``
-    signal hands it to the app that keeps those, which may refuse the report."""
+    ``links`` names what it was scheduled as ({"challenge": id}): ``hooks.play()`` hands it
+    to the app that keeps those (ladder/play/hooks.py), which may refuse the report."""
     ladder, reporter = report.ladder, report.reporter
     now = now or timezone.now()
     if key is not None:
@@ -258,7 +259,8 @@ def report_match(
         )
         match = Match.objects.with_details().get(pk=match.pk)
         if links:
-            match_reported.send(sender=Match, match=match, links=dict(links))
+            # The play app links its challenge or game, or refuses: the report rolls back.
+            hooks.play().link_reported(match, dict(links))
         notify_reported(match)
     return match
 

@@ -24,6 +24,7 @@ from ladder.clubs import access
 from ladder.clubs.access import Viewer, viewer_for
 from ladder.clubs.models import Ladder, Membership
 from ladder.clubs.views import get_ladder_for_user
+from ladder.matches import hooks
 from ladder.matches import operations as domain
 from ladder.matches.errors import (
     MatchError,
@@ -32,7 +33,6 @@ from ladder.matches.errors import (
 from ladder.matches.forms import ReportForm
 from ladder.matches.rematch import recent_lineups
 from ladder.matches.serializers import SCHEDULED_LINKS
-from ladder.matches.signals import predict_lineup, scheduled_lineup, stakes_of_lineup
 from ladder.matches.templatetags.match_tags import names_and, names_or
 from ladder.matches.validation import Report, check_report
 from ladder.matches.views import SignedInRequest
@@ -96,7 +96,7 @@ def _prediction(
         return PredictionPanel(
             None, "No prediction: a player here is not listed publicly, so their rating is private."
         )
-    prediction = predict_lineup(ladder, side_a, side_b, arguments["played_on"])
+    prediction = hooks.ratings().predict(ladder, side_a, side_b, arguments["played_on"])
     probability = None if prediction is None else prediction.probability
     if probability is None:
         return PredictionPanel(
@@ -104,7 +104,7 @@ def _prediction(
         )
     partners = side_a[1:]
     yours = f"you and {names_and(partners)}" if partners else "you"
-    stakes = stakes_of_lineup(ladder, side_a, side_b, arguments["played_on"])
+    stakes = hooks.ratings().stakes(ladder, side_a, side_b, arguments["played_on"])
     return PredictionPanel(probability, "", f"{yours} beat {names_and(side_b)}", stakes)
 
 
@@ -217,13 +217,13 @@ def _links_from_query(request: SignedInRequest) -> dict[str, int]:
 
 def _lineup_from_query(request: SignedInRequest, ladder: Ladder) -> dict[str, Any]:
     """Players filled in from `?side_a=u1,u2&side_b=u3,u4` (club night's "Report this match"),
-    or from the scheduled match of `?challenge=ID` (ladder/play answers the signal).
+    or from the scheduled match of `?challenge=ID` (the play app answers: `hooks.play()`).
 
     The reporter is always "you": your side gives the partners, the other the opponents.
     A lineup you are not in fills nothing (one of its players reports it).
     """
     links = _links_from_query(request) if request.method == "GET" else {}
-    arranged = scheduled_lineup(ladder, request.user, links) if links else None
+    arranged = hooks.play().scheduled_lineup(ladder, request.user, links) if links else None
     sides = [
         [name.strip() for name in request.GET.get(key, "").split(",") if name.strip()]
         for key in ("side_a", "side_b")

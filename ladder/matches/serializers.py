@@ -24,7 +24,7 @@ from ladder.matches.validation import MAX_REASON_LENGTH, no_member_called
 from ladder.matches.visibility import ShownMatch
 from ratings.engine.types import MAX_TEAM_SIZE
 
-# What a report may say it was scheduled as (ladder.matches.signals.match_reported).
+# What a report may say it was scheduled as (ladder.matches.hooks.PlayHooks.link_reported).
 SCHEDULED_LINKS = ("challenge", "open_game")
 MAX_GAMES = 25  # more than any format plays; a bound on what a request can make us check
 

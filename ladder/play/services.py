@@ -560,7 +560,7 @@ def _save(item: Challenge | OpenGame, now: datetime, *fields: str, decided: bool
     item.save(update_fields=update)
 
 
-# ---- matches reported from what was scheduled (ladder.matches.signals) --------------------
+# ---- matches reported from what was scheduled (ladder/play/hooks.py) ---------------------
 
 
 def _scheduled_item(links: dict[str, int]) -> tuple[type[Challenge] | type[OpenGame], str] | None:

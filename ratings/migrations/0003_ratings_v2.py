@@ -5,7 +5,7 @@ ladder with the new rules.
 The replay: a migration must not import the site's code (it would run today's code on
 yesterday's schema), so this one only marks every rated match ``needs_rating``, the flag
 the rating pipeline works from (ratings.pipeline). ``Migration.replays_ratings`` asks the
-ratings app's post_migrate step (ratings.signals.replay_after_migrate) to rate every ladder
+ratings app's post_migrate step (ratings.upkeep.replay_after_migrate) to rate every ladder
 with marked matches before ``migrate`` returns: the marked matches were rated before, so
 each ladder is replayed from its first match. Should that step not run, or fail, the
 periodic sweep (ratings.tasks.sweep) finds the same marks. Until then pages show the old
@@ -40,7 +40,7 @@ def mark_for_replay(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    # Read by ratings.signals.replay_after_migrate: rate the marked ladders after migrating.
+    # Read by ratings.upkeep.replay_after_migrate: rate the marked ladders after migrating.
     replays_ratings = True
 
     dependencies = [

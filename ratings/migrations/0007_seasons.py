@@ -7,7 +7,7 @@ from django.db import migrations, models
 # PostgreSQL refuses two seasons of one ladder sharing a day (Season.clean says so first,
 # in words; this stands behind it when two moderators save at once). SQLite, the
 # development default, has no exclusion constraints: there the ladder's lock in
-# ratings.seasons.save_season is the guard.
+# ratings.upkeep.save_season is the guard.
 NO_OVERLAP = """
 CREATE EXTENSION IF NOT EXISTS btree_gist;
 ALTER TABLE ratings_season ADD CONSTRAINT season_no_overlap

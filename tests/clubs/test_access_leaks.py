@@ -17,6 +17,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from accounts.signals import account_saved
 from ladder.matches import operations as matches
 from ratings.models import PlayerRating
 from tests.factories import hide, login, reported_match
@@ -27,9 +28,10 @@ NOTHING = {"probability": None, "quality": None, "stakes": None}
 
 
 def _deactivate(user) -> None:  # type: ignore[no-untyped-def]
-    """As the admin does: the account stays, switched off."""
+    """As the admin does: the account stays, switched off, and the apps are told."""
     user.is_active = False
     user.save()
+    account_saved(user, ["is_active"])
 
 
 @pytest.fixture

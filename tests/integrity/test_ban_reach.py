@@ -35,7 +35,7 @@ from ladder.play.models import (
     OpenGame,
 )
 from ratings.models import PlayerRating, Season
-from ratings.seasons import save_season
+from ratings.upkeep import save_season
 from tests.factories import MembershipFactory, reported_match
 from tests.matches.support import api_client, report_payload
 from tests.play.support import rows, soon, unchanged

@@ -8,6 +8,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from accounts.models import User
+from accounts.signals import account_saved
 from ladder.clubs.access import HIDDEN_PLAYER_NAME
 from ladder.matches.errors import MatchStateError
 from ladder.matches.models import Notification
@@ -67,6 +68,7 @@ def test_a_deactivated_host_s_games_and_challenges_are_called_off(
 
     alice.is_active = False
     alice.save(update_fields=["is_active"])
+    account_saved(alice, ["is_active"])  # as the admin does
 
     assert OpenGame.objects.get(pk=hosted.pk).state == CANCELLED
     reopened = OpenGame.objects.get(pk=joined.pk)

@@ -22,7 +22,7 @@ from ladder.play import services as play
 from ladder.play.models import CalendarFeed, Challenge
 from ratings.models import Season
 from ratings.pipeline import rate_ladder
-from ratings.seasons import save_season
+from ratings.upkeep import save_season
 from tests.matches.support import api_client, report_payload
 from tests.play.support import soon, started
 

@@ -21,6 +21,7 @@ from accounts.models import MODERATORS_GROUP, ApiToken
 from accounts.security import UserRateThrottle
 from accounts.tokens import issue_token, revoke_all
 from ladder.clubs.models import Membership
+from ladder.clubs.services import save_membership
 from ladder.env import cache_from_url
 from ratings.api import LeaderboardView
 from ratings.pipeline import rate_ladder
@@ -36,7 +37,7 @@ def club(db, settings):  # type: ignore[no-untyped-def]
     season(ladder, players, 10)
     membership = Membership.objects.get(ladder=ladder, user=players[2])
     membership.is_public = False
-    membership.save(update_fields=["is_public"])
+    save_membership(membership, update_fields=["is_public"])
     return ladder, players
 
 
@@ -107,7 +108,7 @@ def test_a_member_hidden_or_a_rating_changed_shows_at_once(club) -> None:  # typ
     assert get(client)[1] == 0
     membership = Membership.objects.get(ladder=ladder, user=players[4])
     membership.is_public = False
-    membership.save(update_fields=["is_public"])
+    save_membership(membership, update_fields=["is_public"])
     assert "Api Player 4" not in names(get(client)[0])
     play(ladder, [players[5]], [players[0]], [(21, 0), (21, 0)], TODAY)
     rate_ladder(ladder.pk)

@@ -7,7 +7,9 @@ import pytest
 from django.core.cache import caches
 from django.db import transaction
 
+from accounts.signals import account_saved
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import save_membership
 from ratings.pipeline import rate_ladder
 from tests.factories import LadderFactory
 from tests.ratings.pages_support import TODAY, member, play, season, text_of
@@ -48,10 +50,11 @@ def test_hiding_yourself_and_renaming_show_at_once(client, board) -> None:  # ty
     assert "Player 3" in page(client)
     membership = Membership.objects.get(ladder=ladder, user=players[3])
     membership.is_public = False
-    membership.save(update_fields=["is_public"])  # what the profile page does
+    save_membership(membership, update_fields=["is_public"])  # what the profile page does
     assert "Player 3" not in page(client)
     players[4].display_name = "Renamed Four"
     players[4].save()
+    account_saved(players[4], ["display_name"])  # as the profile page does
     assert "Renamed Four" in page(client)
 
 
@@ -60,7 +63,7 @@ def test_a_hidden_member_sees_their_own_row_others_do_not(client, board) -> None
     assert "Player 2" in page(client)
     membership = Membership.objects.get(ladder=ladder, user=players[2])
     membership.is_public = False
-    membership.save(update_fields=["is_public"])
+    save_membership(membership, update_fields=["is_public"])
     assert "Player 2" not in page(client)  # a visitor's page, now cached
     client.force_login(players[2])
     assert "Player 2" in page(client)
@@ -109,6 +112,7 @@ def test_a_rating_run_that_rolls_back_leaves_nothing_anyone_reads(client, board)
     # from v would give that run's version again, and its page with it).
     players[1].display_name = "Renamed One"
     players[1].save()
+    account_saved(players[1], ["display_name"])  # as the profile page does
     after = page(client)
     assert "Renamed One" in after and "Newcomer Nine" in after
     assert after == before.replace("Player 1", "Renamed One")

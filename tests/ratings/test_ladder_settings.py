@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from ladder.clubs.models import Ladder
+from ladder.clubs.services import save_membership, save_settings
 from ratings.models import RatingChange
 from ratings.pipeline import rate_ladder
 from tests.ratings.test_pipeline import assert_equals_replay, season
@@ -44,7 +45,7 @@ def test_changing_rating_settings_replays_the_ladder(
     rated.tau = 0.3
     rated.scale_factor = 300
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        rated.save()  # in-process tasks: the replay runs when the save commits
+        save_settings(rated)  # in-process tasks: the replay runs when the save commits
     assert len(callbacks) == 1
     assert_equals_replay(rated)
     after = list(RatingChange.objects.filter(ladder=rated).values_list("rating_after", flat=True))
@@ -55,7 +56,7 @@ def test_renaming_a_ladder_does_not_replay_it(rated, django_capture_on_commit_ca
     ids = set(RatingChange.objects.filter(ladder=rated).values_list("pk", flat=True))
     rated.name = "Renamed"
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        rated.save()
+        save_settings(rated)
     assert callbacks == []
     assert set(RatingChange.objects.filter(ladder=rated).values_list("pk", flat=True)) == ids
 
@@ -149,7 +150,7 @@ def test_a_new_starting_rating_replays_the_ladder(
     membership = Membership.objects.filter(ladder=rated).first()
     membership.initial_rating, membership.initial_rd = 6000.0, 150.0
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        membership.save()
+        save_membership(membership)
     assert len(callbacks) == 1
     assert_equals_replay(rated)
     first = (
@@ -170,5 +171,5 @@ def test_a_new_starting_rating_of_an_unrated_member_replays_nothing(
     newcomer = Membership.objects.get(pk=newcomer.pk)
     newcomer.initial_rating = 5000.0
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        newcomer.save()
+        save_membership(newcomer)
     assert callbacks == []

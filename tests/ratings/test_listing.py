@@ -15,6 +15,7 @@ from django.db.migrations.executor import MigrationExecutor
 from ladder.clubs.access import HIDDEN, LEFT, PUBLIC, Viewer, listing_of
 from ladder.clubs.forms import ProfileForm
 from ladder.clubs.models import Membership
+from ladder.clubs.services import remove_membership
 from ratings import pipeline
 from ratings.imports import import_matches
 from ratings.models import PlayerRating
@@ -49,7 +50,7 @@ def test_the_listing_follows_the_membership(club, make_match, mod) -> None:  # t
     assert seen_by(ladder, p1) == {"p0", "p1", "p2"}  # their own hidden row
     assert seen_by(ladder, mod) == {"p0", "p1", "p2"}
 
-    Membership.objects.get(ladder=ladder, user=p2).delete()
+    remove_membership(Membership.objects.get(ladder=ladder, user=p2))
     assert listings(ladder)["p2"] == LEFT
     assert seen_by(ladder, mod) == {"p0", "p1"}  # no one sees a player who left
     assert seen_by(ladder, p2) == {"p0"}
@@ -91,9 +92,9 @@ def test_an_import_lists_a_player_back_on_the_ladder(club, make_match) -> None: 
     ladder, (p0, p1, *_) = club
     make_match(ladder, [p0], [p1], [(21, 15), (21, 18)], DAY)
     rate_ladder(ladder.pk)
-    Membership.objects.get(ladder=ladder, user=p1).delete()
+    remove_membership(Membership.objects.get(ladder=ladder, user=p1))
     assert listings(ladder)["p1"] == LEFT
-    # The import makes p1 a member again (bulk, no signals) and rates their new match.
+    # The import makes p1 a member again (in bulk, telling no one) and rates their new match.
     import_matches("played_on,side_a,side_b,score,stats\n2024-05-02,p0,p1,21-10 21-12,\n", ladder)
     assert Membership.objects.filter(ladder=ladder, user=p1).exists()
     assert listings(ladder) == {"p0": PUBLIC, "p1": PUBLIC}

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from ladder.clubs.models import Membership
-from ladder.clubs.services import join_ladder
+from ladder.clubs.services import join_ladder, save_settings
 from ladder.matches.models import Match
 from ratings import services
 from ratings.engine.types import EngineError
@@ -142,10 +142,10 @@ def test_a_new_newcomer_start_replays_nothing(running, django_capture_on_commit_
     ladder, _ = running
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         ladder.newcomer_start = "initial"
-        ladder.save()
+        save_settings(ladder)
     assert callbacks == []  # stored starts stay: the ratings cannot change
     assert not Match.objects.filter(ladder=ladder, needs_rating=True).exists()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         ladder.tau = 0.6
-        ladder.save()
+        save_settings(ladder)
     assert Match.objects.filter(ladder=ladder, needs_rating=True).count() == 3

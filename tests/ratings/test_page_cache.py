@@ -9,7 +9,9 @@ from django.core.cache import caches
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts.signals import account_saved
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import save_membership
 from ratings.pipeline import rate_ladder
 from tests.factories import LadderFactory
 from tests.ratings.pages_support import TODAY, member, play, season, text_of
@@ -85,6 +87,7 @@ def test_a_rename_shows_at_once(club) -> None:  # type: ignore[no-untyped-def]
         Client().get(url)
     players[0].display_name = "Renamed Zero"
     players[0].save()
+    account_saved(players[0], ["display_name"])  # as the profile page does
     for url in (f"/ladders/{ladder.slug}/", "/players/k0/"):
         assert "Renamed Zero" in text_of(Client().get(url).content.decode()), url
 
@@ -96,7 +99,7 @@ def test_hidden_members_never_reach_visitors_through_the_cache(club) -> None:  #
     assert "Kept Player 3" in text_of(Client().get(f"/ladders/{ladder.slug}/").content.decode())
     membership = Membership.objects.get(ladder=ladder, user=players[3])
     membership.is_public = False
-    membership.save(update_fields=["is_public"])
+    save_membership(membership, update_fields=["is_public"])
     # Members who may see more look first: their pages must not become the visitors'.
     hidden_self = Client()
     hidden_self.force_login(players[3])
@@ -129,7 +132,7 @@ def api_club(club):  # type: ignore[no-untyped-def]
     ladder, players = club
     membership = Membership.objects.get(ladder=ladder, user=players[2])
     membership.is_public = False
-    membership.save(update_fields=["is_public"])
+    save_membership(membership, update_fields=["is_public"])
     return ladder, players
 
 

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from ladder.clubs.access import VISITOR
 from ladder.clubs.models import Ladder
+from ladder.clubs.services import save_settings
 from ratings.engine.predict import inflated_rd
 from ratings.engine.types import Params, PlayerState
 from ratings.leaderboards import Board
@@ -225,7 +226,7 @@ def test_new_ranked_settings_change_who_is_ranked_at_once(
     version = Ladder.objects.get(pk=ladder.pk).board_version
     ladder.ranked_min_matches = 100
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        ladder.save()
+        save_settings(ladder)
     assert callbacks == []  # no replay: the ratings do not change
     assert list(RatingChange.objects.filter(ladder=ladder).values_list("pk", "rating_after")) == (
         changes
@@ -236,7 +237,7 @@ def test_new_ranked_settings_change_who_is_ranked_at_once(
     untils = PlayerRating.objects.filter(ladder=ladder).values_list("established_until", flat=True)
     assert set(untils) == {None}
     ladder.ranked_min_matches, ladder.ranked_rd = 1, 500.0
-    ladder.save()
+    save_settings(ladder)
     everyone = counts()
     assert everyone[RANKED] == before[RANKED] + before[PROVISIONAL]
     assert_equals_replay(ladder)

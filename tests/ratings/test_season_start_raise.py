@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from ladder.clubs.access import OPERATOR, VISITOR
 from ladder.clubs.formatting import format_rd
+from ladder.clubs.services import save_settings
 from ladder.matches.models import Match
 from ladder.matches.visibility import shown_match
 from ratings.engine.predict import inflated_rd
@@ -34,7 +35,8 @@ from ratings.models import (
     status_of,
 )
 from ratings.pipeline import initial_states, load_matches, rate_ladder, recompute_ladder
-from ratings.seasons import delete_season, freeze_season, save_season, season_table
+from ratings.seasons import freeze_season, season_table
+from ratings.upkeep import delete_season, save_season
 from tests.factories import LadderFactory, login
 from tests.ratings.pages_support import NOON, TODAY, member, play, rated
 from tests.ratings.test_pipeline import assert_equals_replay, season, stored
@@ -51,7 +53,7 @@ def add_season(ladder, name: str, first: date, last: date) -> Season:  # type: i
 
 def raise_at_season_starts(ladder, periods: int) -> None:  # type: ignore[no-untyped-def]
     ladder.season_start_periods = periods
-    ladder.save()
+    save_settings(ladder)
 
 
 def run_command(*args: str) -> str:

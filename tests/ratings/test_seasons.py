@@ -12,15 +12,9 @@ from ladder.clubs.access import VISITOR, Viewer
 from ladder.matches import operations as matches
 from ratings.models import PlayerRating, RatingChange, Season, SeasonStanding
 from ratings.pipeline import rate_ladder
-from ratings.seasons import (
-    SeasonError,
-    delete_season,
-    freeze_due_seasons,
-    live_rows,
-    save_season,
-    season_table,
-)
+from ratings.seasons import SeasonError, freeze_due_seasons, live_rows, season_table
 from ratings.tasks import freeze_seasons
+from ratings.upkeep import delete_season, save_season
 from tests.factories import LadderFactory, hide, login
 from tests.ratings.conftest import MakeMatch
 

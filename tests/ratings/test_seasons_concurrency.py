@@ -10,7 +10,8 @@ import pytest
 from django.db import connection
 
 from ratings.models import Season
-from ratings.seasons import SeasonError, save_season
+from ratings.seasons import SeasonError
+from ratings.upkeep import save_season
 from tests.matches.test_matches_concurrency import race
 
 pytestmark = [

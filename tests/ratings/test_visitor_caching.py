@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from accounts.signals import account_saved
 from ladder.clubs.models import Ladder, Membership
+from ladder.clubs.services import save_membership
 from ratings.pipeline import rate_ladder
 from tests.factories import LadderFactory
 from tests.ratings.pages_support import TODAY, member, play, season, text_of
@@ -99,12 +101,13 @@ def test_a_rename_and_a_hidden_member_change_the_etag(club) -> None:  # type: ig
     tag = Client().get(url)["ETag"]
     players[3].display_name = "Someone Else"
     players[3].save()
+    account_saved(players[3], ["display_name"])  # as the profile page does
     renamed = Client().get(url, headers={"If-None-Match": tag})
     assert renamed.status_code == 200
     assert "Someone Else" in text_of(renamed.content.decode())
     membership = Membership.objects.get(ladder=ladder, user=players[4])
     membership.is_public = False
-    membership.save(update_fields=["is_public"])
+    save_membership(membership, update_fields=["is_public"])
     hidden = Client().get(url, headers={"If-None-Match": renamed["ETag"]})
     assert hidden.status_code == 200
     assert "Visitor Seen 4" not in text_of(hidden.content.decode())

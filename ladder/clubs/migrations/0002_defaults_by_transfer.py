@@ -30,7 +30,7 @@ def to_transfer_defaults(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    # Read by ratings.signals.replay_after_migrate: rate the marked ladders after migrating.
+    # Read by ratings.upkeep.replay_after_migrate: rate the marked ladders after migrating.
     replays_ratings = True
 
     dependencies = [
