@@ -68,6 +68,16 @@
     }
   });
 
+  // The text changed: the "✓ chosen" mark beside the box no longer names what it says. (Not
+  // left to the type-ahead's answer: one still on its way when a name is picked from an
+  // earlier list would clear the new pick's mark.)
+  document.addEventListener("input", function (event) {
+    var input = event.target;
+    if (!(input instanceof HTMLInputElement) || !input.matches(SELECTOR)) return;
+    var picked = document.getElementById("picked-" + input.name);
+    if (picked) picked.textContent = "";
+  });
+
   // A click or tap on a name: focus comes back to the box once the slot is swapped.
   document.addEventListener("click", function (event) {
     var option = event.target instanceof Element && event.target.closest("[role=option]");
